@@ -1,0 +1,61 @@
+// The GPU-timed benchmark loop: `for (auto _ : gpubench::Loop(state)) { launch(...); }`.
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <memory>
+
+namespace gpubench {
+namespace detail {
+class IterationController;
+}  // namespace detail
+
+/// Range over the iterations of one benchmark run. It runs one untimed warm-up iteration, then
+/// GB's iterations timed on the GPU (manual time), each inside an NVTX range named after the
+/// benchmark instance, with the cache policy applied outside the timed region; then, when
+/// hardware metrics are on, the profiled iterations. The loop body must enqueue its GPU work on
+/// `stream` (default: the legacy default stream, which orders with every blocking stream).
+///
+/// The benchmark must be registered through gpubench (GPUBENCH_BENCHMARK, gpubench::
+/// RegisterBenchmark or a gpubench::Fixture with GPUBENCH_F), so that GB reports GPU time.
+/// Errors (no device, CUDA errors in the body, ->Threads(n) with n > 1) end the loop early and
+/// are reported through State::SkipWithError; code after the loop still runs.
+class Loop {
+ public:
+  explicit Loop(benchmark::State& state, cudaStream_t stream = nullptr);
+  ~Loop();
+  Loop(const Loop&) = delete;
+  Loop& operator=(const Loop&) = delete;
+
+  class Iterator {
+   public:
+    struct
+#if defined(__GNUC__) || defined(__clang__)
+        __attribute__((unused))
+#endif
+        Value {
+    };
+    Value operator*() const { return Value(); }
+    Iterator& operator++() { return *this; }
+    /// Advances the loop's state machine; false once the body must not run again.
+    bool operator!=(const Iterator& end) const;
+
+   private:
+    friend class Loop;
+    explicit Iterator(detail::IterationController* controller) : controller_(controller) {}
+    detail::IterationController* controller_;
+  };
+
+  Iterator begin();
+  Iterator end();
+
+  /// The stream the body must use (the one given to the constructor).
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  cudaStream_t stream_;
+  std::unique_ptr<detail::IterationController> controller_;
+};
+
+}  // namespace gpubench

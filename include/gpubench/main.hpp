@@ -1,0 +1,30 @@
+// Entry points: GPUBENCH_MAIN() in place of BENCHMARK_MAIN(), or gpubench::Initialize in a main
+// of your own.
+#pragma once
+
+namespace gpubench {
+
+/// What Initialize decided.
+struct InitResult {
+  bool run_benchmarks = true;  ///< false: exit now with exit_code (bad flag, help, a listing).
+  int exit_code = 0;
+};
+
+/// Parses and removes the --gpubench_* flags from argv (GB's own flags are left for
+/// benchmark::Initialize), reads GPUBENCH_* environment variables, queries the device and adds
+/// the settings and device facts to GB's context block. Bad input prints what was wrong and
+/// what is valid to stderr and returns {false, 2}.
+InitResult Initialize(int* argc, char** argv);
+
+/// Initialize, then benchmark::Initialize, then runs the benchmarks with gpubench's console
+/// reporter (GB's JSON file output is untouched). Returns the process exit code: 0 after a run
+/// (skipped or failed benchmarks are reported in the output, not the exit code), 2 on bad
+/// command-line input.
+int Main(int argc, char** argv);
+
+}  // namespace gpubench
+
+/// Defines main() for a gpubench benchmark binary.
+#define GPUBENCH_MAIN()                                                        \
+  int main(int argc, char** argv) { return ::gpubench::Main(argc, argv); }     \
+  int main(int, char**)

@@ -1,0 +1,46 @@
+// Settings that change what gpubench's numbers mean. Each is set by a flag
+// (--gpubench_<name>=VALUE) or an environment variable (GPUBENCH_<NAME>); flags win.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+/// How the GPU time of one iteration is measured.
+enum class Timer {
+  kEvents,  ///< CUDA events around the iteration on the body's stream (includes launch gaps).
+  kCupti,   ///< Sum of the iteration's kernel durations from CUPTI activity records.
+};
+
+/// What the L2 cache holds when an iteration starts.
+enum class CachePolicy {
+  kFlush,  ///< Cold L2: gpubench evicts it before every iteration, outside the timed region.
+  kKeep,   ///< Warm L2: iterations run back to back; one event pair times the whole run.
+};
+
+/// The settings in effect for a run of benchmarks. Clock control is not a field: gpubench never
+/// locks clocks ("none"), it measures the clock the iterations ran at instead.
+struct Settings {
+  Timer timer = Timer::kEvents;
+  CachePolicy cache = CachePolicy::kFlush;
+  /// CUPTI metric names collected by the profiled iterations (defaults first, then additions).
+  std::vector<std::string> metrics;
+  /// Profiled iterations per run after the timed ones; 0 turns hardware metrics off.
+  int profile_iterations = 3;
+  /// CUDA device ordinal.
+  int device = 0;
+};
+
+/// The metrics collected when no --gpubench_metrics is given (one replay pass on Hopper).
+const std::vector<std::string>& DefaultMetrics();
+
+/// The settings in effect: those parsed by gpubench::Initialize, else defaults plus GPUBENCH_*
+/// environment variables.
+const Settings& CurrentSettings();
+
+/// Text forms used by flags, the context block and the README.
+const char* ToString(Timer timer);
+const char* ToString(CachePolicy cache);
+
+}  // namespace gpubench

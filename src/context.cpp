@@ -1,0 +1,113 @@
+#include "context.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "gpubench/version.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+std::string JoinSortedUnique(std::vector<std::string> items) {
+  std::sort(items.begin(), items.end());
+  items.erase(std::unique(items.begin(), items.end()), items.end());
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
+
+std::string FormatDouble(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
+  return buffer;
+}
+
+}  // namespace
+
+KeyValues FingerprintedSettings(const Settings& settings) {
+  const bool profiling = settings.profile_iterations > 0;
+  return {
+      {"gpubench_method_version", std::to_string(kMethodVersion)},
+      {"gpubench_timer", ToString(settings.timer)},
+      {"gpubench_cache", ToString(settings.cache)},
+      {"gpubench_flush_method",
+       settings.cache == CachePolicy::kFlush ? "l2_read_evict" : "none"},
+      {"gpubench_clock_control", "none"},
+      {"gpubench_profiling", profiling ? "on" : "off"},
+      {"gpubench_metrics", profiling ? JoinSortedUnique(settings.metrics) : "none"},
+  };
+}
+
+std::string SettingsFingerprint(const Settings& settings) {
+  KeyValues entries = FingerprintedSettings(settings);
+  std::sort(entries.begin(), entries.end());
+  uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a offset basis
+  for (const auto& [key, value] : entries) {
+    for (unsigned char c : key + "=" + value + "\n") {
+      hash ^= c;
+      hash *= 0x100000001b3ULL;  // FNV prime
+    }
+  }
+  char buffer[17];
+  std::snprintf(buffer, sizeof(buffer), "%016" PRIx64, hash);
+  return buffer;
+}
+
+int64_t FlushBytes(int64_t l2_bytes) { return std::max<int64_t>(2 * l2_bytes, 8 << 20); }
+
+std::string FlushMethodDescription(const Settings& settings, int64_t flush_bytes) {
+  if (settings.cache == CachePolicy::kKeep) return "none (cache=keep)";
+  return "l2_read_evict: a read-only kernel streams " +
+         (flush_bytes > 0 ? std::to_string(flush_bytes) + " bytes" : std::string("a buffer")) +
+         " (2x L2) before each iteration, outside the timed region; it writes nothing, so no "
+         "dirty lines are left to be written back inside the next iteration";
+}
+
+KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
+                       const std::string& profiler_status) {
+  KeyValues context = {{"gpubench_version", kVersion}};
+  KeyValues fingerprinted = FingerprintedSettings(settings);
+  std::string keys;
+  for (const auto& entry : fingerprinted) {
+    // The values are exactly those hashed, so a reader can recompute the fingerprint.
+    context.push_back(entry);
+    keys += (keys.empty() ? "" : ",") + entry.first;
+  }
+  context.push_back({"gpubench_flush_description",
+                     FlushMethodDescription(settings,
+                                            facts.available ? FlushBytes(facts.l2_bytes) : 0)});
+  context.push_back({"gpubench_profile_iterations", std::to_string(settings.profile_iterations)});
+  context.push_back({"gpubench_profiler", profiler_status});
+  context.push_back({"gpubench_warmup_iterations", "1"});
+  context.push_back({"gpubench_device", std::to_string(settings.device)});
+  context.push_back({"gpubench_settings_fingerprint", SettingsFingerprint(settings)});
+  context.push_back({"gpubench_fingerprint_keys", keys});
+
+  context.push_back({"gpu_status", facts.available ? "ok" : "unavailable: " +
+                                                                facts.unavailable_reason});
+  if (facts.available) {
+    context.push_back({"gpu_name", facts.name});
+    context.push_back({"gpu_compute_capability", std::to_string(facts.compute_capability_major) +
+                                                      "." +
+                                                      std::to_string(facts.compute_capability_minor)});
+    context.push_back({"gpu_sm_count", std::to_string(facts.sm_count)});
+    context.push_back({"gpu_l2_bytes", std::to_string(facts.l2_bytes)});
+    context.push_back({"gpu_sm_clock_rated_mhz", FormatDouble(facts.sm_clock_rated_mhz, 0)});
+    context.push_back(
+        {"gpu_memory_clock_rated_mhz", FormatDouble(facts.memory_clock_rated_mhz, 0)});
+    context.push_back({"gpu_memory_bus_width_bits", std::to_string(facts.memory_bus_width_bits)});
+    context.push_back({"gpu_dram_bandwidth_theoretical_bytes_per_second",
+                       FormatDouble(facts.DramBandwidthBytesPerSecond(), 0)});
+    context.push_back({"gpu_ecc", facts.ecc_enabled ? "on" : "off"});
+    context.push_back({"gpu_pci_bus_id", facts.pci_bus_id});
+  } else {
+    context.push_back({"gpu_name", "none"});
+  }
+  context.push_back({"cuda_driver_version", CudaVersionString(facts.driver_version)});
+  context.push_back({"cuda_runtime_version", CudaVersionString(facts.runtime_version)});
+  context.push_back({"cuda_cupti_api_version", std::to_string(facts.cupti_api_version)});
+  return context;
+}
+
+}  // namespace gpubench::detail

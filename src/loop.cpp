@@ -1,0 +1,325 @@
+#include "gpubench/loop.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "instance.hpp"
+#include "metrics.hpp"
+#include "profile_log.hpp"
+#include "runtime.hpp"
+
+namespace gpubench {
+namespace detail {
+
+// The loop's state machine. Next() is called before every body execution and once after the
+// last; it returns whether the body runs (again). Phases: warm-up (untimed), timed (GB's
+// iterations), profiled (CUPTI ranges, after GB's timer has stopped), done.
+class IterationController {
+ public:
+  IterationController(benchmark::State& state, cudaStream_t stream)
+      : state_(state), stream_(stream), runtime_(Runtime::Get()) {}
+
+  ~IterationController() {
+    // Only reachable with an open range if the body left the loop early (break/return/throw).
+    if (range_open_) runtime_.ops().PopRange();
+    if (profiling_) runtime_.profiler()->AbortSession();
+  }
+
+  bool Next() {
+    switch (phase_) {
+      case Phase::kStart:
+        return Start();
+      case Phase::kWarmup:
+        return AfterWarmup();
+      case Phase::kTimed:
+        return AfterTimedBody();
+      case Phase::kProfiled:
+        return AfterProfiledBody();
+      case Phase::kDone:
+        return false;
+    }
+    return false;
+  }
+
+ private:
+  enum class Phase { kStart, kWarmup, kTimed, kProfiled, kDone };
+  // Far above any real pass count (11 metrics take 9 passes on GH100): a guard against a
+  // profiler that never reports completion.
+  static constexpr int kMaxPasses = 1000;
+
+  const Settings& settings() const { return runtime_.settings(); }
+  bool flushing() const { return settings().cache == CachePolicy::kFlush; }
+
+  bool Fail(const Status& status) {
+    if (status.code() == Status::Code::kContextLost) {
+      runtime_.MarkContextLost(name_.empty() ? status.message() : name_ + ": " + status.message());
+    }
+    if (range_open_) {
+      runtime_.ops().PopRange();
+      range_open_ = false;
+    }
+    if (profiling_) {
+      runtime_.profiler()->AbortSession();
+      profiling_ = false;
+    }
+    std::string message = "gpubench: " + status.message();
+    state_.SkipWithError(message.c_str());
+    phase_ = Phase::kDone;
+    return false;
+  }
+
+  // Checks that make the whole run impossible, in the order a user would fix them.
+  Status Admit() {
+    if (!runtime_.configured()) {
+      return Status::Error(
+          "gpubench is not initialized: use GPUBENCH_MAIN() instead of BENCHMARK_MAIN(), or call "
+          "gpubench::Initialize(&argc, argv) before benchmark::Initialize, so that the settings "
+          "are recorded in the context block");
+    }
+    const CurrentInstance& instance = GetCurrentInstance();
+    if (instance.family == nullptr) {
+      return Status::Error(
+          "this benchmark was not registered through gpubench: use GPUBENCH_BENCHMARK(fn) "
+          "instead of BENCHMARK(fn), gpubench::RegisterBenchmark instead of "
+          "benchmark::RegisterBenchmark, or GPUBENCH_F for a gpubench::Fixture, so that GB "
+          "reports GPU time (UseManualTime) and the NVTX ranges carry the benchmark's name");
+    }
+    name_ = InstanceName(instance, state_);
+    if (state_.threads() > 1) {
+      return Status::Error(
+          "->Threads(" + std::to_string(state_.threads()) +
+          ") is not supported: GPU time of one stream cannot be split between host threads; "
+          "register GPU benchmarks with one thread (launch more work per iteration instead)");
+    }
+    const DeviceFacts& facts = runtime_.facts();
+    if (!facts.available) return Status::Error("no usable CUDA device: " + facts.unavailable_reason);
+    if (!runtime_.context_lost_reason().empty()) {
+      return Status::Error("skipped: the CUDA context was lost earlier (" +
+                           runtime_.context_lost_reason() +
+                           "); no GPU work can run in this process any more, fix that benchmark "
+                           "or exclude it with --benchmark_filter");
+    }
+    return Status::Ok();
+  }
+
+  bool Start() {
+    if (Status status = Admit(); !status.ok()) return Fail(status);
+    if (Status status = runtime_.ops().Prepare(stream_, settings().cache); !status.ok()) {
+      return Fail(status);
+    }
+    runtime_.timer().BeginRun();
+    phase_ = Phase::kWarmup;
+    return BeginUntimed();
+  }
+
+  bool BeginUntimed() {
+    if (flushing()) {
+      if (Status status = runtime_.ops().FlushCache(stream_); !status.ok()) return Fail(status);
+    }
+    return true;
+  }
+
+  bool AfterWarmup() {
+    GpuOps& ops = runtime_.ops();
+    if (Status status = ops.CheckLaunch(); !status.ok()) return Fail(BodyError(status));
+    // Waiting here surfaces the body's asynchronous errors before anything is timed.
+    if (Status status = ops.Synchronize(stream_); !status.ok()) return Fail(BodyError(status));
+    if (Status status = ops.BeginClockProbe(stream_); !status.ok()) return Fail(status);
+    phase_ = Phase::kTimed;
+    return BeginTimedIteration();
+  }
+
+  bool BeginTimedIteration() {
+    if (!state_.KeepRunning()) return FinishTimed();
+    GpuOps& ops = runtime_.ops();
+    if (flushing()) {
+      if (Status status = ops.FlushCache(stream_); !status.ok()) return Fail(status);
+    }
+    ops.PushRange(name_);
+    range_open_ = true;
+    // cache=flush: one event pair per iteration. cache=keep: one pair around the whole run.
+    if (flushing() || !region_open_) {
+      if (Status status = runtime_.timer().Begin(stream_); !status.ok()) return Fail(status);
+      region_open_ = true;
+    }
+    ++iterations_in_region_;
+    return true;
+  }
+
+  bool AfterTimedBody() {
+    GpuOps& ops = runtime_.ops();
+    IterationTimer& timer = runtime_.timer();
+    Status launch = ops.CheckLaunch();
+    const bool last = state_.iterations() >= state_.max_iterations;
+    if (flushing() || last) {
+      if (Status status = timer.End(stream_); !status.ok()) return Fail(status);
+      region_open_ = false;
+    }
+    ops.PopRange();
+    range_open_ = false;
+    if (!launch.ok()) return Fail(BodyError(launch));
+    times_.clear();
+    if (Status status = timer.Collect(last, &times_); !status.ok()) return Fail(BodyError(status));
+    for (double seconds : times_) {
+      // A region covers one iteration (flush) or the whole run (keep): spread it evenly.
+      const int64_t covered = flushing() ? 1 : iterations_in_region_;
+      for (int64_t i = 0; i < covered; ++i) state_.SetIterationTime(seconds / covered);
+    }
+    return BeginTimedIteration();
+  }
+
+  bool FinishTimed() {
+    double sm_clock_mhz = 0;
+    if (Status status = runtime_.ops().EndClockProbe(stream_, &sm_clock_mhz); !status.ok()) {
+      return Fail(status);
+    }
+    for (const auto& [name, value] : ClockCounters(sm_clock_mhz, runtime_.facts())) {
+      state_.counters[name] = value;
+    }
+    for (const auto& [kernel, seconds] : runtime_.timer().KernelSeconds()) {
+      state_.counters["kernel_time/" + kernel] = seconds / static_cast<double>(state_.iterations());
+    }
+    return StartProfile();
+  }
+
+  bool StartProfile() {
+    Profiler* profiler = runtime_.profiler();
+    ranges_ = settings().profile_iterations;
+    if (profiler == nullptr || ranges_ <= 0) {
+      phase_ = Phase::kDone;
+      return false;
+    }
+    if (Status status = profiler->BeginSession(stream_, ranges_); !status.ok()) {
+      return ProfileFailed(status);
+    }
+    profiling_ = true;
+    phase_ = Phase::kProfiled;
+    pass_ = 0;
+    return BeginPass();
+  }
+
+  bool BeginPass() {
+    ShowProgress();
+    if (Status status = runtime_.profiler()->BeginPass(); !status.ok()) return ProfileFailed(status);
+    range_ = 0;
+    return BeginProfiledIteration();
+  }
+
+  bool BeginProfiledIteration() {
+    if (flushing()) {
+      if (Status status = runtime_.ops().FlushCache(stream_); !status.ok()) return Fail(status);
+    }
+    // Unique per range: CUPTI merges ranges that share a name.
+    std::string range_name = name_ + "/profiled:" + std::to_string(range_);
+    if (Status status = runtime_.profiler()->PushRange(range_name); !status.ok()) {
+      return ProfileFailed(status);
+    }
+    return true;
+  }
+
+  bool AfterProfiledBody() {
+    Profiler& profiler = *runtime_.profiler();
+    Status launch = runtime_.ops().CheckLaunch();
+    Status pop = profiler.PopRange();
+    if (!launch.ok()) return Fail(BodyError(launch));
+    if (!pop.ok()) return ProfileFailed(pop);
+    if (++range_ < ranges_) return BeginProfiledIteration();
+    bool done = false;
+    if (Status status = profiler.EndPass(&done); !status.ok()) return ProfileFailed(status);
+    ++pass_;
+    if (!done) {
+      if (pass_ >= kMaxPasses) {
+        return ProfileFailed(Status::Error("CUPTI still wanted passes after " +
+                                           std::to_string(pass_) + " replay passes; giving up"));
+      }
+      return BeginPass();
+    }
+    ClearProgress();
+    std::vector<std::map<std::string, double>> values;
+    Status status = profiler.EndSession(&values);
+    profiling_ = false;
+    if (!status.ok()) return ProfileFailed(status);
+    for (const auto& [name, value] : DeriveMetricCounters(AverageRanges(values), runtime_.facts())) {
+      state_.counters[name] = value;
+    }
+    state_.counters["profile_passes"] = pass_;
+    AppendProfileRecord(name_, pass_, values, "");
+    phase_ = Phase::kDone;
+    return false;
+  }
+
+  // Hardware metrics failed for this run: timing stays valid, so the run is kept without the
+  // metric counters, and the reason is printed once per benchmark instance and message.
+  bool ProfileFailed(const Status& status) {
+    ClearProgress();
+    if (status.code() == Status::Code::kContextLost) return Fail(BodyError(status));
+    if (profiling_) runtime_.profiler()->AbortSession();
+    profiling_ = false;
+    static std::set<std::string> reported;
+    if (reported.insert(name_ + "\n" + status.message()).second) {
+      std::cerr << "gpubench: " << name_ << ": hardware metrics not collected: " << status.message()
+                << "\n";
+    }
+    AppendProfileRecord(name_, pass_, {}, status.message());
+    phase_ = Phase::kDone;
+    return false;
+  }
+
+  Status BodyError(const Status& status) const {
+    std::string message = "CUDA error in the benchmark body of " + name_ + ": " + status.message();
+    return status.code() == Status::Code::kContextLost ? Status::ContextLost(message)
+                                                       : Status::Error(message);
+  }
+
+  void ShowProgress() {
+    static const bool terminal = isatty(STDERR_FILENO) != 0;
+    if (!terminal) return;
+    const int total = runtime_.profiler()->PassCount();
+    std::fprintf(stderr, "\r\033[K[gpubench] %s: profiling pass %d/%d", name_.c_str(), pass_ + 1,
+                 total > 0 ? total : pass_ + 1);
+    std::fflush(stderr);
+    progress_shown_ = true;
+  }
+
+  void ClearProgress() {
+    if (!progress_shown_) return;
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+    progress_shown_ = false;
+  }
+
+  benchmark::State& state_;
+  cudaStream_t stream_;
+  Runtime& runtime_;
+  Phase phase_ = Phase::kStart;
+  std::string name_;
+  bool range_open_ = false;
+  bool region_open_ = false;
+  int64_t iterations_in_region_ = 0;
+  std::vector<double> times_;
+  bool profiling_ = false;
+  bool progress_shown_ = false;
+  int ranges_ = 0;
+  int range_ = 0;
+  int pass_ = 0;
+};
+
+}  // namespace detail
+
+Loop::Loop(benchmark::State& state, cudaStream_t stream)
+    : stream_(stream), controller_(new detail::IterationController(state, stream)) {}
+
+Loop::~Loop() = default;
+
+Loop::Iterator Loop::begin() { return Iterator(controller_.get()); }
+
+Loop::Iterator Loop::end() { return Iterator(nullptr); }
+
+bool Loop::Iterator::operator!=(const Iterator&) const { return controller_->Next(); }
+
+}  // namespace gpubench

@@ -1,0 +1,136 @@
+#include "gpubench/main.hpp"
+
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "context.hpp"
+#include "gpubench/reporter.hpp"
+#include "profile_log.hpp"
+#include "runtime.hpp"
+#include "settings_parse.hpp"
+
+namespace gpubench {
+namespace {
+
+void PrintHelp() {
+  benchmark::PrintDefaultHelp();
+  std::cout << detail::FlagHelp();
+}
+
+// GB's own flag value (last occurrence wins, then BENCHMARK_<NAME>), read before GB parses.
+std::string GoogleBenchmarkFlag(int argc, char** argv, const std::string& name) {
+  std::string value;
+  const std::string prefix = "--benchmark_" + name + "=";
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) value = argv[i] + prefix.size();
+  }
+  if (value.empty()) {
+    std::string env = "BENCHMARK_" + name;
+    for (auto& c : env) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (const char* from_env = std::getenv(env.c_str())) value = from_env;
+  }
+  return value;
+}
+
+bool UseColor(int argc, char** argv) {
+  const std::string flag = GoogleBenchmarkFlag(argc, argv, "color");
+  if (flag == "false" || flag == "no" || flag == "0") return false;
+  if (flag == "true" || flag == "yes" || flag == "1") return true;
+  const char* term = std::getenv("TERM");
+  return isatty(STDOUT_FILENO) != 0 && term != nullptr && std::strcmp(term, "dumb") != 0;
+}
+
+}  // namespace
+
+InitResult Initialize(int* argc, char** argv) {
+  std::vector<std::string> args(argv, argv + *argc);
+  detail::ParseResult parsed = detail::ParseCommandLine(args, detail::ProcessEnvironment());
+  if (!parsed.ok) {
+    std::cerr << "gpubench: " << parsed.error;
+    return {false, 2};
+  }
+  const detail::CommandLine& command_line = parsed.command_line;
+  // Hand GB only what is left, in place, as benchmark::Initialize does.
+  int kept = 0;
+  for (int i = 0; i < *argc; ++i) {
+    const std::string arg = argv[i];
+    if (i == 0 || arg.rfind("--gpubench_", 0) != 0) argv[kept++] = argv[i];
+  }
+  *argc = kept;
+  argv[kept] = nullptr;
+
+  const Settings& settings = command_line.settings;
+  detail::DeviceFacts facts = detail::QueryDeviceFacts(settings.device);
+
+  if (command_line.list_metrics) {
+    std::string error =
+        detail::ListMetrics(command_line.chip, facts, command_line.list_metrics_filter, std::cout);
+    if (!error.empty()) {
+      std::cerr << "gpubench: " << error << "\n";
+      return {false, 2};
+    }
+    return {false, 0};
+  }
+  if (std::string error = detail::OpenProfileLog(command_line.profile_out); !error.empty()) {
+    std::cerr << "gpubench: " << error << "\n";
+    return {false, 2};
+  }
+
+  auto& runtime = detail::Runtime::Get();
+  runtime.Configure(settings, facts);
+  std::string profiler_status;
+  std::unique_ptr<detail::Profiler> profiler;
+  if (settings.profile_iterations == 0) {
+    profiler_status = "off: --gpubench_profile_iterations=0";
+  } else if (!facts.available) {
+    profiler_status = "unavailable: no usable CUDA device";
+  } else {
+    profiler = detail::MakeCuptiProfiler(settings, facts, &profiler_status);
+    if (!profiler) {
+      std::cerr << "gpubench: hardware metrics are off for this run, timing is not affected: "
+                << profiler_status << "\n";
+    }
+  }
+  runtime.SetProfiler(std::move(profiler), profiler_status);
+
+  for (const auto& [key, value] : detail::BuildContext(settings, facts, profiler_status)) {
+    benchmark::AddCustomContext(key, value);
+  }
+  return {true, 0};
+}
+
+int Main(int argc, char** argv) {
+  InitResult init = Initialize(&argc, argv);
+  if (!init.run_benchmarks) return init.exit_code;
+  // Read before benchmark::Initialize, which removes GB's flags from argv.
+  const std::string format = GoogleBenchmarkFlag(argc, argv, "format");
+  const bool color = UseColor(argc, argv);
+  benchmark::Initialize(&argc, argv, PrintHelp);
+  if (argc > 1) {
+    for (int i = 1; i < argc; ++i) {
+      std::cerr << "gpubench: unrecognized argument '" << argv[i]
+                << "': gpubench flags start with --gpubench_ and GB's with --benchmark_ (see "
+                   "--help)\n";
+    }
+    return 2;
+  }
+  if (format.empty() || format == "console") {
+    CounterReporter reporter(color ? benchmark::ConsoleReporter::OO_ColorTabular
+                                   : benchmark::ConsoleReporter::OO_Tabular);
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+  } else {
+    // --benchmark_format=json|csv on stdout stays GB's own format.
+    benchmark::RunSpecifiedBenchmarks();
+  }
+  benchmark::Shutdown();
+  detail::Runtime::Get().Shutdown();
+  return 0;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,19 @@
+// The per-range values of profiled iterations, kept in a side file (--gpubench_profile_out) so
+// the variation between profiled iterations is not lost in the average.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpubench::detail {
+
+/// Opens (appends to) `path`; an empty path turns the log off. Returns an error message or "".
+std::string OpenProfileLog(const std::string& path);
+
+/// One JSON line: {"benchmark", "passes", "ranges": [{metric: value}...], "error"}.
+void AppendProfileRecord(const std::string& benchmark, int passes,
+                         const std::vector<std::map<std::string, double>>& ranges,
+                         const std::string& error);
+
+}  // namespace gpubench::detail

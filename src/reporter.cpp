@@ -1,0 +1,122 @@
+#include "gpubench/reporter.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "context.hpp"
+#include "format.hpp"
+#include "gpubench/version.hpp"
+#include "runtime.hpp"
+
+namespace gpubench {
+namespace {
+
+// GB 1.8 replaced Run::error_occurred/error_message with skipped/skip_message.
+template <class R>
+auto SkipMessage(const R& run, int) -> decltype(run.skip_message, std::string()) {
+  return run.skipped ? (run.skip_message.empty() ? "skipped" : run.skip_message) : "";
+}
+template <class R>
+auto SkipMessage(const R& run, long) -> decltype(run.error_message, std::string()) {
+  return run.error_occurred ? run.error_message : "";
+}
+template <class R>
+auto IsSkipped(const R& run, int) -> decltype(run.skipped, bool()) {
+  return run.skipped != 0;
+}
+template <class R>
+auto IsSkipped(const R& run, long) -> decltype(run.error_occurred, bool()) {
+  return run.error_occurred;
+}
+
+const char* kGreen = "\033[32m";
+const char* kYellow = "\033[33m";
+const char* kCyan = "\033[36m";
+const char* kRed = "\033[31m";
+const char* kReset = "\033[0m";
+
+}  // namespace
+
+CounterReporter::CounterReporter(OutputOptions options) : ConsoleReporter(options) {}
+
+bool CounterReporter::ReportContext(const Context& context) {
+  const bool result = ConsoleReporter::ReportContext(context);
+  const auto& runtime = detail::Runtime::Get();
+  const Settings& settings = runtime.settings();
+  const detail::DeviceFacts& facts = runtime.facts();
+  std::ostream& out = GetOutputStream();
+  out << "gpubench " << kVersion << ": ";
+  if (facts.available) {
+    char line[256];
+    std::snprintf(line, sizeof(line),
+                  "%s (sm_%d%d, %d SMs, L2 %s, rated SM clock %.0f MHz, DRAM %s)",
+                  facts.name.c_str(), facts.compute_capability_major,
+                  facts.compute_capability_minor, facts.sm_count,
+                  detail::FormatValue(static_cast<double>(facts.l2_bytes),
+                                      detail::CounterUnit::kBytes)
+                      .c_str(),
+                  facts.sm_clock_rated_mhz,
+                  detail::FormatValue(facts.DramBandwidthBytesPerSecond(),
+                                      detail::CounterUnit::kBytesPerSecond)
+                      .c_str());
+    out << line << "\n";
+  } else {
+    out << "no usable GPU (" << facts.unavailable_reason << "): GPU benchmarks are skipped\n";
+  }
+  out << "  timer=" << ToString(settings.timer) << " cache=" << ToString(settings.cache)
+      << " clock_control=none profile_iterations=" << settings.profile_iterations
+      << " metrics=" << settings.metrics.size() << " profiler=" << runtime.profiler_status()
+      << "\n  settings fingerprint " << detail::SettingsFingerprint(settings)
+      << "; time columns are GPU time per iteration\n";
+  return result;
+}
+
+void CounterReporter::PrintHeader(const Run& run) {
+  (void)run;
+  std::string header;
+  char line[256];
+  std::snprintf(line, sizeof(line), "%-*s %15s %15s %12s  %s",
+                static_cast<int>(name_field_width_), "Benchmark", "GPU time", "CPU time",
+                "Iterations", "GPU counters");
+  header = line;
+  GetOutputStream() << std::string(header.size(), '-') << "\n"
+                    << header << "\n"
+                    << std::string(header.size(), '-') << "\n";
+}
+
+void CounterReporter::PrintRunData(const Run& run) {
+  std::ostream& out = GetOutputStream();
+  const bool color = (output_options_ & OO_Color) != 0;
+  auto paint = [&](const char* code, const std::string& text) {
+    return color ? std::string(code) + text + kReset : text;
+  };
+  char name[512];
+  std::snprintf(name, sizeof(name), "%-*s", static_cast<int>(name_field_width_),
+                run.benchmark_name().c_str());
+  out << paint(kGreen, name) << " ";
+  if (IsSkipped(run, 0)) {
+    out << paint(kRed, "ERROR OCCURRED: '" + SkipMessage(run, 0) + "'") << "\n";
+    return;
+  }
+  const bool percentage = run.aggregate_unit == benchmark::kPercentage;
+  char times[128];
+  if (percentage) {
+    std::snprintf(times, sizeof(times), "%13.2f %% %13.2f %% %12s", 100 * run.GetAdjustedRealTime(),
+                  100 * run.GetAdjustedCPUTime(), "");
+  } else {
+    const char* unit = benchmark::GetTimeUnitString(run.time_unit);
+    std::snprintf(times, sizeof(times), "%12.4g %-2s %12.4g %-2s %12lld", run.GetAdjustedRealTime(),
+                  unit, run.GetAdjustedCPUTime(), unit, static_cast<long long>(run.iterations));
+  }
+  out << paint(kYellow, times);
+  for (const auto& [counter, value] : run.counters) {
+    const std::string text =
+        percentage ? detail::FormatValue(100 * value.value, detail::CounterUnit::kPercent)
+                   : detail::FormatValue(value.value, detail::UnitOfCounter(counter));
+    out << "  " << counter << "=" << paint(kCyan, text);
+  }
+  if (!run.report_label.empty()) out << "  " << run.report_label;
+  out << "\n";
+}
+
+}  // namespace gpubench

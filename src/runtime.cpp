@@ -1,0 +1,91 @@
+#include "runtime.hpp"
+
+#include "gpubench/settings.hpp"
+#include "settings_parse.hpp"
+
+namespace gpubench {
+
+const std::vector<std::string>& DefaultMetrics() {
+  static const std::vector<std::string> metrics = {
+      "dram__bytes_read.sum",
+      "dram__bytes_write.sum",
+      "gpu__time_duration.sum",
+      "sm__cycles_elapsed.avg.per_second",
+  };
+  return metrics;
+}
+
+const char* ToString(Timer timer) { return timer == Timer::kCupti ? "cupti" : "events"; }
+
+const char* ToString(CachePolicy cache) { return cache == CachePolicy::kKeep ? "keep" : "flush"; }
+
+const Settings& CurrentSettings() {
+  auto& runtime = detail::Runtime::Get();
+  if (!runtime.configured()) {
+    static const Settings from_environment = [] {
+      auto parsed = detail::ParseCommandLine({"gpubench"}, detail::ProcessEnvironment());
+      if (parsed.ok) return parsed.command_line.settings;
+      Settings defaults;
+      defaults.metrics = DefaultMetrics();
+      return defaults;
+    }();
+    return from_environment;
+  }
+  return runtime.settings();
+}
+
+namespace detail {
+
+Runtime& Runtime::Get() {
+  static Runtime* runtime = new Runtime();  // never destroyed: benchmarks may outlive main's end
+  return *runtime;
+}
+
+void Runtime::Configure(const Settings& settings, const DeviceFacts& facts) {
+  settings_ = settings;
+  facts_ = facts;
+  configured_ = true;
+}
+
+GpuOps& Runtime::ops() {
+  if (!ops_) ops_ = MakeCudaOps(facts_);
+  return *ops_;
+}
+
+IterationTimer& Runtime::timer() {
+  if (!timer_) timer_ = settings_.timer == Timer::kCupti ? MakeCuptiTimer() : MakeEventTimer();
+  return *timer_;
+}
+
+Profiler* Runtime::profiler() { return profiler_.get(); }
+
+void Runtime::SetProfiler(std::unique_ptr<Profiler> profiler, std::string status) {
+  profiler_ = std::move(profiler);
+  profiler_status_ = std::move(status);
+}
+
+void Runtime::SetBackendsForTesting(std::unique_ptr<GpuOps> ops,
+                                    std::unique_ptr<IterationTimer> timer,
+                                    std::unique_ptr<Profiler> profiler) {
+  ops_ = std::move(ops);
+  timer_ = std::move(timer);
+  profiler_ = std::move(profiler);
+  profiler_status_ = profiler_ ? "on: test profiler" : "off: test";
+}
+
+void Runtime::ResetForTesting() {
+  ops_.reset();
+  timer_.reset();
+  profiler_.reset();
+  context_lost_reason_.clear();
+  configured_ = false;
+}
+
+void Runtime::Shutdown() {
+  profiler_.reset();
+  timer_.reset();
+  ops_.reset();
+}
+
+}  // namespace detail
+}  // namespace gpubench

@@ -1,0 +1,79 @@
+// Process-wide state: the settings, the device facts and the backends the loop uses.
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "backend.hpp"
+#include "device_info.hpp"
+#include "gpubench/settings.hpp"
+
+namespace gpubench::detail {
+
+class Runtime {
+ public:
+  static Runtime& Get();
+
+  /// Set by gpubench::Initialize (or tests) before any benchmark runs.
+  void Configure(const Settings& settings, const DeviceFacts& facts);
+  bool configured() const { return configured_; }
+  const Settings& settings() const { return settings_; }
+  const DeviceFacts& facts() const { return facts_; }
+
+  /// Backends, created on first use unless installed by tests.
+  GpuOps& ops();
+  IterationTimer& timer();
+  /// Null when hardware metrics are off or unavailable (see profiler_status()).
+  Profiler* profiler();
+  /// "on: ...", "off: ..." or "unavailable: ..." for the context block.
+  const std::string& profiler_status() const { return profiler_status_; }
+  void SetProfiler(std::unique_ptr<Profiler> profiler, std::string status);
+
+  void SetBackendsForTesting(std::unique_ptr<GpuOps> ops, std::unique_ptr<IterationTimer> timer,
+                             std::unique_ptr<Profiler> profiler);
+
+  /// After a sticky CUDA error nothing more can run on the GPU in this process.
+  void MarkContextLost(const std::string& reason) {
+    if (context_lost_reason_.empty()) context_lost_reason_ = reason;
+  }
+  const std::string& context_lost_reason() const { return context_lost_reason_; }
+  void ResetForTesting();
+
+  /// Releases GPU resources before the CUDA runtime is torn down at exit.
+  void Shutdown();
+
+ private:
+  Runtime() = default;
+  bool configured_ = false;
+  Settings settings_;
+  DeviceFacts facts_;
+  std::unique_ptr<GpuOps> ops_;
+  std::unique_ptr<IterationTimer> timer_;
+  std::unique_ptr<Profiler> profiler_;
+  std::string profiler_status_ = "off: not initialized";
+  std::string context_lost_reason_;
+};
+
+/// The real CUDA backends (cuda_backend.cu).
+std::unique_ptr<GpuOps> MakeCudaOps(const DeviceFacts& facts);
+std::unique_ptr<IterationTimer> MakeEventTimer();
+
+}  // namespace gpubench::detail
+
+namespace gpubench::detail {
+
+/// The CUPTI Range Profiler for `settings.metrics` on the device, or null with the reason
+/// ("unavailable: ..." / "off: ..."); the string becomes the gpubench_profiler context value.
+std::unique_ptr<Profiler> MakeCuptiProfiler(const Settings& settings, const DeviceFacts& facts,
+                                            std::string* status);
+
+/// Prints the metrics of `chip` (or of the device when chip is empty) whose names contain
+/// `filter`: name, unit, description. Returns an error message, or "" on success.
+std::string ListMetrics(const std::string& chip, const DeviceFacts& facts,
+                        const std::string& filter, std::ostream& out);
+
+/// The CUPTI activity timer (timer=cupti).
+std::unique_ptr<IterationTimer> MakeCuptiTimer();
+
+}  // namespace gpubench::detail

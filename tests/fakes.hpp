@@ -1,0 +1,158 @@
+// Fakes behind the loop's GPU interfaces: they record what the loop asked for in one shared log
+// (the test's body writes to it too) and return programmed results.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "runtime.hpp"
+
+namespace gpubench::testing {
+
+using detail::Status;
+
+struct Log {
+  std::vector<std::string> events;
+  void Add(const std::string& event) { events.push_back(event); }
+  int Count(const std::string& event) const {
+    int n = 0;
+    for (const auto& e : events) n += e == event;
+    return n;
+  }
+};
+
+class FakeOps : public detail::GpuOps {
+ public:
+  explicit FakeOps(Log* log) : log_(log) {}
+  Status Prepare(cudaStream_t, CachePolicy) override {
+    log_->Add("prepare");
+    return prepare_result;
+  }
+  Status FlushCache(cudaStream_t) override {
+    log_->Add("flush");
+    return Status::Ok();
+  }
+  Status CheckLaunch() override {
+    ++checks;
+    if (fail_check_at > 0 && checks == fail_check_at) return check_failure;
+    return Status::Ok();
+  }
+  Status Synchronize(cudaStream_t) override {
+    log_->Add("sync");
+    return Status::Ok();
+  }
+  Status BeginClockProbe(cudaStream_t) override {
+    log_->Add("probe_begin");
+    return Status::Ok();
+  }
+  Status EndClockProbe(cudaStream_t, double* mhz) override {
+    log_->Add("probe_end");
+    *mhz = clock_mhz;
+    return Status::Ok();
+  }
+  void PushRange(const std::string& name) override { log_->Add("push " + name); }
+  void PopRange() override { log_->Add("pop"); }
+
+  Status prepare_result;
+  int checks = 0;
+  int fail_check_at = 0;  // 1-based CheckLaunch call that fails
+  Status check_failure;
+  double clock_mhz = 1900.0;
+
+ private:
+  Log* log_;
+};
+
+class FakeTimer : public detail::IterationTimer {
+ public:
+  explicit FakeTimer(Log* log) : log_(log) {}
+  void BeginRun() override { open_ = 0; }
+  Status Begin(cudaStream_t) override {
+    log_->Add("timer_begin");
+    return Status::Ok();
+  }
+  Status End(cudaStream_t) override {
+    log_->Add("timer_end");
+    ++open_;
+    return Status::Ok();
+  }
+  Status Collect(bool wait_all, std::vector<double>* seconds) override {
+    // Like the event pool: results come back when waited for.
+    if (!wait_all) return Status::Ok();
+    for (; open_ > 0; --open_) seconds->push_back(region_seconds);
+    return Status::Ok();
+  }
+  double region_seconds = 1e-3;
+
+ private:
+  Log* log_;
+  int open_ = 0;
+};
+
+class FakeProfiler : public detail::Profiler {
+ public:
+  explicit FakeProfiler(Log* log) : log_(log) {}
+  Status BeginSession(cudaStream_t, int ranges) override {
+    log_->Add("session " + std::to_string(ranges));
+    ranges_ = ranges;
+    pass_ = 0;
+    return begin_result;
+  }
+  Status BeginPass() override {
+    log_->Add("pass");
+    return Status::Ok();
+  }
+  Status PushRange(const std::string& name) override {
+    log_->Add("range " + name);
+    return Status::Ok();
+  }
+  Status PopRange() override {
+    log_->Add("range_end");
+    return Status::Ok();
+  }
+  Status EndPass(bool* done) override {
+    ++pass_;
+    if (fail_pass > 0 && pass_ == fail_pass) return Status::Error("passes differ");
+    *done = pass_ >= passes;
+    return Status::Ok();
+  }
+  Status EndSession(std::vector<std::map<std::string, double>>* ranges) override {
+    log_->Add("session_end");
+    for (int r = 0; r < ranges_; ++r) {
+      ranges->push_back({{"dram__bytes_read.sum", 100.0 * (r + 1)},
+                         {"dram__bytes_write.sum", 50.0},
+                         {"gpu__time_duration.sum", 1000.0},
+                         {"sm__cycles_elapsed.avg.per_second", 1.9e9}});
+    }
+    return Status::Ok();
+  }
+  void AbortSession() override { log_->Add("abort"); }
+  int PassCount() const override { return passes; }
+
+  int passes = 2;
+  int fail_pass = 0;
+  Status begin_result;
+
+ private:
+  Log* log_;
+  int ranges_ = 0;
+  int pass_ = 0;
+};
+
+// Collects what GB reports.
+class CaptureReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const auto& run : runs) this->runs.push_back(run);
+  }
+  std::vector<Run> runs;
+};
+
+}  // namespace gpubench::testing

@@ -1,0 +1,143 @@
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "context.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+Settings Defaults() {
+  Settings settings;
+  settings.metrics = DefaultMetrics();
+  return settings;
+}
+
+DeviceFacts H200() {
+  DeviceFacts facts;
+  facts.available = true;
+  facts.name = "NVIDIA H200";
+  facts.compute_capability_major = 9;
+  facts.compute_capability_minor = 0;
+  facts.sm_count = 132;
+  facts.l2_bytes = 62914560;
+  facts.sm_clock_rated_mhz = 1980;
+  facts.memory_clock_rated_mhz = 3201;
+  facts.memory_bus_width_bits = 6144;
+  facts.ecc_enabled = true;
+  facts.driver_version = 13000;
+  facts.runtime_version = 13000;
+  facts.cupti_api_version = 130001;
+  return facts;
+}
+
+std::map<std::string, std::string> AsMap(const KeyValues& context) {
+  std::map<std::string, std::string> map;
+  for (const auto& [key, value] : context) {
+    EXPECT_TRUE(map.emplace(key, value).second) << "duplicate key " << key;
+  }
+  return map;
+}
+
+TEST(Context, CarriesEverySettingAndDeviceFact) {
+  auto context = AsMap(BuildContext(Defaults(), H200(), "on: test"));
+  const std::map<std::string, std::string> expected = {
+      {"gpubench_timer", "events"},
+      {"gpubench_cache", "flush"},
+      {"gpubench_flush_method", "l2_read_evict"},
+      {"gpubench_clock_control", "none"},
+      {"gpubench_profile_iterations", "3"},
+      {"gpubench_profiling", "on"},
+      {"gpubench_device", "0"},
+      {"gpubench_profiler", "on: test"},
+      {"gpu_name", "NVIDIA H200"},
+      {"gpu_status", "ok"},
+      {"gpu_compute_capability", "9.0"},
+      {"gpu_sm_count", "132"},
+      {"gpu_l2_bytes", "62914560"},
+      {"gpu_sm_clock_rated_mhz", "1980"},
+      {"gpu_memory_clock_rated_mhz", "3201"},
+      {"gpu_memory_bus_width_bits", "6144"},
+      {"gpu_dram_bandwidth_theoretical_bytes_per_second", "4916736000000"},
+      {"gpu_ecc", "on"},
+      {"cuda_driver_version", "13.0"},
+      {"cuda_runtime_version", "13.0"},
+      {"cuda_cupti_api_version", "130001"},
+  };
+  for (const auto& [key, value] : expected) {
+    ASSERT_TRUE(context.count(key)) << key;
+    EXPECT_EQ(context[key], value) << key;
+  }
+  EXPECT_EQ(context["gpubench_metrics"],
+            "dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,"
+            "sm__cycles_elapsed.avg.per_second");
+  EXPECT_NE(context["gpubench_flush_description"].find("125829120 bytes"), std::string::npos);
+  EXPECT_EQ(context["gpubench_settings_fingerprint"], SettingsFingerprint(Defaults()));
+}
+
+TEST(Context, KeysAreSnakeCaseWithTheDocumentedPrefixes) {
+  for (const auto& [key, value] : BuildContext(Defaults(), H200(), "on")) {
+    const bool prefixed = key.rfind("gpubench_", 0) == 0 || key.rfind("gpu_", 0) == 0 ||
+                          key.rfind("cuda_", 0) == 0;
+    EXPECT_TRUE(prefixed) << key;
+    for (char c : key) EXPECT_TRUE(std::islower(c) || std::isdigit(c) || c == '_') << key;
+  }
+}
+
+TEST(Context, SaysWhenThereIsNoDevice) {
+  DeviceFacts none;
+  none.unavailable_reason = "cudaGetDeviceCount: cudaErrorNoDevice (no CUDA-capable device)";
+  auto context = AsMap(BuildContext(Defaults(), none, "unavailable: no usable CUDA device"));
+  EXPECT_EQ(context["gpu_name"], "none");
+  EXPECT_EQ(context["gpu_status"], "unavailable: " + none.unavailable_reason);
+  EXPECT_EQ(context["cuda_driver_version"], "none");
+}
+
+TEST(Context, FingerprintKeysNameExactlyTheHashedSettings) {
+  auto context = AsMap(BuildContext(Defaults(), H200(), "on"));
+  std::string keys;
+  for (const auto& [key, value] : FingerprintedSettings(Defaults())) {
+    keys += (keys.empty() ? "" : ",") + key;
+    EXPECT_EQ(context[key], value) << "context value differs from the hashed one: " << key;
+  }
+  EXPECT_EQ(context["gpubench_fingerprint_keys"], keys);
+}
+
+TEST(Fingerprint, IsStableAndHexadecimal) {
+  const std::string first = SettingsFingerprint(Defaults());
+  EXPECT_EQ(first, SettingsFingerprint(Defaults()));
+  EXPECT_EQ(first.size(), 16u);
+  EXPECT_EQ(first.find_first_not_of("0123456789abcdef"), std::string::npos);
+}
+
+TEST(Fingerprint, ChangesWithEverySettingThatChangesMeaning) {
+  const std::string base = SettingsFingerprint(Defaults());
+  Settings timer = Defaults();
+  timer.timer = Timer::kCupti;
+  Settings cache = Defaults();
+  cache.cache = CachePolicy::kKeep;
+  Settings metrics = Defaults();
+  metrics.metrics.push_back("lts__t_sector_hit_rate.pct");
+  Settings off = Defaults();
+  off.profile_iterations = 0;
+  for (const Settings* changed : {&timer, &cache, &metrics, &off}) {
+    EXPECT_NE(SettingsFingerprint(*changed), base);
+  }
+  EXPECT_NE(SettingsFingerprint(timer), SettingsFingerprint(cache));
+}
+
+TEST(Fingerprint, IgnoresWhatDoesNotChangeMeaning) {
+  const std::string base = SettingsFingerprint(Defaults());
+  Settings device = Defaults();
+  device.device = 3;
+  Settings more_iterations = Defaults();
+  more_iterations.profile_iterations = 10;
+  Settings reordered = Defaults();
+  std::reverse(reordered.metrics.begin(), reordered.metrics.end());
+  EXPECT_EQ(SettingsFingerprint(device), base);
+  EXPECT_EQ(SettingsFingerprint(more_iterations), base);
+  EXPECT_EQ(SettingsFingerprint(reordered), base);
+}
+
+}  // namespace
+}  // namespace gpubench::detail

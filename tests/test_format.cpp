@@ -1,0 +1,44 @@
+#include <gtest/gtest.h>
+
+#include "format.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+TEST(Format, UnitsFollowCounterNames) {
+  EXPECT_EQ(UnitOfCounter("dram_read_bytes"), CounterUnit::kBytes);
+  EXPECT_EQ(UnitOfCounter("bytes_moved"), CounterUnit::kBytes);
+  EXPECT_EQ(UnitOfCounter("dram_bandwidth"), CounterUnit::kBytesPerSecond);
+  EXPECT_EQ(UnitOfCounter("bytes_per_second"), CounterUnit::kBytesPerSecond);
+  EXPECT_EQ(UnitOfCounter("items_per_second"), CounterUnit::kPerSecond);
+  EXPECT_EQ(UnitOfCounter("gpu_duration"), CounterUnit::kSeconds);
+  EXPECT_EQ(UnitOfCounter("kernel_time/CopyKernel"), CounterUnit::kSeconds);
+  EXPECT_EQ(UnitOfCounter("sm_clock_mhz"), CounterUnit::kMegahertz);
+  EXPECT_EQ(UnitOfCounter("sm_clock_rated_mhz"), CounterUnit::kMegahertz);
+  EXPECT_EQ(UnitOfCounter("dram_bandwidth_pct"), CounterUnit::kPercent);
+  EXPECT_EQ(UnitOfCounter("lts__t_sector_hit_rate.pct"), CounterUnit::kPercent);
+  EXPECT_EQ(UnitOfCounter("sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+            CounterUnit::kPercent);
+  EXPECT_EQ(UnitOfCounter("sm_clock_throttled"), CounterUnit::kFlag);
+  EXPECT_EQ(UnitOfCounter("profile_passes"), CounterUnit::kCount);
+  EXPECT_EQ(UnitOfCounter("my_counter"), CounterUnit::kPlain);
+}
+
+TEST(Format, ValuesCarryTheirUnits) {
+  EXPECT_EQ(FormatValue(805306368, CounterUnit::kBytes), "805 MB");
+  EXPECT_EQ(FormatValue(4194304, CounterUnit::kBytes), "4.19 MB");
+  EXPECT_EQ(FormatValue(512, CounterUnit::kBytes), "512 B");
+  EXPECT_EQ(FormatValue(4.21e12, CounterUnit::kBytesPerSecond), "4.21 TB/s");
+  EXPECT_EQ(FormatValue(2.33e-4, CounterUnit::kSeconds), "233 us");
+  EXPECT_EQ(FormatValue(1.5e-3, CounterUnit::kSeconds), "1.5 ms");
+  EXPECT_EQ(FormatValue(4.6e-9, CounterUnit::kSeconds), "4.6 ns");
+  EXPECT_EQ(FormatValue(1980.4, CounterUnit::kMegahertz), "1980 MHz");
+  EXPECT_EQ(FormatValue(70.06, CounterUnit::kPercent), "70.1 %");
+  EXPECT_EQ(FormatValue(1, CounterUnit::kFlag), "yes");
+  EXPECT_EQ(FormatValue(0, CounterUnit::kFlag), "no");
+  EXPECT_EQ(FormatValue(9, CounterUnit::kCount), "9");
+  EXPECT_EQ(FormatValue(0.125, CounterUnit::kPlain), "0.125");
+}
+
+}  // namespace
+}  // namespace gpubench::detail

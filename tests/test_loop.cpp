@@ -1,0 +1,304 @@
+// The loop's state machine on the CPU: real Google Benchmark runs, fake GPU behind it.
+#include <gtest/gtest.h>
+
+#include <gpubench/gpubench.hpp>
+
+#include "fakes.hpp"
+
+namespace gpubench::testing {
+namespace {
+
+Log* g_log = nullptr;
+
+void Body() { g_log->Add("body"); }
+
+// GB 1.8 replaced Run::error_message with skip_message.
+template <class R>
+auto ErrorOf(const R& run, int) -> decltype(run.skip_message, std::string()) {
+  return run.skipped ? run.skip_message : "";
+}
+template <class R>
+auto ErrorOf(const R& run, long) -> decltype(run.error_message, std::string()) {
+  return run.error_occurred ? run.error_message : "";
+}
+
+void LoopTest_Flush(benchmark::State& state) {
+  for (auto _ : Loop(state)) Body();
+  g_log->Add("after loop");
+}
+GPUBENCH_BENCHMARK(LoopTest_Flush)->Iterations(3);
+
+void LoopTest_Keep(benchmark::State& state) {
+  for (auto _ : Loop(state)) Body();
+}
+GPUBENCH_BENCHMARK(LoopTest_Keep)->Iterations(4);
+
+void LoopTest_Args(benchmark::State& state) {
+  for (auto _ : Loop(state)) Body();
+  state.SetBytesProcessed(state.iterations() * 1000);
+}
+GPUBENCH_BENCHMARK(LoopTest_Args)->Args({7, 9})->Iterations(2);
+
+void LoopTest_Threads(benchmark::State& state) {
+  for (auto _ : Loop(state)) Body();
+}
+GPUBENCH_BENCHMARK(LoopTest_Threads)->Threads(2)->Iterations(1);
+
+void LoopTest_Plain(benchmark::State& state) {
+  for (auto _ : Loop(state)) Body();
+}
+BENCHMARK(LoopTest_Plain)->UseManualTime()->Iterations(1);
+
+class LoopFixture : public gpubench::Fixture {};
+GPUBENCH_DEFINE_F(LoopFixture, Case)(benchmark::State& state) {
+  for (auto _ : Iterations(state)) Body();
+}
+GPUBENCH_REGISTER_F(LoopFixture, Case)->Arg(5)->Iterations(2);
+
+BENCHMARK_DEFINE_F(LoopFixture, PlainMacro)(benchmark::State& state) {
+  for (auto _ : Iterations(state)) Body();
+}
+BENCHMARK_REGISTER_F(LoopFixture, PlainMacro)->Iterations(1);
+
+auto* const lambda_registration =
+    gpubench::RegisterBenchmark("LoopTest_Lambda", [](benchmark::State& state) {
+      for (auto _ : Loop(state)) Body();
+    })->Iterations(1);
+
+class LoopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    g_log = &log_;
+    settings_.metrics = DefaultMetrics();
+    settings_.profile_iterations = 0;
+    facts_.available = true;
+    facts_.name = "Fake GPU";
+    facts_.sm_count = 4;
+    facts_.sm_clock_rated_mhz = 1980;
+    facts_.memory_clock_rated_mhz = 1000;
+    facts_.memory_bus_width_bits = 1024;
+    auto ops = std::make_unique<FakeOps>(&log_);
+    auto timer = std::make_unique<FakeTimer>(&log_);
+    auto profiler = std::make_unique<FakeProfiler>(&log_);
+    ops_ = ops.get();
+    timer_ = timer.get();
+    profiler_ = profiler.get();
+    ops_owner_ = std::move(ops);
+    timer_owner_ = std::move(timer);
+    profiler_owner_ = std::move(profiler);
+  }
+
+  void TearDown() override {
+    detail::Runtime::Get().ResetForTesting();
+    g_log = nullptr;
+  }
+
+  // Installs the fakes and runs the benchmarks whose names match `filter`.
+  std::vector<benchmark::BenchmarkReporter::Run> Run(const std::string& filter,
+                                                     bool with_profiler = false) {
+    auto& runtime = detail::Runtime::Get();
+    runtime.ResetForTesting();
+    runtime.Configure(settings_, facts_);
+    runtime.SetBackendsForTesting(std::move(ops_owner_), std::move(timer_owner_),
+                                  with_profiler ? std::move(profiler_owner_) : nullptr);
+    CaptureReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter, filter);
+    return reporter.runs;
+  }
+
+  Log log_;
+  Settings settings_;
+  detail::DeviceFacts facts_;
+  FakeOps* ops_ = nullptr;
+  FakeTimer* timer_ = nullptr;
+  FakeProfiler* profiler_ = nullptr;
+  std::unique_ptr<detail::GpuOps> ops_owner_;
+  std::unique_ptr<detail::IterationTimer> timer_owner_;
+  std::unique_ptr<detail::Profiler> profiler_owner_;
+};
+
+std::vector<std::string> Repeat(const std::vector<std::string>& block, int times) {
+  std::vector<std::string> out;
+  for (int i = 0; i < times; ++i) out.insert(out.end(), block.begin(), block.end());
+  return out;
+}
+
+std::vector<std::string> Join(std::initializer_list<std::vector<std::string>> parts) {
+  std::vector<std::string> out;
+  for (const auto& part : parts) out.insert(out.end(), part.begin(), part.end());
+  return out;
+}
+
+TEST_F(LoopTest, FlushPolicyWarmsUpThenTimesEachIterationInsideItsRange) {
+  auto runs = Run("^LoopTest_Flush/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(ErrorOf(runs[0], 0), "");
+  const auto expected = Join({
+      {"prepare", "flush", "body", "sync", "probe_begin"},
+      Repeat({"flush", "push LoopTest_Flush", "timer_begin", "body", "timer_end", "pop"}, 3),
+      {"probe_end", "after loop"},
+  });
+  EXPECT_EQ(log_.events, expected);
+  EXPECT_EQ(runs[0].iterations, 3);
+  // GB's time is the manual (GPU) time: 1 ms per iteration from the fake timer.
+  EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 3e-3);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("sm_clock_mhz").value, 1900.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("sm_clock_rated_mhz").value, 1980.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("sm_clock_throttled").value, 0.0);
+}
+
+TEST_F(LoopTest, KeepPolicyTimesTheWholeRunWithOneRegionAndNoFlush) {
+  settings_.cache = CachePolicy::kKeep;
+  timer_->region_seconds = 2e-3;
+  auto runs = Run("^LoopTest_Keep/");
+  ASSERT_EQ(runs.size(), 1u);
+  const auto expected = Join({
+      {"prepare", "body", "sync", "probe_begin"},
+      {"push LoopTest_Keep", "timer_begin", "body", "pop"},
+      Repeat({"push LoopTest_Keep", "body", "pop"}, 2),
+      {"push LoopTest_Keep", "body", "timer_end", "pop", "probe_end"},
+  });
+  EXPECT_EQ(log_.events, expected);
+  EXPECT_EQ(runs[0].iterations, 4);
+  EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2e-3);  // the region, spread over 4
+}
+
+TEST_F(LoopTest, RangeNamesCarryTheArgumentsAndRatesUseGpuTime) {
+  auto runs = Run("^LoopTest_Args/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(log_.Count("push LoopTest_Args/7/9"), 2);
+  // 2000 bytes over 2 ms of GPU time.
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("bytes_per_second").value, 1e6);
+}
+
+TEST_F(LoopTest, ProfiledIterationsFollowTheTimedOnesPassByPass) {
+  settings_.profile_iterations = 3;
+  auto runs = Run("^LoopTest_Flush/", /*with_profiler=*/true);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(ErrorOf(runs[0], 0), "");
+  std::vector<std::string> pass = {"pass"};
+  for (int r = 0; r < 3; ++r) {
+    auto range = Join({{"flush", "range LoopTest_Flush/profiled:" + std::to_string(r), "body",
+                        "range_end"}});
+    pass.insert(pass.end(), range.begin(), range.end());
+  }
+  const auto expected = Join({
+      {"prepare", "flush", "body", "sync", "probe_begin"},
+      Repeat({"flush", "push LoopTest_Flush", "timer_begin", "body", "timer_end", "pop"}, 3),
+      {"probe_end", "session 3"},
+      Repeat(pass, 2),
+      {"session_end", "after loop"},
+  });
+  EXPECT_EQ(log_.events, expected);
+  const auto& counters = runs[0].counters;
+  EXPECT_DOUBLE_EQ(counters.at("dram_read_bytes").value, 200.0);  // mean of 100, 200, 300
+  EXPECT_DOUBLE_EQ(counters.at("dram_write_bytes").value, 50.0);
+  EXPECT_DOUBLE_EQ(counters.at("bytes_moved").value, 250.0);
+  EXPECT_DOUBLE_EQ(counters.at("gpu_duration").value, 1e-6);
+  EXPECT_DOUBLE_EQ(counters.at("dram_bandwidth").value, 250.0 / 1e-6);
+  EXPECT_DOUBLE_EQ(counters.at("profiled_sm_clock_mhz").value, 1900.0);
+  EXPECT_DOUBLE_EQ(counters.at("profile_passes").value, 2.0);
+  EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 3e-3);  // profiling is not timed
+}
+
+TEST_F(LoopTest, ProfileFailureKeepsTheTimingAndDropsOnlyTheMetrics) {
+  settings_.profile_iterations = 2;
+  profiler_->fail_pass = 1;
+  auto runs = Run("^LoopTest_Flush/", true);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(ErrorOf(runs[0], 0), "");
+  EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 3e-3);
+  EXPECT_EQ(runs[0].counters.count("dram_read_bytes"), 0u);
+  EXPECT_EQ(runs[0].counters.count("sm_clock_mhz"), 1u);
+  EXPECT_EQ(log_.Count("abort"), 1);
+}
+
+TEST_F(LoopTest, ProfilerThatCannotStartKeepsTheTiming) {
+  settings_.profile_iterations = 2;
+  profiler_->begin_result = Status::Error("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+  auto runs = Run("^LoopTest_Flush/", true);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(ErrorOf(runs[0], 0), "");
+  EXPECT_EQ(runs[0].counters.count("dram_read_bytes"), 0u);
+  EXPECT_EQ(log_.Count("body"), 4);  // warm-up + 3 timed, no profiled iterations
+}
+
+TEST_F(LoopTest, LaunchErrorInTheBodySkipsWithTheCudaError) {
+  ops_->fail_check_at = 2;  // the first timed iteration (the warm-up is check 1)
+  ops_->check_failure = Status::Error("kernel launch: cudaErrorInvalidConfiguration (bad)");
+  auto runs = Run("^LoopTest_Flush/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(ErrorOf(runs[0], 0),
+            "gpubench: CUDA error in the benchmark body of LoopTest_Flush: kernel launch: "
+            "cudaErrorInvalidConfiguration (bad)");
+  EXPECT_EQ(log_.events.back(), "after loop");  // code after the loop still runs
+  EXPECT_EQ(log_.Count("push LoopTest_Flush"), log_.Count("pop"));
+  EXPECT_TRUE(detail::Runtime::Get().context_lost_reason().empty());
+}
+
+TEST_F(LoopTest, StickyErrorSkipsEveryLaterBenchmark) {
+  ops_->fail_check_at = 1;
+  ops_->check_failure = Status::ContextLost("kernel launch: cudaErrorIllegalAddress (x)");
+  auto runs = Run("^LoopTest_(Flush|Keep)/");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_NE(ErrorOf(runs[0], 0).find("cudaErrorIllegalAddress"), std::string::npos);
+  const std::string later = ErrorOf(runs[1], 0);
+  EXPECT_NE(later.find("the CUDA context was lost earlier"), std::string::npos) << later;
+  EXPECT_NE(later.find("LoopTest_Flush"), std::string::npos) << later;
+  EXPECT_EQ(log_.Count("prepare"), 1);  // the second benchmark did no GPU work
+}
+
+TEST_F(LoopTest, SeveralThreadsAreRejected) {
+  auto runs = Run("^LoopTest_Threads/");
+  ASSERT_FALSE(runs.empty());
+  EXPECT_NE(ErrorOf(runs[0], 0).find("->Threads(2) is not supported"), std::string::npos)
+      << ErrorOf(runs[0], 0);
+  EXPECT_EQ(log_.Count("body"), 0);
+}
+
+TEST_F(LoopTest, BenchmarksNotRegisteredThroughGpubenchAreRejected) {
+  auto runs = Run("^LoopTest_Plain/|^LoopFixture/PlainMacro/");
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& run : runs) {
+    EXPECT_NE(ErrorOf(run, 0).find("GPUBENCH_BENCHMARK"), std::string::npos) << ErrorOf(run, 0);
+  }
+  EXPECT_EQ(log_.Count("body"), 0);
+}
+
+TEST_F(LoopTest, UninitializedGpubenchIsRejected) {
+  detail::Runtime::Get().ResetForTesting();
+  CaptureReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter, "^LoopTest_Keep/");
+  ASSERT_EQ(reporter.runs.size(), 1u);
+  EXPECT_NE(ErrorOf(reporter.runs[0], 0).find("GPUBENCH_MAIN()"), std::string::npos);
+}
+
+TEST_F(LoopTest, NoDeviceSkipsWithTheReason) {
+  facts_.available = false;
+  facts_.unavailable_reason = "cudaGetDeviceCount: cudaErrorNoDevice (no CUDA-capable device)";
+  auto runs = Run("^LoopTest_Flush/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(ErrorOf(runs[0], 0),
+            "gpubench: no usable CUDA device: cudaGetDeviceCount: cudaErrorNoDevice (no "
+            "CUDA-capable device)");
+  EXPECT_EQ(log_.Count("body"), 0);
+}
+
+TEST_F(LoopTest, FixtureSharesTheLoopAndNamesItsRanges) {
+  auto runs = Run("^LoopFixture/Case/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(ErrorOf(runs[0], 0), "");
+  EXPECT_EQ(log_.Count("push LoopFixture/Case/5"), 2);
+  EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2e-3);  // manual time
+}
+
+TEST_F(LoopTest, LambdaRegistrationWorks) {
+  ASSERT_NE(lambda_registration, nullptr);
+  auto runs = Run("^LoopTest_Lambda/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(ErrorOf(runs[0], 0), "");
+  EXPECT_EQ(log_.Count("push LoopTest_Lambda"), 1);
+}
+
+}  // namespace
+}  // namespace gpubench::testing

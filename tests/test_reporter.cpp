@@ -1,0 +1,121 @@
+#include <gtest/gtest.h>
+
+#include <gpubench/reporter.hpp>
+#include <sstream>
+
+#include "runtime.hpp"
+
+namespace gpubench {
+namespace {
+
+// Exposes the console printing for a synthetic run.
+class TestableReporter : public CounterReporter {
+ public:
+  TestableReporter() : CounterReporter(OO_Tabular) {}
+  std::string Print(const Run& run) {
+    std::ostringstream out;
+    SetOutputStream(&out);
+    name_field_width_ = 20;
+    PrintRunData(run);
+    return out.str();
+  }
+};
+
+// GB 1.8 replaced Run::error_occurred/error_message with skipped/skip_message.
+template <class R>
+auto MarkError(R& run, const std::string& message, int) -> decltype(run.skip_message, void()) {
+  run.skipped = decltype(run.skipped)(2);  // internal::SkippedWithError
+  run.skip_message = message;
+}
+template <class R>
+auto MarkError(R& run, const std::string& message, long) -> decltype(run.error_message, void()) {
+  run.error_occurred = true;
+  run.error_message = message;
+}
+
+benchmark::BenchmarkReporter::Run CopyRun() {
+  benchmark::BenchmarkReporter::Run run;
+  run.run_name.function_name = "BM_Copy/268435456";
+  run.run_name.time_type = "manual_time";
+  run.iterations = 100;
+  run.time_unit = benchmark::kMicrosecond;
+  run.real_accumulated_time = 100 * 233e-6;
+  run.cpu_accumulated_time = 100 * 240e-6;
+  run.counters["bytes_moved"] = benchmark::Counter(2147483648.0);
+  run.counters["dram_bandwidth"] = benchmark::Counter(4.21e12);
+  run.counters["gpu_duration"] = benchmark::Counter(2.33e-4);
+  run.counters["sm_clock_mhz"] = benchmark::Counter(1980.0);
+  run.counters["dram_bandwidth_pct"] = benchmark::Counter(85.6);
+  run.counters["sm_clock_throttled"] = benchmark::Counter(0.0);
+  return run;
+}
+
+TEST(Reporter, PrintsGpuTimeAndCountersWithUnits) {
+  TestableReporter reporter;
+  const std::string line = reporter.Print(CopyRun());
+  EXPECT_NE(line.find("BM_Copy/268435456/manual_time"), std::string::npos) << line;
+  EXPECT_NE(line.find("233 us"), std::string::npos) << line;
+  EXPECT_NE(line.find("bytes_moved=2.15 GB"), std::string::npos) << line;
+  EXPECT_NE(line.find("dram_bandwidth=4.21 TB/s"), std::string::npos) << line;
+  EXPECT_NE(line.find("gpu_duration=233 us"), std::string::npos) << line;
+  EXPECT_NE(line.find("sm_clock_mhz=1980 MHz"), std::string::npos) << line;
+  EXPECT_NE(line.find("dram_bandwidth_pct=85.6 %"), std::string::npos) << line;
+  EXPECT_NE(line.find("sm_clock_throttled=no"), std::string::npos) << line;
+  EXPECT_EQ(line.find("\033["), std::string::npos) << "no colour without OO_Color";
+}
+
+TEST(Reporter, PrintsErrorsInsteadOfNumbers) {
+  TestableReporter reporter;
+  benchmark::BenchmarkReporter::Run run = CopyRun();
+  MarkError(run, "gpubench: no usable CUDA device: cudaErrorNoDevice", 0);
+  const std::string line = reporter.Print(run);
+  EXPECT_NE(line.find("ERROR OCCURRED: 'gpubench: no usable CUDA device: cudaErrorNoDevice'"),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(line.find("bytes_moved"), std::string::npos) << line;
+}
+
+TEST(Reporter, CoefficientOfVariationIsShownAsPercent) {
+  TestableReporter reporter;
+  benchmark::BenchmarkReporter::Run run = CopyRun();
+  run.run_type = benchmark::BenchmarkReporter::Run::RT_Aggregate;
+  run.aggregate_name = "cv";
+  run.aggregate_unit = benchmark::kPercentage;
+  run.iterations = 1;
+  run.time_unit = benchmark::kSecond;
+  run.real_accumulated_time = 0.012;
+  run.counters.clear();
+  run.counters["bytes_moved"] = benchmark::Counter(0.001);
+  const std::string line = reporter.Print(run);
+  EXPECT_NE(line.find("1.20 %"), std::string::npos) << line;
+  EXPECT_NE(line.find("bytes_moved=0.1 %"), std::string::npos) << line;
+}
+
+TEST(Reporter, BannerNamesSettingsAndDevice) {
+  Settings settings;
+  settings.metrics = DefaultMetrics();
+  detail::DeviceFacts facts;
+  facts.available = true;
+  facts.name = "NVIDIA H200";
+  facts.compute_capability_major = 9;
+  facts.sm_count = 132;
+  facts.l2_bytes = 62914560;
+  facts.sm_clock_rated_mhz = 1980;
+  detail::Runtime::Get().ResetForTesting();
+  detail::Runtime::Get().Configure(settings, facts);
+  CounterReporter reporter(benchmark::ConsoleReporter::OO_None);
+  std::ostringstream out;
+  reporter.SetOutputStream(&out);
+  reporter.SetErrorStream(&out);
+  benchmark::BenchmarkReporter::Context context;
+  reporter.ReportContext(context);
+  detail::Runtime::Get().ResetForTesting();
+  const std::string text = out.str();
+  EXPECT_NE(text.find("NVIDIA H200 (sm_90, 132 SMs"), std::string::npos) << text;
+  EXPECT_NE(text.find("rated SM clock 1980 MHz"), std::string::npos) << text;
+  EXPECT_NE(text.find("timer=events cache=flush clock_control=none"), std::string::npos) << text;
+  EXPECT_NE(text.find("GPU time per iteration"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace gpubench

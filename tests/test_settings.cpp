@@ -1,0 +1,136 @@
+#include <gtest/gtest.h>
+
+#include "settings_parse.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+ParseResult Parse(std::vector<std::string> args, Environment env = {}) {
+  args.insert(args.begin(), "bench");
+  return ParseCommandLine(args, env);
+}
+
+TEST(Settings, DefaultsWithoutFlagsOrEnvironment) {
+  ParseResult result = Parse({});
+  ASSERT_TRUE(result.ok) << result.error;
+  const Settings& settings = result.command_line.settings;
+  EXPECT_EQ(settings.timer, Timer::kEvents);
+  EXPECT_EQ(settings.cache, CachePolicy::kFlush);
+  EXPECT_EQ(settings.metrics, DefaultMetrics());
+  EXPECT_EQ(settings.profile_iterations, 3);
+  EXPECT_EQ(settings.device, 0);
+  EXPECT_FALSE(result.command_line.list_metrics);
+}
+
+TEST(Settings, FlagsSetEverySetting) {
+  ParseResult result = Parse({"--gpubench_timer=cupti", "--gpubench_cache=keep",
+                              "--gpubench_clock_control=none", "--gpubench_profile_iterations=0",
+                              "--gpubench_device=2", "--gpubench_profile_out=/tmp/p.jsonl"});
+  ASSERT_TRUE(result.ok) << result.error;
+  const Settings& settings = result.command_line.settings;
+  EXPECT_EQ(settings.timer, Timer::kCupti);
+  EXPECT_EQ(settings.cache, CachePolicy::kKeep);
+  EXPECT_EQ(settings.profile_iterations, 0);
+  EXPECT_EQ(settings.device, 2);
+  EXPECT_EQ(result.command_line.profile_out, "/tmp/p.jsonl");
+}
+
+TEST(Settings, GoogleBenchmarkFlagsArePassedOnInOrder) {
+  ParseResult result = Parse({"--benchmark_filter=Copy", "--gpubench_cache=keep",
+                              "--benchmark_out=x.json", "--benchmark_out_format=json"});
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.command_line.remaining_args,
+            (std::vector<std::string>{"bench", "--benchmark_filter=Copy", "--benchmark_out=x.json",
+                                      "--benchmark_out_format=json"}));
+}
+
+TEST(Settings, MetricsAreAddedToTheDefaultsWithoutDuplicates) {
+  ParseResult result =
+      Parse({"--gpubench_metrics=lts__t_sector_hit_rate.pct, dram__bytes_read.sum"});
+  ASSERT_TRUE(result.ok) << result.error;
+  std::vector<std::string> expected = DefaultMetrics();
+  expected.push_back("lts__t_sector_hit_rate.pct");
+  EXPECT_EQ(result.command_line.settings.metrics, expected);
+}
+
+TEST(Settings, EnvironmentIsReadAndFlagsWin) {
+  ParseResult from_env = Parse({}, {{"GPUBENCH_CACHE", "keep"}, {"GPUBENCH_DEVICE", "1"}});
+  ASSERT_TRUE(from_env.ok) << from_env.error;
+  EXPECT_EQ(from_env.command_line.settings.cache, CachePolicy::kKeep);
+  EXPECT_EQ(from_env.command_line.settings.device, 1);
+
+  ParseResult flag_wins = Parse({"--gpubench_cache=flush"}, {{"GPUBENCH_CACHE", "keep"}});
+  ASSERT_TRUE(flag_wins.ok) << flag_wins.error;
+  EXPECT_EQ(flag_wins.command_line.settings.cache, CachePolicy::kFlush);
+}
+
+TEST(Settings, OtherEnvironmentVariablesAreIgnored) {
+  ParseResult result = Parse({}, {{"BENCHMARK_FORMAT", "json"}, {"PATH", "/usr/bin"}});
+  EXPECT_TRUE(result.ok) << result.error;
+}
+
+TEST(Settings, UnknownFlagIsRejectedWithTheValidFlags) {
+  ParseResult result = Parse({"--gpubench_cahce=keep"});
+  ASSERT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("--gpubench_cahce"), std::string::npos) << result.error;
+  EXPECT_NE(result.error.find("--gpubench_cache=flush|keep"), std::string::npos) << result.error;
+}
+
+TEST(Settings, BadValuesAreRejectedWithTheValidOnes) {
+  ParseResult cache = Parse({"--gpubench_cache=cold"});
+  ASSERT_FALSE(cache.ok);
+  EXPECT_NE(cache.error.find("cold"), std::string::npos) << cache.error;
+  EXPECT_NE(cache.error.find("flush"), std::string::npos) << cache.error;
+
+  ParseResult clock = Parse({"--gpubench_clock_control=base"});
+  ASSERT_FALSE(clock.ok);
+  EXPECT_NE(clock.error.find("none"), std::string::npos) << clock.error;
+
+  EXPECT_FALSE(Parse({"--gpubench_profile_iterations=-1"}).ok);
+  EXPECT_FALSE(Parse({"--gpubench_profile_iterations=three"}).ok);
+  EXPECT_FALSE(Parse({"--gpubench_device=x"}).ok);
+  EXPECT_FALSE(Parse({"--gpubench_timer"}).ok);  // a value is required
+}
+
+TEST(Settings, MalformedMetricNameIsRejected) {
+  ParseResult result = Parse({"--gpubench_metrics=dram bytes"});
+  ASSERT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("not a metric name"), std::string::npos) << result.error;
+}
+
+TEST(Settings, BadEnvironmentValueNamesTheVariable) {
+  ParseResult result = Parse({}, {{"GPUBENCH_TIMER", "wallclock"}});
+  ASSERT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("GPUBENCH_TIMER=wallclock"), std::string::npos) << result.error;
+  EXPECT_NE(result.error.find("events|cupti"), std::string::npos) << result.error;
+}
+
+TEST(Settings, UnknownEnvironmentVariableIsRejected) {
+  ParseResult result = Parse({}, {{"GPUBENCH_CACHEPOLICY", "keep"}});
+  ASSERT_FALSE(result.ok);
+  EXPECT_NE(result.error.find("GPUBENCH_CACHEPOLICY"), std::string::npos) << result.error;
+  EXPECT_NE(result.error.find("GPUBENCH_CACHE="), std::string::npos) << result.error;
+}
+
+TEST(Settings, ActionsAreFlagsOnly) {
+  EXPECT_FALSE(Parse({}, {{"GPUBENCH_LIST_METRICS", "dram"}}).ok);
+  ParseResult plain = Parse({"--gpubench_list_metrics"});
+  ASSERT_TRUE(plain.ok) << plain.error;
+  EXPECT_TRUE(plain.command_line.list_metrics);
+  EXPECT_EQ(plain.command_line.list_metrics_filter, "");
+  ParseResult filtered = Parse({"--gpubench_list_metrics=dram__", "--gpubench_chip=GH100"});
+  ASSERT_TRUE(filtered.ok) << filtered.error;
+  EXPECT_EQ(filtered.command_line.list_metrics_filter, "dram__");
+  EXPECT_EQ(filtered.command_line.chip, "GH100");
+}
+
+TEST(Settings, HelpListsEveryFlag) {
+  const std::string help = FlagHelp();
+  for (const char* flag : {"timer", "cache", "clock_control", "metrics", "profile_iterations",
+                           "device", "profile_out", "list_metrics", "chip"}) {
+    EXPECT_NE(help.find(std::string("--gpubench_") + flag), std::string::npos) << flag;
+  }
+}
+
+}  // namespace
+}  // namespace gpubench::detail
