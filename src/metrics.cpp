@@ -31,7 +31,9 @@ std::string SuggestMetrics(const std::string& wanted, const std::vector<std::str
   std::string out;
   if (base_known) {
     out = "'" + base + "' exists; its forms are:";
-    for (const auto& rollup : rollups_of_base) out += " " + base + "." + rollup;
+    for (const auto& rollup : rollups_of_base) {
+      out += " " + base + (rollup.rfind(".", 0) == 0 ? "" : ".") + rollup;
+    }
     return out;
   }
   std::vector<std::pair<size_t, std::string>> scored;

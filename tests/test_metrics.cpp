@@ -69,7 +69,7 @@ TEST(Metrics, SuggestionsForUnknownMetrics) {
                                           "lts__t_sector_hit_rate", "gpu__time_duration"};
   const std::string typo = SuggestMetrics("dram__byte_read.sum", bases, {});
   EXPECT_EQ(typo.rfind("did you mean: dram__bytes_read.sum", 0), 0u) << typo;
-  const std::string form = SuggestMetrics("dram__bytes_read.total", bases, {"sum", "avg", "max"});
+  const std::string form = SuggestMetrics("dram__bytes_read.total", bases, {".sum", ".avg", ".max"});
   EXPECT_NE(form.find("dram__bytes_read.sum"), std::string::npos) << form;
   EXPECT_NE(form.find("exists"), std::string::npos) << form;
 }

@@ -1,0 +1,56 @@
+// Benchmarks that the GPU scripts run as a whole process: under ncu (check_ncu.py) and with
+// faults that poison the CUDA context (check_faults.py).
+#include <gpubench/gpubench.hpp>
+
+#include "kernels.cuh"
+
+static void Ncu_Copy(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  float *in = nullptr, *out = nullptr;
+  if (cudaMalloc(&in, n * 4) != cudaSuccess || cudaMalloc(&out, n * 4) != cudaSuccess) {
+    state.SkipWithError("cudaMalloc failed");
+    return;
+  }
+  FillKernel<<<Blocks(n), 256>>>(in, n, 1.0f);
+  for (auto _ : gpubench::Loop(state)) CopyKernel<<<Blocks(n), 256>>>(in, out, n);
+  cudaFree(in);
+  cudaFree(out);
+}
+GPUBENCH_BENCHMARK(Ncu_Copy)->Arg(size_t{1} << 28)->Iterations(5);
+
+static void Ncu_Spin(benchmark::State& state) {
+  for (auto _ : gpubench::Loop(state)) SpinKernel<<<1, 32>>>(state.range(0));
+}
+GPUBENCH_BENCHMARK(Ncu_Spin)->Arg(200000)->Arg(10000)->Iterations(20);
+
+// Faults, in order: a good run, a bad launch (not sticky), a good run, an illegal address
+// (sticky), and a run that must be skipped because the context is gone.
+static void Fault_1_Good(benchmark::State& state) {
+  for (auto _ : gpubench::Loop(state)) SpinKernel<<<1, 32>>>(1000);
+}
+GPUBENCH_BENCHMARK(Fault_1_Good)->Iterations(3);
+
+static void Fault_2_BadLaunch(benchmark::State& state) {
+  for (auto _ : gpubench::Loop(state)) SpinKernel<<<1, 4096>>>(1000);  // > 1024 threads
+}
+GPUBENCH_BENCHMARK(Fault_2_BadLaunch)->Iterations(3);
+
+static void Fault_3_GoodAfterBadLaunch(benchmark::State& state) {
+  for (auto _ : gpubench::Loop(state)) SpinKernel<<<1, 32>>>(1000);
+}
+GPUBENCH_BENCHMARK(Fault_3_GoodAfterBadLaunch)->Iterations(3);
+
+__global__ void WriteThrough(float* pointer) { *pointer = 1.0f; }
+
+static void Fault_4_IllegalAddress(benchmark::State& state) {
+  float* bad = reinterpret_cast<float*>(0x10);
+  for (auto _ : gpubench::Loop(state)) WriteThrough<<<1, 1>>>(bad);
+}
+GPUBENCH_BENCHMARK(Fault_4_IllegalAddress)->Iterations(3);
+
+static void Fault_5_AfterContextLost(benchmark::State& state) {
+  for (auto _ : gpubench::Loop(state)) SpinKernel<<<1, 32>>>(1000);
+}
+GPUBENCH_BENCHMARK(Fault_5_AfterContextLost)->Iterations(3);
+
+GPUBENCH_MAIN();

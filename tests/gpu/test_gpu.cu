@@ -1,0 +1,252 @@
+// GPU behaviour on a real device (label gpu). Each test skips, naming the reason, where no
+// usable CUDA device exists.
+#include <gtest/gtest.h>
+
+#include <gpubench/gpubench.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "device_info.hpp"
+#include "kernels.cuh"
+#include "runtime.hpp"
+
+namespace {
+
+using Run = benchmark::BenchmarkReporter::Run;
+
+class Capture : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const auto& run : runs) this->runs.push_back(run);
+  }
+  std::vector<Run> runs;
+};
+
+template <class R>
+auto ErrorOf(const R& run, int) -> decltype(run.skip_message, std::string()) {
+  return run.skipped ? run.skip_message : "";
+}
+template <class R>
+auto ErrorOf(const R& run, long) -> decltype(run.error_message, std::string()) {
+  return run.error_occurred ? run.error_message : "";
+}
+
+// Initializes gpubench as a benchmark binary would, with these flags.
+bool InitializeGpubench(std::vector<std::string> flags, std::string* why_not) {
+  gpubench::detail::Runtime::Get().ResetForTesting();
+  gpubench::detail::Runtime::Get().Shutdown();
+  flags.insert(flags.begin(), "gpu_tests");
+  std::vector<char*> argv;
+  for (auto& flag : flags) argv.push_back(flag.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(flags.size());
+  gpubench::InitResult init = gpubench::Initialize(&argc, argv.data());
+  const auto& facts = gpubench::detail::Runtime::Get().facts();
+  if (!init.run_benchmarks || !facts.available) {
+    *why_not = "no usable CUDA device: " + facts.unavailable_reason;
+    return false;
+  }
+  return true;
+}
+
+std::vector<Run> RunMatching(const std::string& filter) {
+  Capture capture;
+  benchmark::RunSpecifiedBenchmarks(&capture, filter);
+  return capture.runs;
+}
+
+double Counter(const Run& run, const std::string& name) {
+  auto found = run.counters.find(name);
+  return found == run.counters.end() ? std::nan("") : found->second.value;
+}
+
+// ---- benchmarks the tests run ------------------------------------------------------------
+
+constexpr size_t kBigCopy = size_t{1} << 28;  // floats: 1 GiB read + 1 GiB written
+
+void Gpu_Copy(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  float *in = nullptr, *out = nullptr;
+  if (cudaMalloc(&in, n * 4) != cudaSuccess || cudaMalloc(&out, n * 4) != cudaSuccess) {
+    state.SkipWithError("cudaMalloc failed");
+    return;
+  }
+  FillKernel<<<Blocks(n), 256>>>(in, n, 1.0f);
+  for (auto _ : gpubench::Loop(state)) CopyKernel<<<Blocks(n), 256>>>(in, out, n);
+  cudaFree(in);
+  cudaFree(out);
+}
+GPUBENCH_BENCHMARK(Gpu_Copy)->Arg(kBigCopy)->Iterations(20);
+
+// Reads a buffer of a quarter of L2: cold after a flush, warm without one.
+void Gpu_ReadSmall(benchmark::State& state) {
+  int device = 0;
+  cudaGetDevice(&device);
+  int l2 = 0;
+  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device);
+  const size_t n = static_cast<size_t>(l2) / 4 / sizeof(float);
+  float *in = nullptr, *sink = nullptr;
+  if (cudaMalloc(&in, n * 4) != cudaSuccess || cudaMalloc(&sink, 4) != cudaSuccess) {
+    state.SkipWithError("cudaMalloc failed");
+    return;
+  }
+  FillKernel<<<Blocks(n), 256>>>(in, n, 1.0f);
+  for (auto _ : gpubench::Loop(state)) ReadKernel<<<Blocks(n), 256>>>(in, n, sink);
+  state.counters["buffer_bytes"] = static_cast<double>(n * 4);
+  cudaFree(in);
+  cudaFree(sink);
+}
+GPUBENCH_BENCHMARK(Gpu_ReadSmall)->Iterations(200);
+
+// Launches a second kernel on every other call: replay passes would see different work.
+void Gpu_DataDependent(benchmark::State& state) {
+  size_t n = 1 << 20;
+  float *in = nullptr, *sink = nullptr;
+  if (cudaMalloc(&in, n * 4) != cudaSuccess || cudaMalloc(&sink, 4) != cudaSuccess) {
+    state.SkipWithError("cudaMalloc failed");
+    return;
+  }
+  FillKernel<<<Blocks(n), 256>>>(in, n, 1.0f);
+  int call = 0;
+  for (auto _ : gpubench::Loop(state)) {
+    ReadKernel<<<Blocks(n), 256>>>(in, n, sink);
+    if (++call % 2 == 0) ReadKernel<<<Blocks(n), 256>>>(in, n, sink);
+  }
+  cudaFree(in);
+  cudaFree(sink);
+}
+GPUBENCH_BENCHMARK(Gpu_DataDependent)->Iterations(3);
+
+// One kernel of about 100 us and one of about 5 us (spin loops, independent of memory).
+void Gpu_Spin(benchmark::State& state) {
+  const long long cycles = state.range(0);
+  for (auto _ : gpubench::Loop(state)) SpinKernel<<<1, 32>>>(cycles);
+}
+GPUBENCH_BENCHMARK(Gpu_Spin)->Arg(200000)->Arg(10000)->Iterations(200);
+
+// ---- tests -------------------------------------------------------------------------------
+
+class Gpu : public ::testing::Test {
+ protected:
+  void Init(std::vector<std::string> flags) {
+    std::string why_not;
+    if (!InitializeGpubench(std::move(flags), &why_not)) GTEST_SKIP() << why_not;
+  }
+};
+
+TEST_F(Gpu, OneGiBCopyIsTimedAtDramSpeedWithAPlausibleClock) {
+  Init({"--gpubench_profile_iterations=0"});
+  if (IsSkipped()) return;
+  auto runs = RunMatching("^Gpu_Copy/");
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_EQ(ErrorOf(runs[0], 0), "");
+  const double seconds = runs[0].real_accumulated_time / runs[0].iterations;
+  const double bandwidth = 2.0 * kBigCopy * 4 / seconds;
+  const double rated = gpubench::detail::Runtime::Get().facts().sm_clock_rated_mhz;
+  const double clock = Counter(runs[0], "sm_clock_mhz");
+  std::printf("[gpu] copy 2 GiB: %.1f us per iteration, %.2f TB/s, SM clock %.0f MHz (rated %.0f)"
+              "\n", seconds * 1e6, bandwidth / 1e12, clock, rated);
+  EXPECT_GT(bandwidth, 1.0e12);
+  EXPECT_LT(bandwidth, 1.1 * gpubench::detail::Runtime::Get().facts().DramBandwidthBytesPerSecond());
+  EXPECT_GT(clock, 0.3 * rated);
+  EXPECT_LT(clock, 1.1 * rated);
+}
+
+TEST_F(Gpu, CopyBytesMatchTheAnalyticCount) {
+  Init({"--gpubench_profile_iterations=3"});
+  if (IsSkipped()) return;
+  ASSERT_NE(gpubench::detail::Runtime::Get().profiler(), nullptr)
+      << gpubench::detail::Runtime::Get().profiler_status();
+  auto runs = RunMatching("^Gpu_Copy/");
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_EQ(ErrorOf(runs[0], 0), "");
+  const double analytic = 1.0 * kBigCopy * 4;
+  const double read = Counter(runs[0], "dram_read_bytes");
+  const double write = Counter(runs[0], "dram_write_bytes");
+  std::printf("[gpu] copy: read %.4f, write %.4f of analytic; duration %.1f us; passes %.0f; "
+              "profiled clock %.0f MHz\n",
+              read / analytic, write / analytic, Counter(runs[0], "gpu_duration") * 1e6,
+              Counter(runs[0], "profile_passes"), Counter(runs[0], "profiled_sm_clock_mhz"));
+  EXPECT_NEAR(read / analytic, 1.0, 0.01);
+  EXPECT_NEAR(write / analytic, 1.0, 0.02);
+  EXPECT_DOUBLE_EQ(Counter(runs[0], "profile_passes"), 1.0);
+}
+
+TEST_F(Gpu, FlushLeavesL2ColdAndAddsNoWrites) {
+  Init({"--gpubench_cache=flush", "--gpubench_profile_iterations=3"});
+  if (IsSkipped()) return;
+  auto flushed = RunMatching("^Gpu_ReadSmall/");
+  Init({"--gpubench_cache=keep", "--gpubench_profile_iterations=3"});
+  auto kept = RunMatching("^Gpu_ReadSmall/");
+  ASSERT_EQ(flushed.size(), 1u);
+  ASSERT_EQ(kept.size(), 1u);
+  ASSERT_EQ(ErrorOf(flushed[0], 0), "");
+  ASSERT_EQ(ErrorOf(kept[0], 0), "");
+  const double bytes = Counter(flushed[0], "buffer_bytes");
+  const double cold = flushed[0].real_accumulated_time / flushed[0].iterations;
+  const double warm = kept[0].real_accumulated_time / kept[0].iterations;
+  std::printf("[gpu] read of L2/4 (%.0f B): flush %.2f us, keep %.2f us; DRAM read %.3f (flush) "
+              "%.3f (keep), DRAM write %.4f (flush) of the buffer\n",
+              bytes, cold * 1e6, warm * 1e6, Counter(flushed[0], "dram_read_bytes") / bytes,
+              Counter(kept[0], "dram_read_bytes") / bytes,
+              Counter(flushed[0], "dram_write_bytes") / bytes);
+  EXPECT_GT(Counter(flushed[0], "dram_read_bytes"), 0.95 * bytes);  // cold: all from DRAM
+  EXPECT_LT(Counter(kept[0], "dram_read_bytes"), 0.10 * bytes);     // warm: from L2
+  EXPECT_LT(Counter(flushed[0], "dram_write_bytes"), 0.01 * bytes);  // the flush wrote nothing
+  EXPECT_GT(cold, warm);
+}
+
+TEST_F(Gpu, ReplayPassesThatDifferAreDetected) {
+  Init({"--gpubench_profile_iterations=2",
+        "--gpubench_metrics=sm__throughput.avg.pct_of_peak_sustained_elapsed"});
+  if (IsSkipped()) return;
+  auto* profiler = gpubench::detail::Runtime::Get().profiler();
+  ASSERT_NE(profiler, nullptr) << gpubench::detail::Runtime::Get().profiler_status();
+  ASSERT_GT(profiler->PassCount(), 1);
+  testing::internal::CaptureStderr();
+  auto runs = RunMatching("^Gpu_DataDependent/");
+  const std::string stderr_text = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(ErrorOf(runs[0], 0), "");  // timing stays
+  EXPECT_TRUE(std::isnan(Counter(runs[0], "dram_read_bytes")));
+  EXPECT_NE(stderr_text.find("launched different kernels"), std::string::npos) << stderr_text;
+}
+
+TEST_F(Gpu, UnknownMetricIsNamedWithCloseMatches) {
+  std::string why_not;
+  if (!InitializeGpubench({"--gpubench_profile_iterations=0"}, &why_not)) GTEST_SKIP() << why_not;
+  gpubench::Settings settings = gpubench::CurrentSettings();
+  settings.metrics.push_back("dram__byte_read.sum");
+  std::string status;
+  auto profiler = gpubench::detail::MakeCuptiProfiler(
+      settings, gpubench::detail::Runtime::Get().facts(), &status);
+  EXPECT_EQ(profiler, nullptr);
+  std::printf("[gpu] %s\n", status.c_str());
+  EXPECT_NE(status.find("unknown metric 'dram__byte_read.sum'"), std::string::npos) << status;
+  EXPECT_NE(status.find("dram__bytes_read.sum"), std::string::npos) << status;
+}
+
+TEST_F(Gpu, CuptiTimerMatchesKernelDurations) {
+  Init({"--gpubench_timer=cupti", "--gpubench_profile_iterations=1"});
+  if (IsSkipped()) return;
+  auto cupti = RunMatching("^Gpu_Spin/");
+  Init({"--gpubench_timer=cupti", "--gpubench_profile_iterations=1"});
+  ASSERT_EQ(cupti.size(), 2u);
+  for (const auto& run : cupti) {
+    ASSERT_EQ(ErrorOf(run, 0), "");
+    const double timed = run.real_accumulated_time / run.iterations;
+    const double profiled = Counter(run, "gpu_duration");
+    const double kernel = Counter(run, "kernel_time/SpinKernel");
+    std::printf("[gpu] %s: cupti timer %.3f us, kernel_time %.3f us, profiled range %.3f us\n",
+                run.benchmark_name().c_str(), timed * 1e6, kernel * 1e6, profiled * 1e6);
+    EXPECT_NEAR(kernel, timed, 1e-9 + 1e-6 * timed);
+    EXPECT_GT(timed, 0.0);
+  }
+}
+
+}  // namespace
