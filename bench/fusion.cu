@@ -40,7 +40,7 @@ static void BM_Unfused(benchmark::State& state) {
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 4 * n * sizeof(float)));
 }
-GPUBENCH_BENCHMARK(BM_Unfused)->Arg(1 << 28);
+GPUBENCH_BENCHMARK(BM_Unfused)->Arg(1 << 29);
 
 static void BM_Fused(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
@@ -52,4 +52,4 @@ static void BM_Fused(benchmark::State& state) {
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * n * sizeof(float)));
 }
-GPUBENCH_BENCHMARK(BM_Fused)->Arg(1 << 28);
+GPUBENCH_BENCHMARK(BM_Fused)->Arg(1 << 29);

@@ -17,8 +17,9 @@ step_build() {
   echo "build ok"
 }
 step_test() {
-  (cd $BUILD && ctest -L gpu --output-on-failure -j1 --timeout 900) >"$OUT/ctest_gpu.log" 2>&1
-  grep -E "^\[gpu\]|Test +#|tests passed|FAIL|ratio|us,|profiled|timer=" "$OUT/ctest_gpu.log" | head -80
+  (cd $BUILD && ctest -L gpu --output-on-failure -j1 --timeout 900 --verbose) >"$OUT/ctest_gpu.log" 2>&1
+  cp -r $BUILD/tests/gpu/ncu_out "$OUT/ncu_out" 2>/dev/null
+  grep -E "^[0-9]+: \[gpu\]|Test +#[0-9]+:|tests passed|FAIL|ratio|: copy|: Ncu_|ncu profiled" "$OUT/ctest_gpu.log" | head -80
 }
 step_examples() {
   $BUILD/bench/gpubench_examples --benchmark_out="$OUT/examples_h200.json" \
@@ -32,6 +33,20 @@ step_overhead() {
       --benchmark_out="$OUT/overhead_$cache.json" --benchmark_out_format=json \
       >"$OUT/overhead_$cache.log" 2>&1
     grep -E "^BM_" "$OUT/overhead_$cache.log"
+  done
+}
+step_crosscheck() {
+  python3 bench/crosscheck_ncu.py $BUILD/bench/gpubench_examples "$OUT/crosscheck" 2>&1 | tail -12
+}
+step_rss() {
+  $BUILD/bench/gpubench_rss --benchmark_out="$OUT/rss.json" --benchmark_out_format=json \
+    >"$OUT/rss.log" 2>&1
+  python3 -c "import json,sys; b=json.load(open('$OUT/rss.json'))['benchmarks']; r=[x['rss_bytes'] for x in b]; print('rss over %d instances: first %.1f MB, 100th %.1f MB, last %.1f MB, max %.1f MB' % (len(r), r[0]/1e6, r[min(99,len(r)-1)]/1e6, r[-1]/1e6, max(r)/1e6))"
+}
+step_suite() {
+  for flags in "" "--gpubench_profile_iterations=0"; do
+    /usr/bin/time -f "suite wall %e s, max RSS %M kB ($flags)" $BUILD/bench/gpubench_examples $flags \
+      >"$OUT/suite${flags:+_off}.log" 2>"$OUT/suite${flags:+_off}.time" ; tail -1 "$OUT/suite${flags:+_off}.time"
   done
 }
 for step in "${@:-all}"; do

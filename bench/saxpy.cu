@@ -23,4 +23,4 @@ static void BM_Saxpy(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 3 * n * sizeof(float)));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * 2 * n));  // FLOPs
 }
-GPUBENCH_BENCHMARK(BM_Saxpy)->Arg(1 << 28);
+GPUBENCH_BENCHMARK(BM_Saxpy)->Arg(1 << 29);

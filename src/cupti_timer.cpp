@@ -182,10 +182,13 @@ class CuptiTimer final : public IterationTimer {
         !status.ok()) {
       return status;
     }
-    if (Status status = CuptiStatus(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION),
-                                    "cuptiActivityEnable(EXTERNAL_CORRELATION)");
-        !status.ok()) {
-      return status;
+    // External correlation records are made for API records, so the API kinds must be on.
+    for (auto kind : {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_RUNTIME,
+                      CUPTI_ACTIVITY_KIND_DRIVER}) {
+      if (Status status = CuptiStatus(cuptiActivityEnable(kind), "cuptiActivityEnable");
+          !status.ok()) {
+        return status;
+      }
     }
     enabled_ = true;
     return Status::Ok();
@@ -196,6 +199,8 @@ class CuptiTimer final : public IterationTimer {
     if (!enabled_) return;
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
     enabled_ = false;
   }
 

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""gpubench against Nsight Compute on the example binary (H200 numbers in docs/accuracy.md).
+
+For each streaming example: dram bytes read/written and duration per iteration from gpubench
+(user ranges, default metrics, cache=flush) and from ncu (kernel replay, --cache-control all,
+--clock-control none, the same metrics, the kernels inside gpubench's NVTX ranges), beside the
+analytic bytes. Then the time to collect the metrics for the whole example suite: gpubench with
+profiling on, against ncu --nvtx with the same metrics, both with a tiny --benchmark_min_time.
+Usage: crosscheck_ncu.py EXAMPLES_BINARY OUT_DIR
+"""
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+METRICS = "dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum"
+FLOAT = 4
+N = 1 << 29
+# name: (analytic read bytes, analytic write bytes, kernels per iteration)
+CASES = {
+    "BM_Copy/536870912": (N * FLOAT, N * FLOAT, 1),
+    "BM_Saxpy/536870912": (2 * N * FLOAT, N * FLOAT, 1),
+    "BM_Unfused/536870912": (2 * N * FLOAT, 2 * N * FLOAT, 2),
+    "BM_Fused/536870912": (N * FLOAT, N * FLOAT, 1),
+}
+SCALE = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "nsecond": 1e-9,
+         "usecond": 1e-6, "msecond": 1e-3, "second": 1}
+
+
+def timed(command, log_path):
+    start = time.time()
+    result = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+    elapsed = time.time() - start
+    with open(log_path, "w") as handle:
+        handle.write("$ " + " ".join(command) + "\n" + result.stdout + "\n" + result.stderr)
+    if result.returncode != 0:
+        print(result.stdout[-2000:], result.stderr[-2000:])
+        raise SystemExit("failed: " + " ".join(command))
+    return elapsed, result.stdout
+
+
+def ncu_per_iteration(ncu, binary, name, out_dir, kernels_per_iteration):
+    _, stdout = timed([ncu, "--nvtx", "--nvtx-include", "gpubench@" + name + "/",
+                       "--clock-control", "none", "--cache-control", "all", "--metrics", METRICS,
+                       "--csv", binary, "--benchmark_filter=^" + name + "/",
+                       "--benchmark_min_time=0.001", "--gpubench_profile_iterations=0"],
+                      os.path.join(out_dir, "ncu_" + name.split("/")[0] + ".log"))
+    text = stdout[stdout.find('"ID"'):]
+    totals, ids = {}, set()
+    for row in csv.DictReader(io.StringIO(text)):
+        ids.add(row["ID"])
+        value = float(row["Metric Value"].replace(",", "")) * SCALE.get(row["Metric Unit"], 1)
+        totals[row["Metric Name"]] = totals.get(row["Metric Name"], 0.0) + value
+    iterations = max(1, len(ids) // kernels_per_iteration)
+    return {k: v / iterations for k, v in totals.items()}, len(ids)
+
+
+def main():
+    binary, out_dir = sys.argv[1], sys.argv[2]
+    os.makedirs(out_dir, exist_ok=True)
+    ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
+    ours_path = os.path.join(out_dir, "crosscheck_gpubench.json")
+    timed([binary, "--benchmark_filter=" + "|".join("^" + c + "/" for c in CASES),
+           "--benchmark_min_time=0.05", "--benchmark_out=" + ours_path,
+           "--benchmark_out_format=json"], os.path.join(out_dir, "crosscheck_gpubench.log"))
+    with open(ours_path) as handle:
+        ours = {b["name"].rsplit("/manual_time", 1)[0]: b for b in json.load(handle)["benchmarks"]}
+    lines = ["| benchmark | read: analytic / gpubench / ncu | write: analytic / gpubench / ncu "
+             "| duration us: gpubench range / ncu kernels / events |",
+             "|---|---|---|---|"]
+    for name, (read, write, kernels) in CASES.items():
+        theirs, profiled = ncu_per_iteration(ncu, binary, name, out_dir, kernels)
+        mine = ours[name]
+        gb = lambda x: "%.4f GB" % (x / 1e9)
+        lines.append("| %s | %s / %s (%.2f%%) / %s (%.2f%%) | %s / %s (%.2f%%) / %s (%.2f%%) "
+                     "| %.1f / %.1f / %.1f |" % (
+                         name, gb(read), gb(mine["dram_read_bytes"]),
+                         100 * mine["dram_read_bytes"] / read,
+                         gb(theirs.get("dram__bytes_read.sum", 0)),
+                         100 * theirs.get("dram__bytes_read.sum", 0) / read,
+                         gb(write), gb(mine["dram_write_bytes"]),
+                         100 * mine["dram_write_bytes"] / write,
+                         gb(theirs.get("dram__bytes_write.sum", 0)),
+                         100 * theirs.get("dram__bytes_write.sum", 0) / write,
+                         mine["gpu_duration"] * 1e6,
+                         theirs.get("gpu__time_duration.sum", 0) * 1e6,
+                         mine["real_time"] * {"ns": 1e-3, "us": 1, "ms": 1e3}[mine["time_unit"]]))
+        print(lines[-1], "(ncu profiled %d kernels)" % profiled, flush=True)
+    fused = ours["BM_Fused/536870912"]["bytes_moved"]
+    unfused = ours["BM_Unfused/536870912"]["bytes_moved"]
+    lines.append("\nFusion saving in bytes moved: unfused / fused = %.4f (analytic 2.0000)" %
+                 (unfused / fused))
+
+    suite = [binary, "--benchmark_min_time=0.001"]
+    with_profiling, _ = timed(suite, os.path.join(out_dir, "suite_gpubench.log"))
+    without, _ = timed(suite + ["--gpubench_profile_iterations=0"],
+                       os.path.join(out_dir, "suite_timing_only.log"))
+    under_ncu, _ = timed([ncu, "--nvtx", "--nvtx-include", "regex:gpubench@.*/",
+                          "--clock-control", "none", "--cache-control", "all",
+                          "--metrics", METRICS + ",sm__cycles_elapsed.avg.per_second"] + suite +
+                         ["--gpubench_profile_iterations=0"],
+                         os.path.join(out_dir, "suite_ncu.log"))
+    lines.append("\nExample suite, --benchmark_min_time=0.001: gpubench with metrics %.1f s, "
+                 "timing only %.1f s, ncu --nvtx with the same metrics %.1f s; ncu / gpubench "
+                 "= %.1fx" % (with_profiling, without, under_ncu, under_ncu / with_profiling))
+    print("\n".join(lines[-2:]))
+    with open(os.path.join(out_dir, "crosscheck.md"), "w") as handle:
+        handle.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
