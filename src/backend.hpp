@@ -28,10 +28,15 @@ class GpuOps {
   virtual Status BeginClockProbe(cudaStream_t stream) = 0;
   /// Ends it and waits: the mean SM clock (MHz) between the two probes, over all SMs seen.
   virtual Status EndClockProbe(cudaStream_t stream, double* sm_clock_mhz) = 0;
-  /// NVTX push/pop in domain "gpubench".
+  /// NVTX push/pop in domain "gpubench": one nested range per '/'-separated part of the name
+  /// (NvtxRangePath), popped together.
   virtual void PushRange(const std::string& name) = 0;
   virtual void PopRange() = 0;
 };
+
+/// "BM_Copy/1048576" -> {"BM_Copy", "1048576"}: ncu and nsys read '/' in a push/pop filter as
+/// nesting, so each part is its own nested NVTX range. Empty parts are dropped.
+std::vector<std::string> NvtxRangePath(const std::string& name);
 
 /// GPU time of regions of stream work.
 class IterationTimer {

@@ -173,16 +173,26 @@ class CudaOps final : public GpuOps {
     return Status::Ok();
   }
 
+  // One nested range per part of the name, so that ncu's push/pop filter
+  // "gpubench@BM_Copy/1048576/" (ranges BM_Copy > 1048576) selects exactly these iterations.
   void PushRange(const std::string& name) override {
-    nvtxEventAttributes_t attributes = {};
-    attributes.version = NVTX_VERSION;
-    attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
-    attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
-    attributes.message.ascii = name.c_str();
-    nvtxDomainRangePushEx(domain_, &attributes);
+    if (name != pushed_name_) {
+      pushed_name_ = name;
+      pushed_parts_ = NvtxRangePath(name);
+    }
+    for (const auto& part : pushed_parts_) {
+      nvtxEventAttributes_t attributes = {};
+      attributes.version = NVTX_VERSION;
+      attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+      attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
+      attributes.message.ascii = part.c_str();
+      nvtxDomainRangePushEx(domain_, &attributes);
+    }
   }
 
-  void PopRange() override { nvtxDomainRangePop(domain_); }
+  void PopRange() override {
+    for (size_t i = 0; i < pushed_parts_.size(); ++i) nvtxDomainRangePop(domain_);
+  }
 
  private:
   ProbeSample* Samples(int which) { return static_cast<ProbeSample*>(probe_) + which * kMaxSms; }
@@ -197,6 +207,8 @@ class CudaOps final : public GpuOps {
 
   DeviceFacts facts_;
   nvtxDomainHandle_t domain_ = nullptr;
+  std::string pushed_name_;
+  std::vector<std::string> pushed_parts_;
   void* flush_buffer_ = nullptr;
   size_t flush_bytes_ = 0;
   void* probe_ = nullptr;

@@ -173,6 +173,7 @@ class CuptiRangeProfiler final : public Profiler {
  public:
   ~CuptiRangeProfiler() override {
     AbortSession();
+    Disable();
     if (subscriber_ != nullptr) cuptiUnsubscribe(subscriber_);
   }
 
@@ -283,9 +284,9 @@ class CuptiRangeProfiler final : public Profiler {
     }
     passes_ = static_cast<int>(passes.numOfPasses);
 
-    // Privilege problems show up when the profiler attaches: try once now, not in every run.
+    // Attached once and kept: enabling costs tens of milliseconds, too much for every run.
+    // Privilege problems show up here, at start, not in every run.
     if (Status status = Enable(); !status.ok()) return status;
-    Disable();
 
     if (cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnDriverCall), this) !=
         CUPTI_SUCCESS) {
@@ -305,7 +306,9 @@ class CuptiRangeProfiler final : public Profiler {
   int PassCount() const override { return passes_; }
 
   Status BeginSession(cudaStream_t, int ranges) override {
-    if (Status status = Enable(); !status.ok()) return status;
+    if (object_ == nullptr) {
+      if (Status status = Enable(); !status.ok()) return status;
+    }
     GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, size);
     size.pRangeProfilerObject = object_;
     size.pMetricNames = metric_names_.data();
@@ -431,10 +434,10 @@ class CuptiRangeProfiler final : public Profiler {
       for (size_t m = 0; m < metrics_.size(); ++m) range_values[metrics_[m]] = values[m];
       ranges->push_back(std::move(range_values));
     }
-    Disable();
     return Status::Ok();
   }
 
+  // After a failed session the profiler is detached; the next session attaches afresh.
   void AbortSession() override {
     SetLaunchCallbacks(false);
     if (started_) {
@@ -442,8 +445,8 @@ class CuptiRangeProfiler final : public Profiler {
       stop.pRangeProfilerObject = object_;
       cuptiRangeProfilerStop(&stop);
       started_ = false;
+      Disable();
     }
-    Disable();
   }
 
  private:

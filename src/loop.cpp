@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -194,6 +195,7 @@ class IterationController {
       phase_ = Phase::kDone;
       return false;
     }
+    profile_start_ = std::chrono::steady_clock::now();
     if (Status status = profiler->BeginSession(stream_, ranges_); !status.ok()) {
       return ProfileFailed(status);
     }
@@ -248,7 +250,7 @@ class IterationController {
       state_.counters[name] = value;
     }
     state_.counters["profile_passes"] = pass_;
-    AppendProfileRecord(name_, pass_, values, "");
+    AppendProfileRecord(name_, pass_, ProfileSeconds(), values, "");
     phase_ = Phase::kDone;
     return false;
   }
@@ -265,9 +267,14 @@ class IterationController {
       std::cerr << "gpubench: " << name_ << ": hardware metrics not collected: " << status.message()
                 << "\n";
     }
-    AppendProfileRecord(name_, pass_, {}, status.message());
+    AppendProfileRecord(name_, pass_, ProfileSeconds(), {}, status.message());
     phase_ = Phase::kDone;
     return false;
+  }
+
+  double ProfileSeconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - profile_start_)
+        .count();
   }
 
   Status BodyError(const Status& status) const {
@@ -307,6 +314,7 @@ class IterationController {
   int ranges_ = 0;
   int range_ = 0;
   int pass_ = 0;
+  std::chrono::steady_clock::time_point profile_start_;
 };
 
 }  // namespace detail

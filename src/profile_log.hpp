@@ -11,8 +11,9 @@ namespace gpubench::detail {
 /// Opens (appends to) `path`; an empty path turns the log off. Returns an error message or "".
 std::string OpenProfileLog(const std::string& path);
 
-/// One JSON line: {"benchmark", "passes", "ranges": [{metric: value}...], "error"}.
-void AppendProfileRecord(const std::string& benchmark, int passes,
+/// One JSON line: {"benchmark", "passes", "seconds" (host time the profiled iterations took),
+/// "ranges": [{metric: value}...], "error"}.
+void AppendProfileRecord(const std::string& benchmark, int passes, double seconds,
                          const std::vector<std::map<std::string, double>>& ranges,
                          const std::string& error);
 

@@ -2,7 +2,10 @@
 
 #include "gpubench/fixture.hpp"
 #include "gpubench/registration.hpp"
+#include "backend.hpp"
 #include "instance.hpp"
+
+#include <algorithm>
 
 namespace gpubench {
 namespace detail {
@@ -38,6 +41,17 @@ std::string InstanceName(const CurrentInstance& instance, const benchmark::State
   std::string name = instance.family != nullptr ? *instance.family : std::string("unregistered");
   for (int i = 0; i < instance.args_count; ++i) name += "/" + std::to_string(state.range(i));
   return name;
+}
+
+std::vector<std::string> NvtxRangePath(const std::string& name) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= name.size()) {
+    const size_t slash = std::min(name.find('/', start), name.size());
+    if (slash > start) parts.push_back(name.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return parts;
 }
 
 InstanceScope::InstanceScope(const std::string& family, const BenchmarkHandle& benchmark) {

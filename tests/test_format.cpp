@@ -42,3 +42,19 @@ TEST(Format, ValuesCarryTheirUnits) {
 
 }  // namespace
 }  // namespace gpubench::detail
+
+#include "backend.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+TEST(NvtxRangePath, EachNamePartIsANestedRange) {
+  EXPECT_EQ(NvtxRangePath("BM_Copy/1048576"), (std::vector<std::string>{"BM_Copy", "1048576"}));
+  EXPECT_EQ(NvtxRangePath("Fixture/Case/5/9"),
+            (std::vector<std::string>{"Fixture", "Case", "5", "9"}));
+  EXPECT_EQ(NvtxRangePath("BM_Tiny"), (std::vector<std::string>{"BM_Tiny"}));
+  EXPECT_EQ(NvtxRangePath("a//b/"), (std::vector<std::string>{"a", "b"}));
+}
+
+}  // namespace
+}  // namespace gpubench::detail
