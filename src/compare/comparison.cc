@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 
 #include "compare/loader.h"
 
@@ -102,7 +103,7 @@ class MetricJudge {
     MetricComparison result;
     result.name = base.name;
     result.is_time = base.name == kRealTime || base.name == kCpuTime;
-    result.policy = ResolveMetricPolicy(base.name, options_.overrides);
+    result.policy = Policy(base.name);
     result.baseline_values = base.values;
     result.contender_values = cont.values;
     const bool gated = result.policy.threshold_percent.has_value();
@@ -204,6 +205,17 @@ class MetricJudge {
   }
 
  private:
+  // Policies depend only on the name; resolving them once per name keeps
+  // files with thousands of benchmarks fast.
+  const MetricPolicy& Policy(const std::string& metric) const {
+    auto it = policy_cache_.find(metric);
+    if (it == policy_cache_.end()) {
+      it = policy_cache_.emplace(metric, ResolveMetricPolicy(metric, options_.overrides)).first;
+    }
+    return it->second;
+  }
+
+  mutable std::unordered_map<std::string, MetricPolicy> policy_cache_;
   const BenchmarkFile& baseline_;
   const BenchmarkFile& contender_;
   const CompareOptions& options_;

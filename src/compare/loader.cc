@@ -1,6 +1,10 @@
 #include "compare/loader.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -8,7 +12,6 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
-#include <memory>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -637,8 +640,12 @@ class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
 
   void AppendValues(std::vector<MetricSeries>& metrics, double real_ns, double cpu_ns) {
     if (metrics.empty()) {
+      metrics.reserve(2 + row_.counter_count);
       metrics.push_back({std::string(kRealTime), {}});
       if (row_.has_cpu_time) metrics.push_back({std::string(kCpuTime), {}});
+    }
+    if (metrics.front().values.empty() && row_.has_repetitions && row_.repetitions <= 1000) {
+      metrics.front().values.reserve(static_cast<std::size_t>(row_.repetitions));
     }
     metrics.front().values.push_back(real_ns);
     if (row_.has_cpu_time) FindOrAddSeries(metrics, kCpuTime).values.push_back(cpu_ns);
@@ -647,11 +654,15 @@ class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
     }
   }
 
-  static MetricSeries& FindOrAddSeries(std::vector<MetricSeries>& metrics, std::string_view name) {
+  MetricSeries& FindOrAddSeries(std::vector<MetricSeries>& metrics, std::string_view name) const {
     for (MetricSeries& series : metrics) {
       if (series.name == name) return series;
     }
     metrics.push_back({std::string(name), {}});
+    // Avoid regrowing each series once per repetition.
+    if (row_.has_repetitions && row_.repetitions <= 1000) {
+      metrics.back().values.reserve(static_cast<std::size_t>(row_.repetitions));
+    }
     return metrics.back();
   }
 
@@ -664,7 +675,7 @@ class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
     }
     BenchmarkRecord& record = file_.benchmarks[it->second];
     const int repetitions = row_.has_repetitions ? static_cast<int>(row_.repetitions) : 0;
-    const std::string duplicate_hint =
+    constexpr const char* duplicate_hint =
         "; every benchmark name must be unique within a file (give each registration its own "
         "name or arguments, and do not concatenate outputs of several runs)";
     const std::size_t rows_so_far = record.seen_repetition_indices.size();
@@ -762,42 +773,60 @@ std::optional<std::string> QuoteNonFiniteTokens(std::string_view json) {
   std::optional<std::string> rewritten;
   std::size_t copied_up_to = 0;  // json[0, copied_up_to) is already in *rewritten
   const std::size_t size = json.size();
+  const char* const data = json.data();
   // Last character outside strings and whitespace; tells whether a word
-  // stands where a value is expected (and not e.g. in "1e5").
+  // stands where a value is expected (and not e.g. the e of "1e5").
   char previous_significant = '\0';
-  for (std::size_t i = 0; i < size; ++i) {
-    const char c = json[i];
-    if (c == '"') {
-      for (++i; i < size && json[i] != '"'; ++i) {
-        if (json[i] == '\\') ++i;
-      }
-      previous_significant = '"';
-      continue;
-    }
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    const bool value_position = previous_significant == ':' || previous_significant == ',' ||
-                                previous_significant == '[' || previous_significant == '\0';
-    const bool signed_word = (c == '-' || c == '+') && i + 1 < size && IsAsciiLetter(json[i + 1]);
-    if (value_position && (IsAsciiLetter(c) || signed_word)) {
-      std::size_t end = i + (signed_word ? 1 : 0);
-      while (end < size && IsAsciiLetter(json[end])) ++end;
-      const std::string_view word = json.substr(i, end - i);
-      if (auto value = ParseNonFiniteSpelling(word)) {
-        if (!rewritten) {
-          rewritten.emplace();
-          rewritten->reserve(size + 1024);
+  std::size_t i = 0;
+  while (i < size) {
+    // Outside strings up to the next quote (memchr: most bytes are in strings).
+    const void* quote = std::memchr(data + i, '"', size - i);
+    const std::size_t outside_end =
+        quote ? static_cast<std::size_t>(static_cast<const char*>(quote) - data) : size;
+    for (; i < outside_end; ++i) {
+      const char c = data[i];
+      if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+      const bool value_position = previous_significant == ':' || previous_significant == ',' ||
+                                  previous_significant == '[' || previous_significant == '\0';
+      const bool signed_word =
+          (c == '-' || c == '+') && i + 1 < outside_end && IsAsciiLetter(data[i + 1]);
+      if (value_position && (IsAsciiLetter(c) || signed_word)) {
+        std::size_t end = i + (signed_word ? 1 : 0);
+        while (end < outside_end && IsAsciiLetter(data[end])) ++end;
+        if (auto value = ParseNonFiniteSpelling(json.substr(i, end - i))) {
+          if (!rewritten) {
+            rewritten.emplace();
+            rewritten->reserve(size + size / 8);
+          }
+          rewritten->append(json.substr(copied_up_to, i - copied_up_to));
+          rewritten->append(std::isnan(*value) ? "\"NaN\""
+                            : *value > 0       ? "\"Infinity\""
+                                               : "\"-Infinity\"");
+          copied_up_to = end;
         }
-        rewritten->append(json.substr(copied_up_to, i - copied_up_to));
-        rewritten->append(std::isnan(*value) ? "\"NaN\""
-                          : *value > 0       ? "\"Infinity\""
-                                             : "\"-Infinity\"");
-        copied_up_to = end;
+        previous_significant = 'a';
+        i = end - 1;
+        continue;
       }
-      previous_significant = 'a';
-      i = end - 1;
-      continue;
+      previous_significant = c;
     }
-    previous_significant = c;
+    if (i >= size) break;
+    // Inside a string: find the closing quote that is not escaped.
+    std::size_t j = i + 1;
+    for (;;) {
+      const void* next = j < size ? std::memchr(data + j, '"', size - j) : nullptr;
+      if (!next) {
+        j = size;
+        break;
+      }
+      j = static_cast<std::size_t>(static_cast<const char*>(next) - data);
+      std::size_t backslashes = 0;
+      while (j - backslashes > i + 1 && data[j - backslashes - 1] == '\\') ++backslashes;
+      if (backslashes % 2 == 0) break;
+      ++j;
+    }
+    previous_significant = '"';
+    i = j + 1;
   }
   if (rewritten) rewritten->append(json.substr(copied_up_to));
   return rewritten;
@@ -829,32 +858,75 @@ BenchmarkFile ParseBenchmarkJson(std::string_view bytes, const std::string& sour
   return handler.Finish();
 }
 
+namespace {
+
+// Owns the bytes of an input file: a read-only mapping for regular files
+// (no copy, and pre-faulted because page faults are costly on some VMs),
+// otherwise a buffer filled by read() (pipes, process substitution).
+class FileBytes {
+ public:
+  explicit FileBytes(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw LoadError("cannot open " + path + ": " + std::strerror(errno));
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) {
+      const int saved = errno;
+      ::close(fd);
+      throw LoadError("cannot read " + path + ": " + std::strerror(saved));
+    }
+    if (S_ISDIR(info.st_mode)) {
+      ::close(fd);
+      throw LoadError(path + " is a directory; " + kExpectedInput);
+    }
+    if (S_ISREG(info.st_mode) && info.st_size > 0) {
+      size_ = static_cast<std::size_t>(info.st_size);
+      void* mapping = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      if (mapping != MAP_FAILED) {
+        mapping_ = mapping;
+        ::close(fd);
+        return;
+      }
+    }
+    ReadAll(fd, path);
+    ::close(fd);
+  }
+  ~FileBytes() {
+    if (mapping_) ::munmap(mapping_, size_);
+  }
+  FileBytes(const FileBytes&) = delete;
+  FileBytes& operator=(const FileBytes&) = delete;
+
+  std::string_view view() const {
+    return mapping_ ? std::string_view(static_cast<const char*>(mapping_), size_)
+                    : std::string_view(buffer_);
+  }
+
+ private:
+  void ReadAll(int fd, const std::string& path) {
+    char chunk[1 << 16];
+    for (;;) {
+      const ssize_t got = ::read(fd, chunk, sizeof chunk);
+      if (got == 0) break;
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        const int saved = errno;
+        ::close(fd);
+        throw LoadError("cannot read " + path + ": " + std::strerror(saved));
+      }
+      buffer_.append(chunk, static_cast<std::size_t>(got));
+    }
+  }
+
+  void* mapping_ = nullptr;
+  std::size_t size_ = 0;
+  std::string buffer_;
+};
+
+}  // namespace
+
 BenchmarkFile LoadBenchmarkFile(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    throw LoadError("cannot open " + path + ": " + std::strerror(errno));
-  }
-  if (S_ISDIR(info.st_mode)) {
-    throw LoadError(path + " is a directory; " + kExpectedInput);
-  }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) throw LoadError("cannot open " + path + ": " + std::strerror(errno));
-  std::string bytes;
-  // Regular files: one read of the known size; pipes: grow as needed.
-  std::size_t capacity =
-      S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) + 1 : 1 << 16;
-  std::size_t used = 0;
-  for (;;) {
-    bytes.resize(capacity);
-    const std::size_t got = std::fread(bytes.data() + used, 1, capacity - used, file.get());
-    used += got;
-    if (used < capacity) break;
-    capacity *= 2;
-  }
-  if (std::ferror(file.get())) throw LoadError("cannot read " + path + ": " + std::strerror(errno));
-  bytes.resize(used);
-  return ParseBenchmarkJson(bytes, path);
+  const FileBytes bytes(path);
+  return ParseBenchmarkJson(bytes.view(), path);
 }
 
 }  // namespace gpubench::compare
