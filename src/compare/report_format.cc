@@ -505,8 +505,9 @@ std::string FormatMarkdown(const ComparisonReport& report) {
   if (!banners.empty()) {
     out += "> [!WARNING]\n";
     for (const auto& [tone, text] : banners) {
-      out += "> " + std::string(tone == Tone::kBad ? "**" : "") + MarkdownCell(text) +
-             (tone == Tone::kBad ? "**" : "") + "<br>\n";
+      // Bold must not start with a space in Markdown, so drop the indent.
+      const std::string cell = MarkdownCell(text.substr(text.find_first_not_of(' ')));
+      out += "> " + (tone == Tone::kBad ? "**" + cell + "**" : cell) + "<br>\n";
     }
     out += "\n";
   }
