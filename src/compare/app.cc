@@ -1,0 +1,95 @@
+#include "compare/app.h"
+
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <optional>
+#include <ostream>
+#include <thread>
+
+#include "compare/loader.h"
+
+namespace gpubench::compare {
+namespace {
+
+struct LoadOutcome {
+  std::optional<BenchmarkFile> file;
+  std::string error;
+};
+
+LoadOutcome LoadCatchingErrors(const std::string& path) {
+  LoadOutcome outcome;
+  try {
+    outcome.file = LoadBenchmarkFile(path);
+  } catch (const LoadError& error) {
+    outcome.error = error.what();
+  } catch (const std::bad_alloc&) {
+    outcome.error = path + ": out of memory while reading it";
+  } catch (const std::exception& error) {
+    outcome.error = path + ": cannot be read: " + error.what();
+  }
+  return outcome;
+}
+
+std::string Render(const ComparisonReport& report, OutputFormat format, bool color) {
+  switch (format) {
+    case OutputFormat::kMarkdown:
+      return FormatMarkdown(report);
+    case OutputFormat::kJson:
+      return FormatJson(report);
+    case OutputFormat::kConsole:
+      break;
+  }
+  return FormatConsole(report, color);
+}
+
+}  // namespace
+
+int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& err,
+                  bool out_is_terminal) {
+  // The two files are independent; parsing dominates, so use two cores.
+  LoadOutcome contender;
+  std::thread contender_loader([&] { contender = LoadCatchingErrors(options.contender_path); });
+  LoadOutcome baseline = LoadCatchingErrors(options.baseline_path);
+  contender_loader.join();
+  bool bad_input = false;
+  for (const LoadOutcome* outcome : {&baseline, &contender}) {
+    if (!outcome->error.empty()) {
+      err << "gpubench-compare: error: " << outcome->error << "\n";
+      bad_input = true;
+    }
+  }
+  if (bad_input) return kExitBadInput;
+
+  ComparisonReport report;
+  try {
+    report = CompareFiles(*baseline.file, *contender.file, options.compare);
+  } catch (const LoadError& error) {
+    err << "gpubench-compare: error: " << error.what() << "\n";
+    return kExitBadInput;
+  }
+
+  const bool color_allowed = std::getenv("NO_COLOR") == nullptr;
+  const bool stdout_color = options.color == ColorMode::kAlways ||
+                            (options.color == ColorMode::kAuto && out_is_terminal && color_allowed);
+  if (options.output_path.empty()) {
+    out << Render(report, options.format, stdout_color);
+  } else {
+    std::ofstream file(options.output_path, std::ios::binary | std::ios::trunc);
+    file << Render(report, options.format, options.color == ColorMode::kAlways);
+    file.close();
+    if (!file) {
+      err << "gpubench-compare: error: cannot write " << options.output_path << "\n";
+      return kExitBadInput;
+    }
+    if (options.format != OutputFormat::kConsole) out << FormatConsole(report, stdout_color);
+  }
+  out.flush();
+  if (report.refused_for_settings) {
+    err << "gpubench-compare: the benchmark settings differ (" << report.settings.differences.size()
+        << " setting(s)); not comparing. Pass --allow-settings-mismatch to compare anyway.\n";
+  }
+  return report.exit_code;
+}
+
+}  // namespace gpubench::compare

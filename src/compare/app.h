@@ -1,0 +1,31 @@
+// Everything gpubench-compare does after its command line is parsed.
+#ifndef GPUBENCH_COMPARE_APP_H_
+#define GPUBENCH_COMPARE_APP_H_
+
+#include <iosfwd>
+#include <string>
+
+#include "compare/comparison.h"
+#include "compare/report_format.h"
+
+namespace gpubench::compare {
+
+enum class ColorMode { kAuto, kAlways, kNever };
+
+struct AppOptions {
+  std::string baseline_path, contender_path;
+  CompareOptions compare;
+  OutputFormat format = OutputFormat::kConsole;
+  ColorMode color = ColorMode::kAuto;
+  std::string output_path;  // empty: the report goes to `out`
+};
+
+// Loads both files (in parallel), compares, writes the report and returns
+// the exit code. With --output and a non-console format, `out` also gets the
+// console table so one run serves both the log and the artifact.
+int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& err,
+                  bool out_is_terminal);
+
+}  // namespace gpubench::compare
+
+#endif  // GPUBENCH_COMPARE_APP_H_

@@ -1,0 +1,496 @@
+#include "compare/comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+
+#include "compare/loader.h"
+
+namespace gpubench::compare {
+namespace {
+
+constexpr std::string_view kFingerprintKey = "gpubench_settings_fingerprint";
+constexpr std::string_view kFingerprintKeysKey = "gpubench_fingerprint_keys";
+constexpr std::string_view kThrottledCounter = "sm_clock_throttled";
+
+std::string Printf(const char* format, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
+}
+
+std::string FormatP(double p) { return p < 1e-4 ? std::string("< 0.0001") : Printf("%.4f", p); }
+
+std::vector<std::string> SplitKeyList(const std::string& list) {
+  std::vector<std::string> keys;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    std::string key = list.substr(start, comma - start);
+    key.erase(0, key.find_first_not_of(" \t"));
+    key.erase(key.find_last_not_of(" \t") + 1);
+    if (!key.empty()) keys.push_back(std::move(key));
+    start = comma + 1;
+  }
+  return keys;
+}
+
+std::optional<std::string> OptionalValue(const BenchmarkFile& file, std::string_view key) {
+  const std::string* value = file.ContextValue(key);
+  return value ? std::optional<std::string>(*value) : std::nullopt;
+}
+
+bool AnyThrottled(const BenchmarkRecord& record) {
+  const MetricSeries* series = record.FindMetric(kThrottledCounter);
+  if (!series) return false;
+  return std::any_of(series->values.begin(), series->values.end(),
+                     [](double v) { return v >= 0.5; });
+}
+
+bool AllFinite(const std::vector<double>& values, std::size_t* first_bad) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) {
+      *first_bad = i;
+      return false;
+    }
+  }
+  return true;
+}
+
+double RelativeChangePercent(double baseline, double contender) {
+  if (baseline == contender) return 0;
+  if (baseline == 0) {
+    return contender > 0 ? std::numeric_limits<double>::infinity()
+                         : -std::numeric_limits<double>::infinity();
+  }
+  return (contender - baseline) / std::fabs(baseline) * 100;
+}
+
+// Positive when the metric got worse, in percent.
+double Badness(Direction direction, double change_percent) {
+  return direction == Direction::kHigherIsBetter ? -change_percent : change_percent;
+}
+
+int Severity(const MetricComparison& metric) {
+  switch (metric.verdict) {
+    case Verdict::kRegression:
+      return 5;
+    case Verdict::kUnconfirmed:
+      return metric.worse ? 4 : 2;
+    case Verdict::kImprovement:
+      return 3;
+    case Verdict::kSame:
+      return 1;
+    case Verdict::kReportOnly:
+      break;
+  }
+  return 0;
+}
+
+class MetricJudge {
+ public:
+  MetricJudge(const BenchmarkFile& baseline, const BenchmarkFile& contender,
+              const CompareOptions& options)
+      : baseline_(baseline), contender_(contender), options_(options) {}
+
+  MetricComparison Judge(const std::string& benchmark, const MetricSeries& base,
+                         const MetricSeries& cont, bool aggregates_only) const {
+    MetricComparison result;
+    result.name = base.name;
+    result.is_time = base.name == kRealTime || base.name == kCpuTime;
+    result.policy = Policy(base.name);
+    result.baseline_values = base.values;
+    result.contender_values = cont.values;
+    const bool gated = result.policy.threshold_percent.has_value();
+
+    std::size_t bad_index = 0;
+    for (int side = 0; side < 2; ++side) {
+      const std::vector<double>& values = side == 0 ? base.values : cont.values;
+      if (AllFinite(values, &bad_index)) continue;
+      if (gated) {
+        const BenchmarkFile& file = side == 0 ? baseline_ : contender_;
+        throw LoadError(file.path + ": benchmark \"" + benchmark + "\": metric \"" + base.name +
+                        "\" is " + Printf("%g", values[bad_index]) + " in repetition " +
+                        std::to_string(bad_index) +
+                        "; a gated metric needs finite values (fix the benchmark, or pass "
+                        "--threshold " +
+                        base.name + "=off to report it without gating)");
+      }
+      result.change_percent = std::numeric_limits<double>::quiet_NaN();
+      result.baseline_median = Median(base.values);
+      result.contender_median = Median(cont.values);
+      result.notes.push_back(std::string("non-finite value in the ") +
+                             (side == 0 ? "baseline" : "contender") + ": not compared");
+      return result;
+    }
+
+    result.baseline_median = Median(base.values);
+    result.contender_median = Median(cont.values);
+    if (result.baseline_median == 0 && result.contender_median != 0) {
+      if (gated && result.is_time) {
+        throw LoadError(baseline_.path + ": benchmark \"" + benchmark + "\": " + base.name +
+                        " is 0 (median of " + std::to_string(base.values.size()) +
+                        " repetitions), so no relative change can be computed; a zero time "
+                        "means nothing was measured (e.g. manual timing never set). Re-run the "
+                        "baseline, or pass --threshold " +
+                        base.name + "=off");
+      }
+      result.notes.push_back("baseline is 0: relative change is infinite");
+    }
+    result.change_percent = RelativeChangePercent(result.baseline_median, result.contender_median);
+
+    const std::size_t n_base = base.values.size(), n_cont = cont.values.size();
+    const bool can_test = result.policy.statistical && n_base >= 2 && n_cont >= 2;
+    if (can_test) {
+      MannWhitneyResult test = MannWhitneyU(base.values, cont.values);
+      result.p_value = test.p_value;
+      result.test_method = test.method_used;
+    }
+    if (!gated) {
+      result.verdict = Verdict::kReportOnly;
+      return result;
+    }
+
+    const double threshold = *result.policy.threshold_percent;
+    const double badness = Badness(result.policy.direction, result.change_percent);
+    const bool beyond = std::fabs(badness) > threshold;
+    result.worse = beyond && badness > 0;
+    if (!beyond) {
+      result.verdict = Verdict::kSame;
+      if (result.p_value && *result.p_value < options_.alpha && badness != 0) {
+        result.notes.push_back("significant (p " + FormatP(*result.p_value) + ") but within " +
+                               Printf("%g", threshold) + "%");
+      }
+      return result;
+    }
+    const Verdict confirmed = result.worse ? Verdict::kRegression : Verdict::kImprovement;
+    if (!result.policy.statistical) {
+      result.verdict = confirmed;  // deterministic counter: the medians decide
+    } else if (can_test) {
+      if (*result.p_value < options_.alpha) {
+        result.verdict = confirmed;
+      } else if (SmallestPossiblePValue(n_base, n_cont) >= options_.alpha) {
+        result.verdict = Verdict::kUnconfirmed;
+        result.notes.push_back(
+            "with " + std::to_string(n_base) + " and " + std::to_string(n_cont) +
+            " repetitions p can never be < " + Printf("%g", options_.alpha) +
+            "; needs >= " + std::to_string(RepetitionsNeededForSignificance(options_.alpha)) +
+            " repetitions in each file");
+      } else {
+        result.verdict = Verdict::kSame;
+        result.notes.push_back("change beyond " + Printf("%g", threshold) +
+                               "% but not significant (p " + FormatP(*result.p_value) +
+                               " >= alpha " + Printf("%g", options_.alpha) + ")");
+      }
+    } else {
+      result.verdict = Verdict::kUnconfirmed;
+      const std::string needed = std::to_string(RepetitionsNeededForSignificance(options_.alpha));
+      result.notes.push_back(
+          aggregates_only ? "file has only aggregates (--benchmark_report_aggregates_only): no "
+                            "per-repetition values to test; threshold only"
+                          : "too few repetitions for a test (" + std::to_string(n_base) + " vs " +
+                                std::to_string(n_cont) +
+                                "): threshold only; run with --benchmark_repetitions=" + needed +
+                                " or more to confirm");
+    }
+    result.fails_gate = result.verdict == Verdict::kRegression ||
+                        (result.verdict == Verdict::kUnconfirmed && result.worse &&
+                         options_.unconfirmed == UnconfirmedPolicy::kFail);
+    return result;
+  }
+
+ private:
+  // Policies depend only on the name; resolving them once per name keeps
+  // files with thousands of benchmarks fast.
+  const MetricPolicy& Policy(const std::string& metric) const {
+    auto it = policy_cache_.find(metric);
+    if (it == policy_cache_.end()) {
+      it = policy_cache_.emplace(metric, ResolveMetricPolicy(metric, options_.overrides)).first;
+    }
+    return it->second;
+  }
+
+  mutable std::unordered_map<std::string, MetricPolicy> policy_cache_;
+  const BenchmarkFile& baseline_;
+  const BenchmarkFile& contender_;
+  const CompareOptions& options_;
+};
+
+void CompareMetrics(const BenchmarkRecord& base, const BenchmarkRecord& cont,
+                    const MetricJudge& judge, BenchmarkComparison& out) {
+  for (const MetricSeries& base_series : base.metrics) {
+    const MetricSeries* cont_series = cont.FindMetric(base_series.name);
+    if (!cont_series) {
+      out.notes.push_back("metric \"" + base_series.name + "\" only in the baseline");
+      continue;
+    }
+    if (base_series.values.empty() || cont_series->values.empty()) continue;
+    out.metrics.push_back(judge.Judge(base.name, base_series, *cont_series,
+                                      base.aggregates_only || cont.aggregates_only));
+  }
+  for (const MetricSeries& cont_series : cont.metrics) {
+    if (!base.FindMetric(cont_series.name)) {
+      out.notes.push_back("metric \"" + cont_series.name + "\" only in the contender");
+    }
+  }
+  int worst = -1;
+  for (const MetricComparison& metric : out.metrics) {
+    out.fails_gate = out.fails_gate || metric.fails_gate;
+    if (!metric.policy.threshold_percent) continue;
+    const int severity = Severity(metric);
+    if (severity > worst) {
+      worst = severity;
+      out.verdict = metric.verdict;
+      out.worse = metric.worse;
+    }
+  }
+}
+
+void Count(const BenchmarkComparison& benchmark, Summary& summary) {
+  switch (benchmark.status) {
+    case BenchmarkStatus::kMissing:
+      ++summary.missing;
+      break;
+    case BenchmarkStatus::kNew:
+      ++summary.added;
+      break;
+    case BenchmarkStatus::kFailedInContender:
+      ++summary.failed_in_contender;
+      break;
+    case BenchmarkStatus::kFailedInBaseline:
+      ++summary.failed_in_baseline;
+      break;
+    case BenchmarkStatus::kFailedInBoth:
+      ++summary.failed_in_both;
+      break;
+    case BenchmarkStatus::kCompared:
+      ++summary.compared;
+      switch (benchmark.verdict) {
+        case Verdict::kRegression:
+          ++summary.regressions;
+          break;
+        case Verdict::kImprovement:
+          ++summary.improvements;
+          break;
+        case Verdict::kSame:
+          ++summary.same;
+          break;
+        case Verdict::kUnconfirmed:
+          ++(benchmark.worse ? summary.unconfirmed_regressions : summary.unconfirmed_improvements);
+          break;
+        case Verdict::kReportOnly:
+          ++summary.report_only;
+          break;
+      }
+      break;
+  }
+  if (benchmark.throttled_baseline || benchmark.throttled_contender) ++summary.throttled;
+  if (benchmark.fails_gate) ++summary.failing;
+}
+
+std::string FailureText(const BenchmarkRecord& record) {
+  std::string text = record.skipped ? "skipped" : "error";
+  if (!record.failure_message.empty()) text += ": " + record.failure_message;
+  return text;
+}
+
+}  // namespace
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const std::size_t middle = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle),
+                   values.end());
+  const double upper = values[middle];
+  if (values.size() % 2 == 1) return upper;
+  const double lower =
+      *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle));
+  return lower + (upper - lower) / 2;
+}
+
+SettingsCheck CheckSettings(const BenchmarkFile& baseline, const BenchmarkFile& contender) {
+  SettingsCheck check;
+  check.baseline_fingerprint = OptionalValue(baseline, kFingerprintKey);
+  check.contender_fingerprint = OptionalValue(contender, kFingerprintKey);
+  if (!check.baseline_fingerprint || !check.contender_fingerprint) {
+    if (check.baseline_fingerprint || check.contender_fingerprint) {
+      check.notes.push_back(std::string("only the ") +
+                            (check.baseline_fingerprint ? "baseline" : "contender") +
+                            " carries gpubench settings; settings were not checked");
+    }
+    return check;
+  }
+  // Union of both key lists, in the order first seen.
+  std::vector<std::string> keys;
+  std::set<std::string> seen;
+  for (const BenchmarkFile* file : {&baseline, &contender}) {
+    if (const std::string* list = file->ContextValue(kFingerprintKeysKey)) {
+      for (std::string& key : SplitKeyList(*list)) {
+        if (seen.insert(key).second) keys.push_back(std::move(key));
+      }
+    }
+  }
+  for (const std::string& key : keys) {
+    auto base_value = OptionalValue(baseline, key);
+    auto cont_value = OptionalValue(contender, key);
+    if (base_value != cont_value) check.differences.push_back({key, base_value, cont_value, true});
+  }
+  check.mismatch = *check.baseline_fingerprint != *check.contender_fingerprint;
+  if (check.mismatch && check.differences.empty()) {
+    check.notes.push_back(
+        "the settings fingerprints differ but no key listed in gpubench_fingerprint_keys "
+        "differs; the files were probably written by different gpubench versions");
+  } else if (!check.mismatch && !check.differences.empty()) {
+    check.notes.push_back(
+        "the settings fingerprints are equal but listed settings differ; the fingerprint may be "
+        "stale");
+  }
+  return check;
+}
+
+std::vector<ValueDifference> DeviceDifferences(const BenchmarkFile& baseline,
+                                               const BenchmarkFile& contender) {
+  std::set<std::string> keys;
+  for (const BenchmarkFile* file : {&baseline, &contender}) {
+    for (const auto& [key, value] : file->context) {
+      if (key.rfind("gpu_", 0) == 0 || key.rfind("cuda_", 0) == 0) keys.insert(key);
+    }
+  }
+  std::vector<ValueDifference> differences;
+  for (const std::string& key : {std::string("gpu_name"), std::string("cuda_driver_version")}) {
+    auto base_value = OptionalValue(baseline, key);
+    auto cont_value = OptionalValue(contender, key);
+    if (base_value != cont_value) differences.push_back({key, base_value, cont_value, true});
+    keys.erase(key);
+  }
+  for (const std::string& key : keys) {
+    auto base_value = OptionalValue(baseline, key);
+    auto cont_value = OptionalValue(contender, key);
+    if (base_value != cont_value) differences.push_back({key, base_value, cont_value, false});
+  }
+  return differences;
+}
+
+ComparisonReport CompareFiles(const BenchmarkFile& baseline, const BenchmarkFile& contender,
+                              const CompareOptions& options) {
+  ComparisonReport report;
+  report.baseline_path = baseline.path;
+  report.contender_path = contender.path;
+  report.baseline_benchmark_count = baseline.benchmarks.size();
+  report.contender_benchmark_count = contender.benchmarks.size();
+  report.options = options;
+  report.warnings = baseline.warnings;
+  report.warnings.insert(report.warnings.end(), contender.warnings.begin(),
+                         contender.warnings.end());
+  report.settings = CheckSettings(baseline, contender);
+  report.device_differences = DeviceDifferences(baseline, contender);
+  if (report.settings.mismatch && !options.allow_settings_mismatch) {
+    report.refused_for_settings = true;
+    report.exit_code = kExitSettingsMismatch;
+    return report;
+  }
+  if (baseline.benchmarks.empty()) {
+    report.warnings.push_back(baseline.path + " has no benchmarks; nothing is gated");
+  }
+
+  const MetricJudge judge(baseline, contender, options);
+  report.benchmarks.reserve(baseline.benchmarks.size() + 16);
+  for (const BenchmarkRecord& base : baseline.benchmarks) {
+    BenchmarkComparison out;
+    out.name = base.name;
+    out.baseline_repetitions = base.RepetitionCount();
+    out.throttled_baseline = AnyThrottled(base);
+    const BenchmarkRecord* cont = contender.Find(base.name);
+    if (!cont) {
+      out.status = BenchmarkStatus::kMissing;
+      out.fails_gate = options.fail_on_missing;
+    } else {
+      out.contender_repetitions = cont->RepetitionCount();
+      out.throttled_contender = AnyThrottled(*cont);
+      if (base.failed && cont->failed) {
+        out.status = BenchmarkStatus::kFailedInBoth;
+        out.failure_message = FailureText(*cont);
+      } else if (cont->failed) {
+        out.status = BenchmarkStatus::kFailedInContender;
+        out.failure_message = FailureText(*cont);
+        out.fails_gate = true;
+      } else if (base.failed) {
+        out.status = BenchmarkStatus::kFailedInBaseline;
+        out.failure_message = FailureText(base);
+        out.notes.push_back("failed in the baseline: nothing to compare against");
+      } else {
+        CompareMetrics(base, *cont, judge, out);
+      }
+    }
+    if (out.throttled_baseline || out.throttled_contender) {
+      out.notes.push_back(std::string("SM clock throttled in the ") +
+                          (out.throttled_baseline && out.throttled_contender
+                               ? "baseline and contender"
+                           : out.throttled_baseline ? "baseline"
+                                                    : "contender") +
+                          ": time comparison is doubtful");
+    }
+    Count(out, report.summary);
+    report.benchmarks.push_back(std::move(out));
+  }
+  for (const BenchmarkRecord& cont : contender.benchmarks) {
+    if (baseline.Find(cont.name)) continue;
+    BenchmarkComparison out;
+    out.name = cont.name;
+    out.status = BenchmarkStatus::kNew;
+    out.contender_repetitions = cont.RepetitionCount();
+    out.throttled_contender = AnyThrottled(cont);
+    if (cont.failed) {
+      // A new benchmark that fails is as broken as an old one that fails.
+      out.status = BenchmarkStatus::kFailedInContender;
+      out.failure_message = FailureText(cont);
+      out.fails_gate = true;
+      out.notes.push_back("not in the baseline");
+    }
+    Count(out, report.summary);
+    report.benchmarks.push_back(std::move(out));
+  }
+  report.exit_code = report.summary.failing > 0 ? kExitRegression : kExitOk;
+  return report;
+}
+
+const char* VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kRegression:
+      return "regression";
+    case Verdict::kImprovement:
+      return "improvement";
+    case Verdict::kSame:
+      return "same";
+    case Verdict::kUnconfirmed:
+      return "unconfirmed";
+    case Verdict::kReportOnly:
+      break;
+  }
+  return "report_only";
+}
+
+const char* StatusName(BenchmarkStatus status) {
+  switch (status) {
+    case BenchmarkStatus::kCompared:
+      return "compared";
+    case BenchmarkStatus::kMissing:
+      return "missing";
+    case BenchmarkStatus::kNew:
+      return "new";
+    case BenchmarkStatus::kFailedInContender:
+      return "failed_in_contender";
+    case BenchmarkStatus::kFailedInBaseline:
+      return "failed_in_baseline";
+    case BenchmarkStatus::kFailedInBoth:
+      return "failed_in_both";
+  }
+  return "?";
+}
+
+}  // namespace gpubench::compare

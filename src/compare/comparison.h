@@ -1,0 +1,123 @@
+// Matches the benchmarks of two files and decides a verdict for each metric.
+#ifndef GPUBENCH_COMPARE_COMPARISON_H_
+#define GPUBENCH_COMPARE_COMPARISON_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/mann_whitney.h"
+#include "compare/metric_policy.h"
+#include "compare/model.h"
+
+namespace gpubench::compare {
+
+// Exit codes of gpubench-compare.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRegression = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitSettingsMismatch = 3;
+
+// Whether a change beyond the threshold that statistics could not confirm
+// (too few repetitions) fails the gate.
+enum class UnconfirmedPolicy { kFail, kWarn };
+
+struct CompareOptions {
+  double alpha = 0.05;
+  PolicyOverrides overrides;
+  UnconfirmedPolicy unconfirmed = UnconfirmedPolicy::kFail;
+  bool allow_settings_mismatch = false;
+  bool fail_on_missing = false;
+};
+
+enum class Verdict { kRegression, kImprovement, kSame, kUnconfirmed, kReportOnly };
+
+enum class BenchmarkStatus {
+  kCompared,
+  kMissing,            // in the baseline only
+  kNew,                // in the contender only
+  kFailedInContender,  // errored or skipped in the contender only: fails the gate
+  kFailedInBaseline,   // nothing to compare against
+  kFailedInBoth,
+};
+
+struct MetricComparison {
+  std::string name;
+  bool is_time = false;  // values are nanoseconds
+  MetricPolicy policy;
+  std::vector<double> baseline_values, contender_values;
+  double baseline_median = 0, contender_median = 0;
+  // (contender - baseline) / |baseline| in percent; +-inf when the baseline
+  // is 0, NaN when undefined.
+  double change_percent = 0;
+  std::optional<double> p_value;
+  std::optional<MannWhitneyMethod> test_method;
+  Verdict verdict = Verdict::kReportOnly;
+  bool worse = false;  // beyond the threshold in the bad direction
+  bool fails_gate = false;
+  std::vector<std::string> notes;
+};
+
+struct BenchmarkComparison {
+  std::string name;
+  BenchmarkStatus status = BenchmarkStatus::kCompared;
+  Verdict verdict = Verdict::kReportOnly;  // the worst verdict of its gated metrics
+  bool worse = false;
+  bool fails_gate = false;
+  std::size_t baseline_repetitions = 0, contender_repetitions = 0;
+  bool throttled_baseline = false, throttled_contender = false;
+  std::string failure_message;
+  std::vector<MetricComparison> metrics;
+  std::vector<std::string> notes;
+};
+
+struct ValueDifference {
+  std::string key;
+  std::optional<std::string> baseline, contender;  // nullopt: key absent
+  bool prominent = false;                          // GPU name or driver: shown before the table
+};
+
+struct SettingsCheck {
+  std::optional<std::string> baseline_fingerprint, contender_fingerprint;
+  bool mismatch = false;
+  std::vector<ValueDifference> differences;  // every fingerprint key that differs
+  std::vector<std::string> notes;
+};
+
+struct Summary {
+  std::size_t compared = 0, regressions = 0, unconfirmed_regressions = 0,
+              unconfirmed_improvements = 0, improvements = 0, same = 0, report_only = 0,
+              missing = 0, added = 0, failed_in_contender = 0, failed_in_baseline = 0,
+              failed_in_both = 0, throttled = 0, failing = 0;
+};
+
+struct ComparisonReport {
+  std::string baseline_path, contender_path;
+  std::size_t baseline_benchmark_count = 0, contender_benchmark_count = 0;
+  CompareOptions options;
+  SettingsCheck settings;
+  bool refused_for_settings = false;  // exit 3: nothing was compared
+  std::vector<ValueDifference> device_differences;
+  std::vector<BenchmarkComparison> benchmarks;
+  Summary summary;
+  std::vector<std::string> warnings;
+  int exit_code = kExitOk;
+};
+
+SettingsCheck CheckSettings(const BenchmarkFile& baseline, const BenchmarkFile& contender);
+std::vector<ValueDifference> DeviceDifferences(const BenchmarkFile& baseline,
+                                               const BenchmarkFile& contender);
+
+// Throws LoadError when the inputs cannot be judged (e.g. a gated counter is
+// NaN or a gated time is 0 in the baseline).
+ComparisonReport CompareFiles(const BenchmarkFile& baseline, const BenchmarkFile& contender,
+                              const CompareOptions& options);
+
+const char* VerdictName(Verdict verdict);        // "regression", ...
+const char* StatusName(BenchmarkStatus status);  // "compared", "missing", ...
+double Median(std::vector<double> values);
+
+}  // namespace gpubench::compare
+
+#endif  // GPUBENCH_COMPARE_COMPARISON_H_

@@ -1,0 +1,35 @@
+// Turns the bytes of a Google Benchmark JSON file into a BenchmarkFile.
+#ifndef GPUBENCH_COMPARE_LOADER_H_
+#define GPUBENCH_COMPARE_LOADER_H_
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "compare/model.h"
+
+namespace gpubench::compare {
+
+// Input that cannot be compared. The message names the file and, where it
+// applies, the benchmark and field, and says what a valid file looks like.
+class LoadError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// GB writes non-finite doubles as bare NaN / Infinity (older versions: nan,
+// inf), which strict JSON parsers reject. Returns a copy where every such
+// token outside strings is quoted ("NaN", "Infinity", "-Infinity"), or
+// nullopt when the input has none. Line numbers are unchanged.
+std::optional<std::string> QuoteNonFiniteTokens(std::string_view json);
+
+// Parses GB JSON. `source_name` (usually the path) prefixes every message.
+BenchmarkFile ParseBenchmarkJson(std::string_view bytes, const std::string& source_name);
+
+// Reads and parses a file; throws LoadError for unreadable or invalid input.
+BenchmarkFile LoadBenchmarkFile(const std::string& path);
+
+}  // namespace gpubench::compare
+
+#endif  // GPUBENCH_COMPARE_LOADER_H_

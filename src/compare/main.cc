@@ -1,0 +1,105 @@
+// gpubench-compare: CI regression gate for Google Benchmark / gpubench JSON.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "compare/app.h"
+#include "compare/comparison.h"
+
+namespace {
+
+using gpubench::compare::AppOptions;
+using gpubench::compare::ColorMode;
+using gpubench::compare::OutputFormat;
+using gpubench::compare::UnconfirmedPolicy;
+
+constexpr const char* kDescription =
+    "Compare two Google Benchmark JSON files (baseline, contender) and fail on regressions.\n"
+    "Exit codes: 0 no regression, 1 regression or failed benchmark, 2 bad input or usage,\n"
+    "3 benchmark settings differ (gpubench_settings_fingerprint).";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  AppOptions options;
+  std::vector<std::string> threshold_specs, direction_specs;
+  std::string format = "console", color = "auto", unconfirmed = "fail";
+
+  CLI::App app{kDescription, "gpubench-compare"};
+  app.add_option("BASELINE", options.baseline_path, "Baseline JSON (--benchmark_out)")->required();
+  app.add_option("CONTENDER", options.contender_path, "Contender JSON")->required();
+  app.add_option("--threshold", threshold_specs,
+                 "METRIC=PERCENT (e.g. real_time=5%, dram_write_bytes=1%) or METRIC=off; "
+                 "repeatable. Defaults: real_time 5%, dram_read_bytes/dram_write_bytes/"
+                 "bytes_moved 1%, dram_bandwidth 5%, others report only")
+      ->allow_extra_args(false);
+  app.add_option("--direction", direction_specs,
+                 "METRIC=higher|lower: which way is better for a counter; repeatable")
+      ->allow_extra_args(false);
+  app.add_option("--alpha", options.compare.alpha, "Significance level of the Mann-Whitney U test")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-12, 0.999999));
+  app.add_option("--unconfirmed", unconfirmed,
+                 "Whether a change beyond the threshold that repetitions cannot confirm fails "
+                 "the gate (fail) or is advisory (warn)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"fail", "warn"}));
+  app.add_flag("--allow-settings-mismatch", options.compare.allow_settings_mismatch,
+               "Compare even when the gpubench settings fingerprints differ");
+  app.add_flag("--fail-on-missing", options.compare.fail_on_missing,
+               "Fail the gate when a baseline benchmark is missing from the contender");
+  app.add_option("--format", format, "Report format")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"console", "markdown", "json"}));
+  app.add_option("--output,-o", options.output_path,
+                 "Write the report to FILE (stdout then gets the console table)");
+  app.add_option("--color", color, "Colour the console table")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+
+  try {
+    app.parse(argc, argv);
+    for (const std::string& spec : threshold_specs) {
+      options.compare.overrides.thresholds.insert_or_assign(
+          gpubench::compare::ParseThresholdSpec(spec).first,
+          gpubench::compare::ParseThresholdSpec(spec).second);
+    }
+    for (const std::string& spec : direction_specs) {
+      auto [metric, direction] = gpubench::compare::ParseDirectionSpec(spec);
+      options.compare.overrides.directions.insert_or_assign(metric, direction);
+    }
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return gpubench::compare::kExitOk;
+  } catch (const CLI::ParseError& error) {
+    std::cerr << "gpubench-compare: usage error: " << error.what() << "\n"
+              << "Run 'gpubench-compare --help' for usage.\n";
+    return gpubench::compare::kExitBadInput;
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "gpubench-compare: usage error: " << error.what() << "\n";
+    return gpubench::compare::kExitBadInput;
+  }
+  options.format = format == "markdown" ? OutputFormat::kMarkdown
+                   : format == "json"   ? OutputFormat::kJson
+                                        : OutputFormat::kConsole;
+  options.color = color == "always"  ? ColorMode::kAlways
+                  : color == "never" ? ColorMode::kNever
+                                     : ColorMode::kAuto;
+  options.compare.unconfirmed =
+      unconfirmed == "warn" ? UnconfirmedPolicy::kWarn : UnconfirmedPolicy::kFail;
+  try {
+    return gpubench::compare::RunComparison(options, std::cout, std::cerr,
+                                            ::isatty(STDOUT_FILENO) == 1);
+  } catch (const std::exception& error) {
+    // Last resort: a bug must not look like a passing gate.
+    std::cerr << "gpubench-compare: internal error: " << error.what() << "\n";
+    return gpubench::compare::kExitBadInput;
+  }
+}

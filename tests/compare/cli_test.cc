@@ -1,0 +1,349 @@
+// End-to-end tests: run the gpubench-compare executable on JSON written by a
+// real Google Benchmark binary (fake_gpu_benchmark, ctest fixture) and check
+// exit codes, verdicts and output formats.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct ToolRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+ToolRun RunTool(const std::vector<std::string>& args) {
+  // ctest runs tests in parallel processes: keep their files apart.
+  const std::string prefix =
+      ::testing::TempDir() + "/gpubench_compare_" + std::to_string(::getpid());
+  const std::string out_path = prefix + "_stdout.txt";
+  const std::string err_path = prefix + "_stderr.txt";
+  std::vector<std::string> argv_storage = {GPUBENCH_COMPARE_EXE};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& arg : argv_storage) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(out, STDOUT_FILENO);
+    ::dup2(err, STDERR_FILENO);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ToolRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.out = ReadFile(out_path);
+  run.err = ReadFile(err_path);
+  std::remove(out_path.c_str());
+  std::remove(err_path.c_str());
+  return run;
+}
+
+std::string Generated(const std::string& name) {
+  return std::string(GPUBENCH_COMPARE_GENERATED_DIR) + "/" + name + ".json";
+}
+std::string Data(const std::string& name) {
+  return std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/" + name;
+}
+
+// The JSON report of comparing two generated files.
+nlohmann::json JsonReport(const std::string& baseline, const std::string& contender,
+                          std::vector<std::string> extra = {}, int expected_exit = -1) {
+  std::vector<std::string> args = {Generated(baseline), Generated(contender), "--format", "json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const ToolRun run = RunTool(args);
+  if (expected_exit >= 0) {
+    EXPECT_EQ(run.exit_code, expected_exit) << run.err;
+  }
+  return nlohmann::json::parse(run.out);
+}
+
+// GB appends "/iterations:1/manual_time" to the names; match on the prefix.
+const nlohmann::json& BenchmarkEntry(const nlohmann::json& report, const std::string& prefix) {
+  for (const nlohmann::json& entry : report.at("benchmarks")) {
+    if (entry.at("name").get<std::string>().rfind(prefix, 0) == 0) return entry;
+  }
+  throw std::runtime_error("no benchmark starting with " + prefix);
+}
+
+const nlohmann::json& MetricEntry(const nlohmann::json& benchmark, const std::string& metric) {
+  for (const nlohmann::json& entry : benchmark.at("metrics")) {
+    if (entry.at("name") == metric) return entry;
+  }
+  throw std::runtime_error("no metric " + metric);
+}
+
+// --- exit codes ----------------------------------------------------------------
+
+TEST(ExitCode, ZeroWhenNothingRegressed) {
+  const ToolRun run = RunTool({Generated("baseline"), Generated("rerun")});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("PASS (exit 0)"));
+}
+
+TEST(ExitCode, OneOnRegression) {
+  const ToolRun run = RunTool({Generated("baseline"), Generated("contender")});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("FAIL (exit 1)"));
+}
+
+TEST(ExitCode, TwoOnBadInputWithTheFileNamed) {
+  const ToolRun run = RunTool({Data("malformed.json"), Generated("contender")});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, AllOf(HasSubstr("malformed.json is not valid JSON"), HasSubstr("line")));
+  EXPECT_TRUE(run.out.empty());
+}
+
+TEST(ExitCode, TwoOnUsageErrors) {
+  EXPECT_EQ(RunTool({Generated("baseline")}).exit_code, 2);
+  EXPECT_EQ(RunTool({Generated("baseline"), Generated("rerun"), "--format", "xml"}).exit_code, 2);
+  const ToolRun bad_threshold =
+      RunTool({Generated("baseline"), Generated("rerun"), "--threshold", "real_time=fast"});
+  EXPECT_EQ(bad_threshold.exit_code, 2);
+  EXPECT_THAT(bad_threshold.err, HasSubstr("real_time=5%"));
+  EXPECT_EQ(RunTool({Generated("baseline"), Generated("rerun"), "--alpha", "2"}).exit_code, 2);
+  EXPECT_EQ(RunTool({"--help"}).exit_code, 0);
+}
+
+TEST(ExitCode, ThreeOnSettingsMismatchNamingEverySetting) {
+  const ToolRun run = RunTool({Generated("baseline"), Generated("alternate_settings")});
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_THAT(run.out, AllOf(HasSubstr("SETTINGS MISMATCH: refusing to compare"),
+                             HasSubstr("setting gpubench_timer: baseline \"cuda_event\", "
+                                       "contender \"cupti\""),
+                             HasSubstr("setting gpubench_cache: baseline \"flush\", contender "
+                                       "\"warm\""),
+                             Not(HasSubstr("gpubench_flush_method"))));
+  EXPECT_THAT(run.err, HasSubstr("--allow-settings-mismatch"));
+  const nlohmann::json report = JsonReport("baseline", "alternate_settings", {}, 3);
+  EXPECT_EQ(report.at("gate"), "settings_mismatch");
+  ASSERT_EQ(report.at("settings").at("differences").size(), 2u);
+  EXPECT_EQ(report.at("settings").at("differences")[0].at("key"), "gpubench_timer");
+  EXPECT_EQ(report.at("settings").at("differences")[1].at("key"), "gpubench_cache");
+}
+
+TEST(ExitCode, AllowSettingsMismatchCompares) {
+  const ToolRun run = RunTool(
+      {Generated("baseline"), Generated("alternate_settings"), "--allow-settings-mismatch"});
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("SETTINGS MISMATCH (allowed by --allow-settings-mismatch)"));
+}
+
+// --- verdicts ------------------------------------------------------------------
+
+TEST(Verdict, RegressionImprovementSameAndDeterministicCounters) {
+  const nlohmann::json report = JsonReport("baseline", "contender", {}, 1);
+  const nlohmann::json& slower = MetricEntry(BenchmarkEntry(report, "BM_Slower/"), "real_time");
+  EXPECT_EQ(slower.at("verdict"), "regression");
+  EXPECT_NEAR(slower.at("change_percent").get<double>(), 30.0, 0.5);
+  EXPECT_NEAR(slower.at("p_value").get<double>(), 0.007936507936507936, 1e-12);
+  EXPECT_EQ(slower.at("baseline").at("values").size(), 5u);
+  EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "BM_Slower/"), "dram_bandwidth").at("verdict"),
+            "regression");
+  EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "BM_Faster/"), "real_time").at("verdict"),
+            "improvement");
+  EXPECT_EQ(BenchmarkEntry(report, "BM_Faster/").at("fails_gate"), false);
+  EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "BM_Stable/"), "real_time").at("verdict"), "same");
+  const nlohmann::json& writes = BenchmarkEntry(report, "BM_MoreDramWrites/");
+  EXPECT_EQ(MetricEntry(writes, "dram_write_bytes").at("verdict"), "regression");
+  EXPECT_EQ(MetricEntry(writes, "my_unknown_counter").at("verdict"), "report_only");
+  EXPECT_EQ(MetricEntry(writes, "my_unknown_counter").at("gated"), false);
+}
+
+TEST(Verdict, UnconfirmedWithoutRepetitions) {
+  const nlohmann::json report = JsonReport("norep_baseline", "norep_contender", {}, 1);
+  const nlohmann::json& slower = MetricEntry(BenchmarkEntry(report, "BM_Slower/"), "real_time");
+  EXPECT_EQ(slower.at("verdict"), "unconfirmed");
+  EXPECT_EQ(slower.at("worse"), true);
+  EXPECT_TRUE(slower.at("p_value").is_null());
+  EXPECT_THAT(slower.at("notes")[0].get<std::string>(), HasSubstr("threshold only"));
+  EXPECT_EQ(report.at("summary").at("unconfirmed_regressions"), 1);
+  // Advisory mode: the same comparison passes.
+  const ToolRun run =
+      RunTool({Generated("norep_baseline"), Generated("norep_contender"), "--unconfirmed", "warn"});
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("unconfirmed (worse)"));
+}
+
+TEST(Verdict, TwoRepetitionsNeedMoreForSignificance) {
+  const nlohmann::json report = JsonReport("tworep_baseline", "tworep_contender", {}, 1);
+  const nlohmann::json& slower = MetricEntry(BenchmarkEntry(report, "BM_Slower/"), "real_time");
+  EXPECT_EQ(slower.at("verdict"), "unconfirmed");
+  EXPECT_NEAR(slower.at("p_value").get<double>(), 1.0 / 3, 1e-12);
+  EXPECT_THAT(slower.at("notes")[0].get<std::string>(),
+              HasSubstr("needs >= 4 repetitions in each file"));
+}
+
+TEST(Verdict, AggregatesOnlyFilesAreComparedOnTheirMedians) {
+  const nlohmann::json report = JsonReport("norep_baseline", "aggregates_only", {}, 1);
+  const nlohmann::json& slower = MetricEntry(BenchmarkEntry(report, "BM_Slower/"), "real_time");
+  EXPECT_EQ(slower.at("verdict"), "unconfirmed");
+  EXPECT_NEAR(slower.at("change_percent").get<double>(), 30.0, 1.0);
+}
+
+TEST(Verdict, MissingNewAndErroredInContender) {
+  const nlohmann::json report = JsonReport("baseline", "contender", {}, 1);
+  EXPECT_EQ(BenchmarkEntry(report, "BM_OnlyInBaseline").at("status"), "missing");
+  EXPECT_EQ(BenchmarkEntry(report, "BM_OnlyInContender").at("status"), "new");
+  const nlohmann::json& failed = BenchmarkEntry(report, "BM_FailsInContender/");
+  EXPECT_EQ(failed.at("status"), "failed_in_contender");
+  EXPECT_EQ(failed.at("fails_gate"), true);
+  EXPECT_EQ(failed.at("failure_message"), "error: simulated CUDA launch failure");
+  EXPECT_EQ(report.at("summary").at("missing"), 1);
+  EXPECT_EQ(report.at("summary").at("new"), 1);
+  EXPECT_EQ(report.at("summary").at("failed_in_contender"), 1);
+  // Only the failure fails the gate when time and bytes are not gated.
+  const ToolRun run =
+      RunTool({Generated("baseline"), Generated("contender"), "--threshold", "real_time=off",
+               "--threshold", "dram_bandwidth=off", "--threshold", "dram_write_bytes=off"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.out, AllOf(HasSubstr("FAILED in contender (error: simulated CUDA launch "
+                                       "failure)"),
+                             HasSubstr("1 benchmark(s) fail the gate")));
+}
+
+TEST(Verdict, ThrottledContenderIsFlagged) {
+  const ToolRun run = RunTool({Generated("baseline"), Generated("contender")});
+  EXPECT_THAT(run.out,
+              AllOf(HasSubstr("THROTTLED (contender)"), HasSubstr("below 90% of its rated clock")));
+}
+
+// --- device differences --------------------------------------------------------
+
+TEST(Device, DifferentGpuGetsABannerAndAJsonField) {
+  const ToolRun run = RunTool({Generated("baseline"), Generated("other_gpu")});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_THAT(run.out, AllOf(HasSubstr("!! DIFFERENT GPU: gpu_name baseline \"NVIDIA H100 80GB "
+                                       "HBM3\", contender \"NVIDIA A100-SXM4-40GB\""),
+                             HasSubstr("!! DIFFERENT DRIVER: cuda_driver_version")));
+  const nlohmann::json report = JsonReport("baseline", "other_gpu", {}, 0);
+  EXPECT_EQ(report.at("different_gpu_or_driver"), true);
+  EXPECT_EQ(report.at("device_differences")[0].at("key"), "gpu_name");
+  EXPECT_EQ(report.at("device_differences")[0].at("prominent"), true);
+}
+
+// --- output formats ------------------------------------------------------------
+
+TEST(Output, JsonHasEveryRowWithValuesAndASummary) {
+  const nlohmann::json report = JsonReport("baseline", "contender", {}, 1);
+  EXPECT_EQ(report.at("tool"), "gpubench-compare");
+  EXPECT_EQ(report.at("exit_code"), 1);
+  EXPECT_EQ(report.at("gate"), "fail");
+  EXPECT_EQ(report.at("benchmarks").size(), 8u);
+  for (const char* key : {"compared", "regressions", "improvements", "same", "missing", "new",
+                          "failed_in_contender", "throttled", "failing"}) {
+    EXPECT_TRUE(report.at("summary").contains(key)) << key;
+  }
+  for (const nlohmann::json& benchmark : report.at("benchmarks")) {
+    for (const nlohmann::json& metric : benchmark.at("metrics")) {
+      for (const char* key : {"baseline", "contender", "change_percent", "p_value", "verdict",
+                              "threshold_percent", "direction"}) {
+        EXPECT_TRUE(metric.contains(key)) << key;
+      }
+    }
+  }
+  EXPECT_TRUE(report.at("device_differences").is_array());
+  EXPECT_TRUE(report.at("settings").at("differences").is_array());
+}
+
+TEST(Output, MarkdownForJobSummaries) {
+  const ToolRun run =
+      RunTool({Generated("baseline"), Generated("contender"), "--format", "markdown"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.out,
+              AllOf(HasSubstr("## ❌ gpubench-compare: FAIL (exit 1)"),
+                    HasSubstr("| Benchmark | Clock | Metric | Baseline | Contender | Change |"),
+                    HasSubstr("**regression**"), HasSubstr("<details><summary>All results")));
+  EXPECT_THAT(run.out, Not(HasSubstr("\033[")));
+}
+
+TEST(Output, OutputFileGetsTheFormatAndStdoutTheTable) {
+  const std::string path =
+      ::testing::TempDir() + "/gpubench_compare_report_" + std::to_string(::getpid()) + ".md";
+  const ToolRun run = RunTool(
+      {Generated("baseline"), Generated("rerun"), "--format", "markdown", "--output", path});
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_THAT(ReadFile(path), HasSubstr("## ✅ gpubench-compare: PASS (exit 0)"));
+  EXPECT_THAT(run.out, HasSubstr("PASS (exit 0)"));
+}
+
+TEST(Output, ColorFollowsTheFlag) {
+  const std::vector<std::string> files = {Generated("baseline"), Generated("contender")};
+  auto with = [&](const char* mode) {
+    std::vector<std::string> args = files;
+    args.push_back(std::string("--color=") + mode);
+    return RunTool(args).out;
+  };
+  EXPECT_THAT(with("always"), HasSubstr("\033["));
+  EXPECT_THAT(with("never"), Not(HasSubstr("\033[")));
+  EXPECT_THAT(with("auto"), Not(HasSubstr("\033[")));  // stdout is a file here
+}
+
+// --- bad input through the executable ----------------------------------------
+
+TEST(BadInput, EachFaultHasAClearMessageAndExitTwo) {
+  struct Case {
+    const char* file;
+    const char* expected;
+  } cases[] = {
+      {"empty.json", "empty.json is empty"},
+      {"not_gb.json", "not Google Benchmark output"},
+      {"console_output.txt", "is not JSON"},
+      {"duplicate_names.json",
+       "benchmark \"BM_Copy/64\" (entry 2 of \"benchmarks\"): is a "
+       "duplicate"},
+      {"nan_real_time.json", "field \"real_time\" is nan"},
+      {"missing_real_time.json", "field \"real_time\" is missing"},
+  };
+  for (const Case& c : cases) {
+    const ToolRun run = RunTool({Data(c.file), Generated("baseline")});
+    EXPECT_EQ(run.exit_code, 2) << c.file;
+    EXPECT_THAT(run.err, HasSubstr(c.expected)) << c.file;
+  }
+}
+
+TEST(BadInput, ZeroBaselineTime) {
+  const ToolRun run = RunTool({Data("zero_time_baseline.json"), Data("zero_time_contender.json")});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, AllOf(HasSubstr("BM_NeverTimed"), HasSubstr("real_time is 0")));
+}
+
+TEST(BadInput, NanCountersThatAreNotGatedAreReported) {
+  const ToolRun run = RunTool({Data("nan_inf_counters.json"), Data("nan_inf_counters.json")});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("non-finite value in the baseline: not compared"));
+}
+
+TEST(PlainGoogleBenchmark, FilesWithoutGpubenchKeysWork) {
+  const ToolRun run = RunTool({Data("plain_gb.json"), Data("plain_gb.json")});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("BM_Plain/8"), HasSubstr("items_per_second"),
+                             Not(HasSubstr("SETTINGS"))));
+}
+
+}  // namespace

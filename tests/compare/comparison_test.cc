@@ -1,0 +1,346 @@
+#include "compare/comparison.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compare/loader.h"
+#include "compare/report_format.h"
+
+namespace gpubench::compare {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct FakeBenchmark {
+  std::string name;
+  std::vector<double> real_time_us;
+  std::map<std::string, std::vector<double>> counters = {};
+};
+
+// Builds a GB-shaped file in memory and loads it through the real parser.
+BenchmarkFile MakeFile(const std::string& path, const std::vector<FakeBenchmark>& benchmarks,
+                       const std::map<std::string, std::string>& context = {}) {
+  nlohmann::json doc;
+  doc["context"] = context;
+  doc["benchmarks"] = nlohmann::json::array();
+  for (const FakeBenchmark& benchmark : benchmarks) {
+    const int repetitions = static_cast<int>(benchmark.real_time_us.size());
+    for (int r = 0; r < repetitions; ++r) {
+      nlohmann::json row = {{"name", benchmark.name},
+                            {"run_name", benchmark.name},
+                            {"run_type", "iteration"},
+                            {"repetitions", repetitions},
+                            {"repetition_index", r},
+                            {"real_time", benchmark.real_time_us[r]},
+                            {"cpu_time", benchmark.real_time_us[r]},
+                            {"time_unit", "us"}};
+      for (const auto& [counter, values] : benchmark.counters) row[counter] = values.at(r);
+      doc["benchmarks"].push_back(row);
+    }
+  }
+  return ParseBenchmarkJson(doc.dump(), path);
+}
+
+const MetricComparison& Metric(const ComparisonReport& report, const std::string& benchmark,
+                               const std::string& metric) {
+  for (const BenchmarkComparison& b : report.benchmarks) {
+    if (b.name != benchmark) continue;
+    for (const MetricComparison& m : b.metrics) {
+      if (m.name == metric) return m;
+    }
+  }
+  throw std::runtime_error("no metric " + metric + " for " + benchmark);
+}
+
+const BenchmarkComparison& Bench(const ComparisonReport& report, const std::string& name) {
+  for (const BenchmarkComparison& b : report.benchmarks) {
+    if (b.name == name) return b;
+  }
+  throw std::runtime_error("no benchmark " + name);
+}
+
+const std::vector<double> kFive = {100, 100.2, 99.8, 100.4, 99.6};
+std::vector<double> Scaled(const std::vector<double>& values, double factor) {
+  std::vector<double> out;
+  for (double v : values) out.push_back(v * factor);
+  return out;
+}
+
+TEST(Compare, RegressionNeedsSignificanceAndThreshold) {
+  const auto base = MakeFile("b.json", {{"slow", kFive}, {"tiny", kFive}});
+  const auto cont =
+      MakeFile("c.json", {{"slow", Scaled(kFive, 1.2)}, {"tiny", Scaled(kFive, 1.03)}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const MetricComparison& slow = Metric(report, "slow", "real_time");
+  EXPECT_EQ(slow.verdict, Verdict::kRegression);
+  EXPECT_NEAR(slow.change_percent, 20.0, 1e-9);
+  ASSERT_TRUE(slow.p_value.has_value());
+  EXPECT_NEAR(*slow.p_value, 0.007936507936507936, 1e-12);  // exact, 5 vs 5 separated
+  EXPECT_TRUE(slow.fails_gate);
+  // Significant, but +3% is inside the 5% threshold.
+  EXPECT_EQ(Metric(report, "tiny", "real_time").verdict, Verdict::kSame);
+  EXPECT_EQ(report.exit_code, kExitRegression);
+  EXPECT_EQ(report.summary.regressions, 1u);
+}
+
+TEST(Compare, ImprovementNeverFails) {
+  const auto base = MakeFile("b.json", {{"fast", kFive}});
+  const auto cont = MakeFile("c.json", {{"fast", Scaled(kFive, 0.5)}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  EXPECT_EQ(Metric(report, "fast", "real_time").verdict, Verdict::kImprovement);
+  EXPECT_EQ(report.exit_code, kExitOk);
+  EXPECT_EQ(report.summary.improvements, 1u);
+}
+
+TEST(Compare, OverlappingSamplesAreSameEvenBeyondThreshold) {
+  // Medians differ by 11.6% but the samples overlap: scipy.stats.mannwhitneyu(
+  // [100,130,90,125,95,128], [125,92,131,89,127,126]) gives p = 1.0.
+  const auto base = MakeFile("b.json", {{"noisy", {100, 130, 90, 125, 95, 128}}});
+  const auto cont = MakeFile("c.json", {{"noisy", {125, 92, 131, 89, 127, 126}}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const MetricComparison& noisy = Metric(report, "noisy", "real_time");
+  EXPECT_GT(std::fabs(noisy.change_percent), 5.0);
+  EXPECT_EQ(noisy.verdict, Verdict::kSame);
+  EXPECT_THAT(noisy.notes.at(0), HasSubstr("not significant"));
+}
+
+TEST(Compare, NoRepetitionsGivesUnconfirmedWhichFailsByDefault) {
+  const auto base = MakeFile("b.json", {{"one", {100}}});
+  const auto cont = MakeFile("c.json", {{"one", {120}}});
+  CompareOptions options;
+  ComparisonReport report = CompareFiles(base, cont, options);
+  const MetricComparison& one = Metric(report, "one", "real_time");
+  EXPECT_EQ(one.verdict, Verdict::kUnconfirmed);
+  EXPECT_TRUE(one.worse);
+  EXPECT_FALSE(one.p_value.has_value());
+  EXPECT_THAT(one.notes.at(0), HasSubstr("--benchmark_repetitions=4"));
+  EXPECT_EQ(report.exit_code, kExitRegression);
+  EXPECT_EQ(report.summary.unconfirmed_regressions, 1u);
+
+  options.unconfirmed = UnconfirmedPolicy::kWarn;
+  report = CompareFiles(base, cont, options);
+  EXPECT_EQ(report.exit_code, kExitOk);
+}
+
+TEST(Compare, TwoRepetitionsCannotReachSignificanceAndSaySo) {
+  const auto base = MakeFile("b.json", {{"two", {100, 101}}});
+  const auto cont = MakeFile("c.json", {{"two", {130, 131}}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const MetricComparison& two = Metric(report, "two", "real_time");
+  EXPECT_EQ(two.verdict, Verdict::kUnconfirmed);
+  EXPECT_NEAR(*two.p_value, 1.0 / 3, 1e-12);
+  EXPECT_THAT(two.notes.at(0), HasSubstr("p can never be < 0.05; needs >= 4 repetitions"));
+}
+
+TEST(Compare, DeterministicCountersAreJudgedOnMediansWithoutRepetitions) {
+  const auto base = MakeFile("b.json", {{"k", {100}, {{"dram_write_bytes", {1000}}}}});
+  const auto cont = MakeFile("c.json", {{"k", {100}, {{"dram_write_bytes", {1020}}}}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  EXPECT_EQ(Metric(report, "k", "dram_write_bytes").verdict, Verdict::kRegression);
+  EXPECT_EQ(report.exit_code, kExitRegression);
+}
+
+TEST(Compare, HigherIsBetterForBandwidth) {
+  const auto base = MakeFile("b.json", {{"k", kFive, {{"dram_bandwidth", Scaled(kFive, 1e9)}}}});
+  const auto cont = MakeFile("c.json", {{"k", kFive, {{"dram_bandwidth", Scaled(kFive, 0.8e9)}}}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const MetricComparison& bandwidth = Metric(report, "k", "dram_bandwidth");
+  EXPECT_EQ(bandwidth.verdict, Verdict::kRegression);
+  EXPECT_NEAR(bandwidth.change_percent, -20.0, 1e-9);
+}
+
+TEST(Compare, UnknownCountersAreReportOnlyUnlessGivenAThreshold) {
+  const auto base = MakeFile("b.json", {{"k", kFive, {{"warps", Scaled(kFive, 1)}}}});
+  const auto cont = MakeFile("c.json", {{"k", kFive, {{"warps", Scaled(kFive, 2)}}}});
+  CompareOptions options;
+  EXPECT_EQ(Metric(CompareFiles(base, cont, options), "k", "warps").verdict, Verdict::kReportOnly);
+  options.overrides.thresholds["warps"] = 10.0;
+  EXPECT_EQ(Metric(CompareFiles(base, cont, options), "k", "warps").verdict, Verdict::kRegression);
+  options.overrides.directions["warps"] = Direction::kHigherIsBetter;
+  EXPECT_EQ(Metric(CompareFiles(base, cont, options), "k", "warps").verdict, Verdict::kImprovement);
+}
+
+TEST(Compare, ThresholdOverrideChangesTheVerdict) {
+  const auto base = MakeFile("b.json", {{"k", kFive}});
+  const auto cont = MakeFile("c.json", {{"k", Scaled(kFive, 1.2)}});
+  CompareOptions options;
+  options.overrides.thresholds["real_time"] = 25.0;
+  EXPECT_EQ(CompareFiles(base, cont, options).exit_code, kExitOk);
+  options.overrides.thresholds["real_time"] = std::nullopt;
+  EXPECT_EQ(Metric(CompareFiles(base, cont, options), "k", "real_time").verdict,
+            Verdict::kReportOnly);
+}
+
+TEST(Compare, MissingNewAndFailedBenchmarks) {
+  const BenchmarkFile base = ParseBenchmarkJson(R"({"benchmarks": [
+      {"name": "gone", "real_time": 1, "time_unit": "ns"},
+      {"name": "breaks", "real_time": 1, "time_unit": "ns"},
+      {"name": "was_broken", "error_occurred": true, "error_message": "old"}]})",
+                                                "b.json");
+  const BenchmarkFile cont = ParseBenchmarkJson(R"({"benchmarks": [
+      {"name": "breaks", "error_occurred": true, "error_message": "launch failed"},
+      {"name": "was_broken", "real_time": 1, "time_unit": "ns"},
+      {"name": "added", "real_time": 1, "time_unit": "ns"}]})",
+                                                "c.json");
+  CompareOptions options;
+  ComparisonReport report = CompareFiles(base, cont, options);
+  EXPECT_EQ(Bench(report, "gone").status, BenchmarkStatus::kMissing);
+  EXPECT_FALSE(Bench(report, "gone").fails_gate);
+  EXPECT_EQ(Bench(report, "breaks").status, BenchmarkStatus::kFailedInContender);
+  EXPECT_EQ(Bench(report, "breaks").failure_message, "error: launch failed");
+  EXPECT_TRUE(Bench(report, "breaks").fails_gate);
+  EXPECT_EQ(Bench(report, "was_broken").status, BenchmarkStatus::kFailedInBaseline);
+  EXPECT_EQ(Bench(report, "added").status, BenchmarkStatus::kNew);
+  EXPECT_EQ(report.exit_code, kExitRegression);
+  EXPECT_EQ(report.summary.failing, 1u);
+
+  options.fail_on_missing = true;
+  report = CompareFiles(base, cont, options);
+  EXPECT_TRUE(Bench(report, "gone").fails_gate);
+  EXPECT_EQ(report.summary.failing, 2u);
+}
+
+TEST(Compare, ZeroBaselineTimeIsBadInputButZeroCountersAreInfiniteChange) {
+  const BenchmarkFile base =
+      LoadBenchmarkFile(std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/zero_time_baseline.json");
+  const BenchmarkFile cont =
+      LoadBenchmarkFile(std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/zero_time_contender.json");
+  try {
+    CompareFiles(base, cont, CompareOptions{});
+    ADD_FAILURE() << "expected a LoadError for the zero baseline time";
+  } catch (const LoadError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("zero_time_baseline.json: benchmark \"BM_NeverTimed\": "
+                                        "real_time is 0"));
+  }
+  CompareOptions options;
+  options.overrides.thresholds["real_time"] = std::nullopt;  // as the message suggests
+  const ComparisonReport report = CompareFiles(base, cont, options);
+  const MetricComparison& bytes = Metric(report, "BM_Fine", "dram_read_bytes");
+  EXPECT_TRUE(std::isinf(bytes.change_percent));
+  EXPECT_EQ(bytes.verdict, Verdict::kRegression);
+  EXPECT_TRUE(std::isinf(Metric(report, "BM_NeverTimed", "real_time").change_percent));
+}
+
+TEST(Compare, NonFiniteValuesInGatedMetricsAreBadInput) {
+  const auto base = MakeFile("b.json", {{"k", {100}, {{"dram_read_bytes", {5}}}}});
+  const BenchmarkFile cont = ParseBenchmarkJson(
+      R"({"benchmarks": [{"name": "k", "real_time": 100, "time_unit": "us",
+                          "dram_read_bytes": NaN, "extra": Infinity}]})",
+      "c.json");
+  try {
+    CompareFiles(base, cont, CompareOptions{});
+    ADD_FAILURE() << "expected a LoadError";
+  } catch (const LoadError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("c.json: benchmark \"k\": metric \"dram_read_bytes\" is "
+                                        "nan in repetition 0"));
+  }
+  CompareOptions options;
+  options.overrides.thresholds["dram_read_bytes"] = std::nullopt;
+  const ComparisonReport report = CompareFiles(base, cont, options);
+  const MetricComparison& bytes = Metric(report, "k", "dram_read_bytes");
+  EXPECT_EQ(bytes.verdict, Verdict::kReportOnly);
+  EXPECT_THAT(bytes.notes.at(0), HasSubstr("non-finite value in the contender"));
+}
+
+const std::map<std::string, std::string> kSettings = {
+    {"gpubench_settings_fingerprint", "00000000000000aa"},
+    {"gpubench_fingerprint_keys", "gpubench_timer,gpubench_cache,gpubench_metrics"},
+    {"gpubench_timer", "cuda_event"},
+    {"gpubench_cache", "flush"},
+    {"gpubench_metrics", "dram"},
+    {"gpu_name", "NVIDIA H100"},
+    {"cuda_driver_version", "550.54"}};
+
+TEST(Compare, SettingsMismatchNamesEverySettingAndRefuses) {
+  auto other = kSettings;
+  other["gpubench_settings_fingerprint"] = "00000000000000bb";
+  other["gpubench_timer"] = "cupti";
+  other["gpubench_cache"] = "warm";
+  other["gpubench_fingerprint_keys"] += ",gpubench_new_knob";
+  other["gpubench_new_knob"] = "on";
+  const auto base = MakeFile("b.json", {{"k", kFive}}, kSettings);
+  const auto cont = MakeFile("c.json", {{"k", Scaled(kFive, 2)}}, other);
+  CompareOptions options;
+  ComparisonReport report = CompareFiles(base, cont, options);
+  EXPECT_EQ(report.exit_code, kExitSettingsMismatch);
+  EXPECT_TRUE(report.refused_for_settings);
+  EXPECT_TRUE(report.benchmarks.empty());
+  ASSERT_EQ(report.settings.differences.size(), 3u);
+  EXPECT_EQ(report.settings.differences[0].key, "gpubench_timer");
+  EXPECT_EQ(report.settings.differences[0].baseline, "cuda_event");
+  EXPECT_EQ(report.settings.differences[0].contender, "cupti");
+  EXPECT_EQ(report.settings.differences[1].key, "gpubench_cache");
+  EXPECT_EQ(report.settings.differences[2].key, "gpubench_new_knob");
+  EXPECT_FALSE(report.settings.differences[2].baseline.has_value());
+
+  options.allow_settings_mismatch = true;
+  report = CompareFiles(base, cont, options);
+  EXPECT_EQ(report.exit_code, kExitRegression);
+  EXPECT_TRUE(report.settings.mismatch);
+  EXPECT_THAT(FormatConsole(report, false), HasSubstr("SETTINGS MISMATCH (allowed"));
+}
+
+TEST(Compare, SettingsAreNotCheckedWithoutFingerprints) {
+  const auto base = MakeFile("b.json", {{"k", kFive}}, kSettings);
+  const auto cont = MakeFile("c.json", {{"k", kFive}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  EXPECT_EQ(report.exit_code, kExitOk);
+  EXPECT_THAT(report.settings.notes.at(0), HasSubstr("only the baseline carries"));
+}
+
+TEST(Compare, DifferentGpuIsProminentButDoesNotFail) {
+  auto other = kSettings;
+  other["gpu_name"] = "NVIDIA A100";
+  other["gpu_compute_capability"] = "8.0";
+  const auto base = MakeFile("b.json", {{"k", kFive}}, kSettings);
+  const auto cont = MakeFile("c.json", {{"k", kFive}}, other);
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  EXPECT_EQ(report.exit_code, kExitOk);
+  ASSERT_EQ(report.device_differences.size(), 2u);
+  EXPECT_EQ(report.device_differences[0].key, "gpu_name");
+  EXPECT_TRUE(report.device_differences[0].prominent);
+  EXPECT_EQ(report.device_differences[1].key, "gpu_compute_capability");
+  EXPECT_FALSE(report.device_differences[1].prominent);
+  const std::string console = FormatConsole(report, false);
+  // The banner comes before the table.
+  EXPECT_LT(console.find("DIFFERENT GPU: gpu_name baseline \"NVIDIA H100\", contender \"NVIDIA "
+                         "A100\""),
+            console.find("Benchmark"));
+}
+
+TEST(Compare, ThrottledRunsAreFlagged) {
+  const auto base = MakeFile("b.json", {{"k", {100}, {{"sm_clock_throttled", {0}}}}});
+  const auto cont = MakeFile("c.json", {{"k", {100}, {{"sm_clock_throttled", {1}}}}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  EXPECT_TRUE(Bench(report, "k").throttled_contender);
+  EXPECT_EQ(report.summary.throttled, 1u);
+  EXPECT_THAT(FormatConsole(report, false), HasSubstr("THROTTLED (contender)"));
+}
+
+TEST(Format, ColorOnlyWhenAsked) {
+  const auto base = MakeFile("b.json", {{"k", kFive}});
+  const auto cont = MakeFile("c.json", {{"k", Scaled(kFive, 2)}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  EXPECT_EQ(FormatConsole(report, false).find('\033'), std::string::npos);
+  EXPECT_NE(FormatConsole(report, true).find("\033[1;31mregression"), std::string::npos);
+}
+
+TEST(Format, HumanReadableNumbers) {
+  EXPECT_EQ(FormatTimeNs(12.5), "12.5 ns");
+  EXPECT_EQ(FormatTimeNs(12345), "12.35 us");
+  EXPECT_EQ(FormatTimeNs(2.5e9), "2.5 s");
+  EXPECT_EQ(FormatQuantity(1048576), "1.049 M");
+  EXPECT_EQ(FormatQuantity(512), "512");
+  EXPECT_EQ(FormatChangePercent(12.345), "+12.35%");
+  EXPECT_EQ(FormatChangePercent(INFINITY), "+inf%");
+  EXPECT_EQ(FormatChangePercent(NAN), "n/a");
+}
+
+}  // namespace
+}  // namespace gpubench::compare

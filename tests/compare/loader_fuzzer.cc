@@ -1,0 +1,28 @@
+// libFuzzer target for the input parsing: any bytes must either load or be
+// rejected with LoadError, and whatever loads must compare and render
+// without crashing. Any other exception escapes and counts as a crash.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "compare/comparison.h"
+#include "compare/loader.h"
+#include "compare/report_format.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace gpubench::compare;
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  try {
+    const BenchmarkFile file = ParseBenchmarkJson(bytes, "fuzz-input.json");
+    CompareOptions options;
+    options.allow_settings_mismatch = true;
+    const ComparisonReport report = CompareFiles(file, file, options);
+    FormatConsole(report, true);
+    FormatMarkdown(report);
+    FormatJson(report);
+  } catch (const LoadError&) {
+    // Rejected with a message: the expected outcome for bad input.
+  }
+  return 0;
+}

@@ -1,0 +1,196 @@
+#include "compare/loader.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+namespace gpubench::compare {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+std::string DataFile(const std::string& name) {
+  return std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/" + name;
+}
+
+// The message of the LoadError thrown for `path`, or "" when none is thrown.
+std::string LoadErrorFor(const std::string& path) {
+  try {
+    LoadBenchmarkFile(path);
+  } catch (const LoadError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+std::string ParseErrorFor(const std::string& json) {
+  try {
+    ParseBenchmarkJson(json, "inline.json");
+  } catch (const LoadError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(Loader, EmptyFileSaysSoAndWhatIsExpected) {
+  EXPECT_THAT(LoadErrorFor(DataFile("empty.json")),
+              AllOf(HasSubstr("empty.json is empty"), HasSubstr("--benchmark_out_format=json")));
+}
+
+TEST(Loader, MissingFileNamesIt) {
+  EXPECT_THAT(LoadErrorFor(DataFile("no_such_file.json")),
+              AllOf(HasSubstr("cannot open"), HasSubstr("no_such_file.json")));
+}
+
+TEST(Loader, MalformedJsonGivesLineAndColumn) {
+  EXPECT_THAT(
+      LoadErrorFor(DataFile("malformed.json")),
+      AllOf(HasSubstr("malformed.json is not valid JSON"), HasSubstr("line"), HasSubstr("column")));
+}
+
+TEST(Loader, ConsoleOutputIsRecognisedAsNotJson) {
+  EXPECT_THAT(LoadErrorFor(DataFile("console_output.txt")),
+              AllOf(HasSubstr("is not JSON"), HasSubstr("console or CSV")));
+}
+
+TEST(Loader, JsonThatIsNotGoogleBenchmarkOutput) {
+  EXPECT_THAT(LoadErrorFor(DataFile("not_gb.json")),
+              AllOf(HasSubstr("not Google Benchmark output"), HasSubstr("\"benchmarks\" array")));
+  EXPECT_THAT(ParseErrorFor("[1, 2]"), HasSubstr("top level is an array"));
+  EXPECT_THAT(ParseErrorFor("{\"benchmarks\": {}}"), HasSubstr("expected an array"));
+  EXPECT_THAT(ParseErrorFor("{\"benchmarks\": [3]}"), HasSubstr("entry 0 of \"benchmarks\""));
+}
+
+TEST(Loader, DuplicateNamesAreRejectedWithBothPositions) {
+  EXPECT_THAT(LoadErrorFor(DataFile("duplicate_names.json")),
+              AllOf(HasSubstr("benchmark \"BM_Copy/64\" (entry 2"), HasSubstr("duplicate"),
+                    HasSubstr("entry 0"), HasSubstr("unique")));
+}
+
+TEST(Loader, DuplicateRepetitionIndexIsRejected) {
+  const std::string row =
+      R"({"name": "A", "run_name": "A", "run_type": "iteration", "repetitions": 3,
+          "repetition_index": 1, "real_time": 1, "cpu_time": 1, "time_unit": "ns"})";
+  EXPECT_THAT(ParseErrorFor("{\"benchmarks\": [" + row + "," + row + "]}"),
+              AllOf(HasSubstr("duplicate"), HasSubstr("repetition_index 1")));
+}
+
+TEST(Loader, MissingAndInvalidFieldsAreNamed) {
+  EXPECT_THAT(LoadErrorFor(DataFile("missing_real_time.json")),
+              AllOf(HasSubstr("BM_NoTime"), HasSubstr("\"real_time\" is missing")));
+  EXPECT_THAT(LoadErrorFor(DataFile("bad_time_unit.json")),
+              AllOf(HasSubstr("BM_Minutes"), HasSubstr("\"min\""), HasSubstr("\"ns\"")));
+  EXPECT_THAT(ParseErrorFor(R"({"benchmarks": [{"real_time": 1, "time_unit": "ns"}]})"),
+              HasSubstr("has no \"name\""));
+  EXPECT_THAT(
+      ParseErrorFor(R"({"benchmarks": [{"name": "A", "real_time": "fast", "time_unit": "ns"}]})"),
+      AllOf(HasSubstr("benchmark \"A\""), HasSubstr("\"real_time\" must be a number")));
+  EXPECT_THAT(
+      ParseErrorFor(R"({"benchmarks": [{"name": "A", "real_time": -1, "time_unit": "ns"}]})"),
+      HasSubstr("negative"));
+}
+
+TEST(Loader, BareNanAndInfinityCountersAreParsed) {
+  const BenchmarkFile file = LoadBenchmarkFile(DataFile("nan_inf_counters.json"));
+  ASSERT_EQ(file.benchmarks.size(), 1u);
+  const BenchmarkRecord& record = file.benchmarks[0];
+  EXPECT_TRUE(std::isnan(record.FindMetric("hit_ratio")->values.at(0)));
+  EXPECT_EQ(record.FindMetric("peak")->values.at(0), INFINITY);
+  EXPECT_EQ(record.FindMetric("trough")->values.at(0), -INFINITY);
+  EXPECT_TRUE(std::isnan(record.FindMetric("old_style_nan")->values.at(0)));
+  EXPECT_EQ(record.FindMetric("old_style_inf")->values.at(0), -INFINITY);
+  EXPECT_EQ(record.label, "NaN in a label stays text");
+  EXPECT_DOUBLE_EQ(record.FindMetric("real_time")->values.at(0), 1500.0);  // us -> ns
+}
+
+TEST(Loader, NanTimeIsRejected) {
+  EXPECT_THAT(
+      LoadErrorFor(DataFile("nan_real_time.json")),
+      AllOf(HasSubstr("BM_Rates/8"), HasSubstr("\"real_time\" is nan"), HasSubstr("finite")));
+}
+
+TEST(Loader, QuotingLeavesStringsAndOtherTokensAlone) {
+  EXPECT_FALSE(QuoteNonFiniteTokens(R"({"a": "NaN Infinity", "b": [true, false, null, 1e5]})"));
+  EXPECT_EQ(*QuoteNonFiniteTokens(R"({"a\"NaN": NaN, "b": [-Infinity, inf]})"),
+            R"({"a\"NaN": "NaN", "b": ["-Infinity", "Infinity"]})");
+}
+
+TEST(Loader, NormalisesTimeUnits) {
+  const char* json = R"({"benchmarks": [
+      {"name": "ns", "real_time": 5, "cpu_time": 5, "time_unit": "ns"},
+      {"name": "us", "real_time": 5, "cpu_time": 5, "time_unit": "us"},
+      {"name": "ms", "real_time": 5, "cpu_time": 5, "time_unit": "ms"},
+      {"name": "s", "real_time": 5, "cpu_time": 5, "time_unit": "s"}]})";
+  const BenchmarkFile file = ParseBenchmarkJson(json, "units.json");
+  EXPECT_DOUBLE_EQ(file.Find("ns")->metrics[0].values[0], 5.0);
+  EXPECT_DOUBLE_EQ(file.Find("us")->metrics[0].values[0], 5e3);
+  EXPECT_DOUBLE_EQ(file.Find("ms")->metrics[0].values[0], 5e6);
+  EXPECT_DOUBLE_EQ(file.Find("s")->metrics[0].values[0], 5e9);
+}
+
+TEST(Loader, GroupsRepetitionsAndIgnoresAggregates) {
+  const char* json = R"({"context": {"gpu_name": "X", "num_cpus": 2}, "benchmarks": [
+      {"name": "A", "run_name": "A", "run_type": "iteration", "repetitions": 2,
+       "repetition_index": 0, "real_time": 1, "cpu_time": 1, "time_unit": "ns", "c": 1},
+      {"name": "A", "run_name": "A", "run_type": "iteration", "repetitions": 2,
+       "repetition_index": 1, "real_time": 3, "cpu_time": 3, "time_unit": "ns", "c": 2},
+      {"name": "A_mean", "run_name": "A", "run_type": "aggregate", "repetitions": 2,
+       "aggregate_name": "mean", "aggregate_unit": "time", "real_time": 2, "cpu_time": 2,
+       "time_unit": "ns", "c": 1.5},
+      {"name": "A_cv", "run_name": "A", "run_type": "aggregate", "repetitions": 2,
+       "aggregate_name": "cv", "aggregate_unit": "percentage", "real_time": 0.5,
+       "cpu_time": 0.5, "time_unit": "ns"}]})";
+  const BenchmarkFile file = ParseBenchmarkJson(json, "reps.json");
+  ASSERT_EQ(file.benchmarks.size(), 1u);
+  EXPECT_EQ(file.benchmarks[0].RepetitionCount(), 2u);
+  EXPECT_EQ(file.benchmarks[0].FindMetric("c")->values, (std::vector<double>{1, 2}));
+  EXPECT_EQ(*file.ContextValue("gpu_name"), "X");
+  EXPECT_EQ(*file.ContextValue("num_cpus"), "2");
+}
+
+TEST(Loader, AggregatesOnlyFilesUseTheMedian) {
+  const char* json = R"({"benchmarks": [
+      {"name": "A_mean", "run_name": "A", "run_type": "aggregate", "repetitions": 5,
+       "aggregate_name": "mean", "aggregate_unit": "time", "real_time": 2, "cpu_time": 2,
+       "time_unit": "us"},
+      {"name": "A_median", "run_name": "A", "run_type": "aggregate", "repetitions": 5,
+       "aggregate_name": "median", "aggregate_unit": "time", "real_time": 3, "cpu_time": 3,
+       "time_unit": "us"}]})";
+  const BenchmarkFile file = ParseBenchmarkJson(json, "aggregates.json");
+  ASSERT_EQ(file.benchmarks.size(), 1u);
+  EXPECT_TRUE(file.benchmarks[0].aggregates_only);
+  EXPECT_EQ(file.benchmarks[0].metrics[0].values, (std::vector<double>{3000}));
+}
+
+TEST(Loader, ErroredAndSkippedRowsMarkTheBenchmarkFailed) {
+  const char* json = R"({"benchmarks": [
+      {"name": "E", "run_name": "E", "run_type": "iteration", "repetitions": 1,
+       "repetition_index": 0, "error_occurred": true, "error_message": "boom",
+       "real_time": 0, "cpu_time": 0, "time_unit": "ns"},
+      {"name": "S", "run_name": "S", "run_type": "iteration", "repetitions": 1,
+       "repetition_index": 0, "skipped": true, "skip_message": "no GPU"}]})";
+  const BenchmarkFile file = ParseBenchmarkJson(json, "failed.json");
+  EXPECT_TRUE(file.Find("E")->failed);
+  EXPECT_FALSE(file.Find("E")->skipped);
+  EXPECT_EQ(file.Find("E")->failure_message, "boom");
+  EXPECT_TRUE(file.Find("S")->failed);
+  EXPECT_TRUE(file.Find("S")->skipped);
+}
+
+TEST(Loader, ThousandsOfBenchmarks) {
+  std::string json = "{\"benchmarks\": [";
+  for (int i = 0; i < 5000; ++i) {
+    json += (i ? "," : "") + std::string("{\"name\": \"BM_") + std::to_string(i) +
+            "\", \"real_time\": " + std::to_string(i + 1) + ", \"time_unit\": \"ns\"}";
+  }
+  json += "]}";
+  const BenchmarkFile file = ParseBenchmarkJson(json, "many.json");
+  ASSERT_EQ(file.benchmarks.size(), 5000u);
+  EXPECT_DOUBLE_EQ(file.Find("BM_4999")->metrics[0].values[0], 5000.0);
+}
+
+}  // namespace
+}  // namespace gpubench::compare

@@ -1,0 +1,49 @@
+#!/bin/sh
+# Runs the gpubench-compare input fuzzer for a short time (CI smoke run).
+#   run_loader_fuzzer.sh [SECONDS]                 build it with clang++ first
+#   run_loader_fuzzer.sh --binary FUZZER [SECONDS] use an already built one
+# Seeds: tests/compare/data (good and bad inputs). Exits 77 (ctest: skipped)
+# when clang++ with libFuzzer is not available; non-zero on a crash.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+fuzzer=""
+if [ "${1:-}" = "--binary" ]; then
+  fuzzer=$2
+  shift 2
+fi
+seconds=${1:-30}
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpubench-compare-fuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+if [ -z "$fuzzer" ]; then
+  clang=""
+  for candidate in clang++ clang++-19 clang++-18 clang++-17 clang++-16 clang++-15 clang++-14; do
+    if command -v "$candidate" >/dev/null 2>&1; then
+      clang=$candidate
+      break
+    fi
+  done
+  if [ -z "$clang" ]; then
+    echo "SKIP: clang++ not found (Debian: apt-get install clang libclang-rt-14-dev)"
+    exit 77
+  fi
+  echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' \
+    >"$work/probe.cc"
+  if ! "$clang" -fsanitize=fuzzer "$work/probe.cc" -o "$work/probe" >/dev/null 2>&1; then
+    echo "SKIP: $clang cannot link libFuzzer (Debian: apt-get install libclang-rt-14-dev)"
+    exit 77
+  fi
+  fuzzer="$work/gpubench_compare_loader_fuzzer"
+  echo "building $fuzzer with $clang"
+  core_sources=$(ls "$repo"/src/compare/*.cc | grep -v '/main\.cc$')
+  # shellcheck disable=SC2086
+  "$clang" -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined \
+    -fno-sanitize-recover=undefined -I"$repo/src" \
+    $core_sources "$here/loader_fuzzer.cc" -o "$fuzzer" -lpthread
+fi
+
+mkdir -p "$work/corpus"
+echo "fuzzing for ${seconds}s"
+"$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  -print_final_stats=1 "$work/corpus" "$here/data"
