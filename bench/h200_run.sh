@@ -49,9 +49,24 @@ step_suite() {
       >"$OUT/suite${flags:+_off}.log" 2>"$OUT/suite${flags:+_off}.time" ; tail -1 "$OUT/suite${flags:+_off}.time"
   done
 }
+step_nvtx() {  # which ncu NVTX filter forms select the nested ranges
+  $BUILD/tests/gpu/gpubench_gpu_targets --benchmark_list_tests >/dev/null || return 1
+  for filter in 'gpubench@Ncu_Spin/10000/' 'gpubench@Ncu_Spin/' 'regex:gpubench@Ncu_Spin/1.*/'; do
+    count=$(ncu --nvtx --nvtx-include "$filter" --metrics gpu__time_duration.sum \
+      $BUILD/tests/gpu/gpubench_gpu_targets --benchmark_filter=Ncu_Spin \
+      --gpubench_profile_iterations=0 2>&1 | grep -c "^  SpinKernel")
+    echo "ncu --nvtx-include '$filter': $count kernels"
+  done
+}
+step_pack() {  # what comes back: a few files, the rest in one archive
+  (cd "$OUT" && tar czf /tmp/logs.tgz --exclude='*.tgz' --exclude=examples_h200.json . &&
+    find . -mindepth 1 -not -name examples_h200.json -not -name summary.txt -delete &&
+    mv /tmp/logs.tgz .)
+}
 for step in "${@:-all}"; do
   case $step in
-    all) step_build && step_test && step_examples && step_overhead ;;
+    all) step_build && step_test && step_examples && step_overhead && step_rss && step_suite &&
+      step_crosscheck ;;
     *) step_$step ;;
   esac
 done

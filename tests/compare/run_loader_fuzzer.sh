@@ -29,18 +29,18 @@ if [ -z "$fuzzer" ]; then
     exit 77
   fi
   echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' \
-    >"$work/probe.cc"
-  if ! "$clang" -fsanitize=fuzzer "$work/probe.cc" -o "$work/probe" >/dev/null 2>&1; then
+    >"$work/probe.cpp"
+  if ! "$clang" -fsanitize=fuzzer "$work/probe.cpp" -o "$work/probe" >/dev/null 2>&1; then
     echo "SKIP: $clang cannot link libFuzzer (Debian: apt-get install libclang-rt-14-dev)"
     exit 77
   fi
   fuzzer="$work/gpubench_compare_loader_fuzzer"
   echo "building $fuzzer with $clang"
-  core_sources=$(ls "$repo"/src/compare/*.cc | grep -v '/main\.cc$')
+  core_sources=$(ls "$repo"/src/compare/*.cpp | grep -v '/main\.cpp$')
   # shellcheck disable=SC2086
   "$clang" -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=undefined -I"$repo/src" \
-    $core_sources "$here/loader_fuzzer.cc" -o "$fuzzer" -lpthread
+    $core_sources "$here/loader_fuzzer.cpp" -o "$fuzzer" -lpthread
 fi
 
 mkdir -p "$work/corpus"

@@ -1,4 +1,4 @@
-#include "compare/app.h"
+#include "compare/app.hpp"
 
 #include <cstdlib>
 #include <exception>
@@ -7,7 +7,7 @@
 #include <ostream>
 #include <thread>
 
-#include "compare/loader.h"
+#include "compare/loader.hpp"
 
 namespace gpubench::compare {
 namespace {

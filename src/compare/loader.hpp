@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "compare/model.h"
+#include "compare/model.hpp"
 
 namespace gpubench::compare {
 

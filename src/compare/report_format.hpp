@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-#include "compare/comparison.h"
+#include "compare/comparison.hpp"
 
 namespace gpubench::compare {
 

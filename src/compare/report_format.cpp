@@ -1,4 +1,4 @@
-#include "compare/report_format.h"
+#include "compare/report_format.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "compare/comparison.h"
+#include "compare/comparison.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "compare/loader.h"
+#include "compare/loader.hpp"
 
 namespace gpubench::compare {
 namespace {

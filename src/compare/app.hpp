@@ -5,8 +5,8 @@
 #include <iosfwd>
 #include <string>
 
-#include "compare/comparison.h"
-#include "compare/report_format.h"
+#include "compare/comparison.hpp"
+#include "compare/report_format.hpp"
 
 namespace gpubench::compare {
 

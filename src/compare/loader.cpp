@@ -1,4 +1,4 @@
-#include "compare/loader.h"
+#include "compare/loader.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>

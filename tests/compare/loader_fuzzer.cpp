@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
-#include "compare/comparison.h"
-#include "compare/loader.h"
-#include "compare/report_format.h"
+#include "compare/comparison.hpp"
+#include "compare/loader.hpp"
+#include "compare/report_format.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gpubench::compare;

@@ -1,4 +1,4 @@
-#include "compare/comparison.h"
+#include "compare/comparison.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "compare/loader.h"
-#include "compare/report_format.h"
+#include "compare/loader.hpp"
+#include "compare/report_format.hpp"
 
 namespace gpubench::compare {
 namespace {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "compare/mann_whitney.h"
-#include "compare/metric_policy.h"
-#include "compare/model.h"
+#include "compare/mann_whitney.hpp"
+#include "compare/metric_policy.hpp"
+#include "compare/model.hpp"
 
 namespace gpubench::compare {
 

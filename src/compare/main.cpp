@@ -10,8 +10,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "compare/app.h"
-#include "compare/comparison.h"
+#include "compare/app.hpp"
+#include "compare/comparison.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "compare/metric_policy.h"
+#include "compare/metric_policy.hpp"
 
 #include <cmath>
 #include <cstdlib>
