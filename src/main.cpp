@@ -66,6 +66,13 @@ InitResult Initialize(int* argc, char** argv) {
   argv[kept] = nullptr;
 
   const Settings& settings = command_line.settings;
+  const char* injection = std::getenv("CUDA_INJECTION64_PATH");
+  if (settings.timer == Timer::kCupti && injection != nullptr && *injection != '\0') {
+    std::cerr << "gpubench: --gpubench_timer=cupti cannot run under another CUDA tool "
+                 "(CUDA_INJECTION64_PATH is set, e.g. by ncu or nsys): only one CUPTI client can "
+                 "trace a process; use --gpubench_timer=events under that tool\n";
+    return {false, 2};
+  }
   detail::DeviceFacts facts = detail::QueryDeviceFacts(settings.device);
 
   if (command_line.list_metrics) {

@@ -39,6 +39,7 @@ std::string SuggestMetrics(const std::string& wanted, const std::vector<std::str
   std::vector<std::pair<size_t, std::string>> scored;
   for (const auto& name : base_metrics) scored.emplace_back(EditDistance(base, name), name);
   std::sort(scored.begin(), scored.end());
+  scored.erase(std::unique(scored.begin(), scored.end()), scored.end());
   const std::string suffix = wanted.size() > base.size() ? wanted.substr(base.size()) : "";
   for (size_t i = 0; i < scored.size() && i < 3; ++i) {
     out += (out.empty() ? "did you mean: " : ", ") + scored[i].second + suffix;

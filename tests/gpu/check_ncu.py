@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """gpubench against Nsight Compute on the same binary (needs a GPU and ncu; exits 77 without).
 
+0. Under ncu, gpubench's own CUPTI profiler steps aside and the context block says so.
 1. ncu --nvtx --nvtx-include "gpubench@Ncu_Copy/268435456/" selects exactly the 5 timed
    iterations: 5 CopyKernel launches, no warm-up, flush or clock-probe kernel.
 2. gpubench's GPU time (events) for that 2 GiB copy is within 5% of ncu's gpu__time_duration.sum.
@@ -14,7 +15,8 @@ import shutil
 import subprocess
 import sys
 
-UNITS = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0}
+UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "nsecond": 1e-9, "usecond": 1e-6,
+         "msecond": 1e-3, "second": 1.0}
 
 
 def run(command, timeout=600, env=None):
@@ -39,11 +41,11 @@ def gpubench_times(binary, out_dir, tag, extra):
             for b in report["benchmarks"] if not b.get("error_occurred")}
 
 
-def ncu_kernels(ncu, binary, nvtx_range, out_dir):
+def ncu_kernels(ncu, binary, nvtx_range, out_dir, gpubench_flags=("--gpubench_profile_iterations=0",)):
     result = run([ncu, "--nvtx", "--nvtx-include", "gpubench@" + nvtx_range + "/",
                   "--clock-control", "none", "--cache-control", "all",
                   "--metrics", "gpu__time_duration.sum", "--csv",
-                  binary, "--benchmark_filter=^" + nvtx_range + "/", "--gpubench_profile_iterations=0"])
+                  binary, "--benchmark_filter=^" + nvtx_range + "/"] + list(gpubench_flags))
     with open(os.path.join(out_dir, "ncu_%s.txt" % nvtx_range.replace("/", "_")), "w") as handle:
         handle.write(result.stdout + "\n" + result.stderr)
     if result.returncode != 0:
@@ -55,7 +57,7 @@ def ncu_kernels(ncu, binary, nvtx_range, out_dir):
         if row.get("Metric Name") == "gpu__time_duration.sum":
             value = float(row["Metric Value"].replace(",", ""))
             kernels.append((row["Kernel Name"], value * UNITS[row["Metric Unit"]]))
-    return kernels
+    return kernels, result.stdout
 
 
 def main():
@@ -69,7 +71,11 @@ def main():
     cupti = gpubench_times(binary, out_dir, "cupti", ["--gpubench_timer=cupti"])
     failures = 0
 
-    copy = ncu_kernels(ncu, binary, "Ncu_Copy/268435456", out_dir)
+    # With its profiler on (the default), gpubench must step aside under ncu and say so.
+    copy, stdout = ncu_kernels(ncu, binary, "Ncu_Copy/268435456", out_dir, gpubench_flags=())
+    if "another CUDA tool is attached" not in stdout:
+        print("FAIL: under ncu gpubench did not say that it stepped aside from CUPTI")
+        failures += 1
     names = sorted(set(name for name, _ in copy))
     print("ncu profiled %d kernels in the copy's ranges: %s" % (len(copy), names))
     if len(copy) != 5 or any("CopyKernel" not in name for name, _ in copy):
@@ -86,7 +92,7 @@ def main():
 
     for arg, tolerance in (("200000", ("relative", 0.02)), ("10000", ("absolute", 1e-6))):
         name = "Ncu_Spin/" + arg
-        spins = ncu_kernels(ncu, binary, name, out_dir)
+        spins, _ = ncu_kernels(ncu, binary, name, out_dir)
         if not spins:
             print("FAIL: ncu profiled nothing in %s" % name)
             failures += 1
