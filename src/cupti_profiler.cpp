@@ -309,18 +309,21 @@ class CuptiRangeProfiler final : public Profiler {
     if (object_ == nullptr) {
       if (Status status = Enable(); !status.ok()) return status;
     }
-    GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, size);
-    size.pRangeProfilerObject = object_;
-    size.pMetricNames = metric_names_.data();
-    size.numMetrics = metric_names_.size();
-    size.maxNumOfRanges = static_cast<size_t>(ranges);
-    size.maxNumRangeTreeNodes = static_cast<uint32_t>(ranges);
-    if (Status status = CuptiStatus(cuptiRangeProfilerGetCounterDataSize(&size),
-                                    "cuptiRangeProfilerGetCounterDataSize");
-        !status.ok()) {
-      return Abort(status);
+    if (ranges != counter_data_ranges_) {  // sized for the profiled ranges only, kept between runs
+      GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, size);
+      size.pRangeProfilerObject = object_;
+      size.pMetricNames = metric_names_.data();
+      size.numMetrics = metric_names_.size();
+      size.maxNumOfRanges = static_cast<size_t>(ranges);
+      size.maxNumRangeTreeNodes = static_cast<uint32_t>(ranges);
+      if (Status status = CuptiStatus(cuptiRangeProfilerGetCounterDataSize(&size),
+                                      "cuptiRangeProfilerGetCounterDataSize");
+          !status.ok()) {
+        return Abort(status);
+      }
+      counter_data_.assign(size.counterDataSize, 0);
+      counter_data_ranges_ = ranges;
     }
-    counter_data_.assign(size.counterDataSize, 0);  // sized for this run's ranges only
     GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, init);
     init.pRangeProfilerObject = object_;
     init.counterDataSize = counter_data_.size();
@@ -475,34 +478,34 @@ class CuptiRangeProfiler final : public Profiler {
     return status;
   }
 
+  // Only the launch calls, and only during sessions: no callback cost in timed iterations.
   void SetLaunchCallbacks(bool on) {
+    static constexpr CUpti_CallbackId kLaunches[] = {
+        CUPTI_DRIVER_TRACE_CBID_cuLaunch,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+    };
     if (subscriber_ == nullptr || callbacks_on_ == on) return;
-    cuptiEnableDomain(on ? 1 : 0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API);
+    for (CUpti_CallbackId id : kLaunches) {
+      cuptiEnableCallback(on ? 1 : 0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id);
+    }
     callbacks_on_ = on;
   }
 
-  static void CUPTIAPI OnDriverCall(void* self, CUpti_CallbackDomain, CUpti_CallbackId id,
+  static void CUPTIAPI OnDriverCall(void* self, CUpti_CallbackDomain, CUpti_CallbackId,
                                     const CUpti_CallbackData* data) {
     auto* profiler = static_cast<CuptiRangeProfiler*>(self);
     if (!profiler->counting_ || data->callbackSite != CUPTI_API_ENTER) return;
-    switch (id) {
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunch:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-      case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
-      case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
-        profiler->launches_[profiler->pass_].back().emplace_back(
-            data->symbolName != nullptr ? data->symbolName : data->functionName);
-        break;
-      default:
-        break;
-    }
+    profiler->launches_[profiler->pass_].back().emplace_back(
+        data->symbolName != nullptr ? data->symbolName : data->functionName);
   }
 
   // Replay is only sound if every pass runs the same work: compare kernel launch sequences.
@@ -538,6 +541,7 @@ class CuptiRangeProfiler final : public Profiler {
   HostObject host_;
   std::vector<uint8_t> config_;
   std::vector<uint8_t> counter_data_;
+  int counter_data_ranges_ = 0;
   int passes_ = 0;
   CUpti_RangeProfiler_Object* object_ = nullptr;
   bool started_ = false;

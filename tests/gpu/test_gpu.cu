@@ -4,6 +4,7 @@
 
 #include <gpubench/gpubench.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -216,6 +217,56 @@ TEST_F(Gpu, ReplayPassesThatDifferAreDetected) {
   EXPECT_EQ(ErrorOf(runs[0], 0), "");  // timing stays
   EXPECT_TRUE(std::isnan(Counter(runs[0], "dram_read_bytes")));
   EXPECT_NE(stderr_text.find("launched different kernels"), std::string::npos) << stderr_text;
+}
+
+// What one profiling session costs on the host, call by call (recorded in docs/accuracy.md).
+TEST_F(Gpu, ProfilingSessionCostBreakdown) {
+  Init({"--gpubench_profile_iterations=3"});
+  if (IsSkipped()) return;
+  auto* profiler = gpubench::detail::Runtime::Get().profiler();
+  ASSERT_NE(profiler, nullptr) << gpubench::detail::Runtime::Get().profiler_status();
+  float* data = nullptr;
+  ASSERT_EQ(cudaMalloc(&data, 4 << 20), cudaSuccess);
+  using Clock = std::chrono::steady_clock;
+  auto seconds = [](Clock::time_point since) {
+    return std::chrono::duration<double>(Clock::now() - since).count();
+  };
+  for (int session = 0; session < 3; ++session) {
+    std::map<std::string, double> cost;
+    auto t = Clock::now();
+    ASSERT_TRUE(profiler->BeginSession(nullptr, 3).ok());
+    cost["begin_session"] = seconds(t);
+    bool done = false;
+    while (!done) {
+      t = Clock::now();
+      ASSERT_TRUE(profiler->BeginPass().ok());
+      cost["begin_pass"] += seconds(t);
+      for (int range = 0; range < 3; ++range) {
+        t = Clock::now();
+        ASSERT_TRUE(profiler->PushRange("cost/" + std::to_string(range)).ok());
+        FillKernel<<<64, 256>>>(data, 1 << 20, 1.0f);
+        ASSERT_TRUE(profiler->PopRange().ok());
+        cost["ranges"] += seconds(t);
+      }
+      t = Clock::now();
+      ASSERT_TRUE(profiler->EndPass(&done).ok());
+      cost["end_pass"] += seconds(t);
+    }
+    std::vector<std::map<std::string, double>> values;
+    t = Clock::now();
+    ASSERT_TRUE(profiler->EndSession(&values).ok());
+    cost["end_session"] = seconds(t);
+    ASSERT_EQ(values.size(), 3u);
+    std::printf("[gpu] profiling session %d (ms):", session);
+    double total = 0;
+    for (const auto& [step, value] : cost) {
+      std::printf(" %s %.2f", step.c_str(), value * 1e3);
+      total += value;
+    }
+    std::printf(" total %.2f\n", total * 1e3);
+    if (session > 0) EXPECT_LT(total, 0.1);
+  }
+  cudaFree(data);
 }
 
 TEST_F(Gpu, UnknownMetricIsNamedWithCloseMatches) {
