@@ -3,8 +3,7 @@
 
 #include "device_array.cuh"
 
-__global__ void SaxpyKernel(float a, const float* __restrict__ x, float* __restrict__ y,
-                            size_t n) {
+__global__ void SaxpyKernel(float a, const float* __restrict__ x, float* __restrict__ y, size_t n) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
     y[i] = a * x[i] + y[i];

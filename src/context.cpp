@@ -31,8 +31,7 @@ KeyValues FingerprintedSettings(const Settings& settings) {
       {"gpubench_method_version", std::to_string(kMethodVersion)},
       {"gpubench_timer", ToString(settings.timer)},
       {"gpubench_cache", ToString(settings.cache)},
-      {"gpubench_flush_method",
-       settings.cache == CachePolicy::kFlush ? "l2_read_evict" : "none"},
+      {"gpubench_flush_method", settings.cache == CachePolicy::kFlush ? "l2_read_evict" : "none"},
       {"gpubench_clock_control", "none"},
       {"gpubench_profiling", profiling ? "on" : "off"},
       {"gpubench_metrics", profiling ? JoinSortedUnique(settings.metrics) : "none"},
@@ -74,9 +73,9 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
     context.push_back(entry);
     keys += (keys.empty() ? "" : ",") + entry.first;
   }
-  context.push_back({"gpubench_flush_description",
-                     FlushMethodDescription(settings,
-                                            facts.available ? FlushBytes(facts.l2_bytes) : 0)});
+  context.push_back(
+      {"gpubench_flush_description",
+       FlushMethodDescription(settings, facts.available ? FlushBytes(facts.l2_bytes) : 0)});
   context.push_back({"gpubench_profile_iterations", std::to_string(settings.profile_iterations)});
   context.push_back({"gpubench_profiler", profiler_status});
   context.push_back({"gpubench_warmup_iterations", "1"});
@@ -84,13 +83,13 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
   context.push_back({"gpubench_settings_fingerprint", SettingsFingerprint(settings)});
   context.push_back({"gpubench_fingerprint_keys", keys});
 
-  context.push_back({"gpu_status", facts.available ? "ok" : "unavailable: " +
-                                                                facts.unavailable_reason});
+  context.push_back(
+      {"gpu_status", facts.available ? "ok" : "unavailable: " + facts.unavailable_reason});
   if (facts.available) {
     context.push_back({"gpu_name", facts.name});
-    context.push_back({"gpu_compute_capability", std::to_string(facts.compute_capability_major) +
-                                                      "." +
-                                                      std::to_string(facts.compute_capability_minor)});
+    context.push_back(
+        {"gpu_compute_capability", std::to_string(facts.compute_capability_major) + "." +
+                                       std::to_string(facts.compute_capability_minor)});
     context.push_back({"gpu_sm_count", std::to_string(facts.sm_count)});
     context.push_back({"gpu_l2_bytes", std::to_string(facts.l2_bytes)});
     context.push_back({"gpu_sm_clock_rated_mhz", FormatDouble(facts.sm_clock_rated_mhz, 0)});

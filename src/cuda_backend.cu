@@ -96,8 +96,9 @@ class CudaOps final : public GpuOps {
           !status.ok()) {
         return status;
       }
-      if (Status status = CudaStatus(cudaMallocHost(&host_samples_, 2 * kMaxSms * sizeof(ProbeSample)),
-                                     "cudaMallocHost (clock probe)");
+      if (Status status =
+              CudaStatus(cudaMallocHost(&host_samples_, 2 * kMaxSms * sizeof(ProbeSample)),
+                         "cudaMallocHost (clock probe)");
           !status.ok()) {
         return status;
       }
@@ -138,8 +139,9 @@ class CudaOps final : public GpuOps {
   }
 
   Status BeginClockProbe(cudaStream_t stream) override {
-    if (Status status = CudaStatus(
-            cudaMemsetAsync(probe_, 0, 2 * kMaxSms * sizeof(ProbeSample), stream), "cudaMemsetAsync");
+    if (Status status =
+            CudaStatus(cudaMemsetAsync(probe_, 0, 2 * kMaxSms * sizeof(ProbeSample), stream),
+                       "cudaMemsetAsync");
         !status.ok()) {
       return status;
     }
@@ -151,10 +153,10 @@ class CudaOps final : public GpuOps {
         !status.ok()) {
       return status;
     }
-    if (Status status = CudaStatus(cudaMemcpyAsync(host_samples_, probe_,
-                                                   2 * kMaxSms * sizeof(ProbeSample),
-                                                   cudaMemcpyDeviceToHost, stream),
-                                   "cudaMemcpyAsync (clock probe)");
+    if (Status status =
+            CudaStatus(cudaMemcpyAsync(host_samples_, probe_, 2 * kMaxSms * sizeof(ProbeSample),
+                                       cudaMemcpyDeviceToHost, stream),
+                       "cudaMemcpyAsync (clock probe)");
         !status.ok()) {
       return status;
     }
@@ -284,8 +286,8 @@ class EventTimer final : public IterationTimer {
       return status;
     }
     float ms = 0;
-    if (Status status = CudaStatus(cudaEventElapsedTime(&ms, pair.start, pair.stop),
-                                   "cudaEventElapsedTime");
+    if (Status status =
+            CudaStatus(cudaEventElapsedTime(&ms, pair.start, pair.stop), "cudaEventElapsedTime");
         !status.ok()) {
       return status;
     }

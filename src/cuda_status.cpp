@@ -25,8 +25,8 @@ bool IsStickyCudaError(cudaError_t error) {
 
 Status CudaStatus(cudaError_t error, const char* what) {
   if (error == cudaSuccess) return Status::Ok();
-  std::string message = std::string(what) + ": " + cudaGetErrorName(error) + " (" +
-                        cudaGetErrorString(error) + ")";
+  std::string message =
+      std::string(what) + ": " + cudaGetErrorName(error) + " (" + cudaGetErrorString(error) + ")";
   if (IsStickyCudaError(error)) return Status::ContextLost(std::move(message));
   return Status::Error(std::move(message));
 }

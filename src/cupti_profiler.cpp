@@ -121,8 +121,8 @@ class HostObject {
 
   std::vector<std::string> AllBaseMetrics() const {
     std::vector<std::string> all;
-    for (auto type : {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO,
-                      CUPTI_METRIC_TYPE_THROUGHPUT}) {
+    for (auto type :
+         {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
       auto names = BaseMetrics(type);
       all.insert(all.end(), names.begin(), names.end());
     }
@@ -193,8 +193,8 @@ class CuptiRangeProfiler final : public Profiler {
     GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params, supported);
     supported.cuDevice = facts.ordinal;
     supported.api = CUPTI_PROFILER_RANGE_PROFILING;
-    if (Status status = CuptiStatus(cuptiProfilerDeviceSupported(&supported),
-                                    "cuptiProfilerDeviceSupported");
+    if (Status status =
+            CuptiStatus(cuptiProfilerDeviceSupported(&supported), "cuptiProfilerDeviceSupported");
         !status.ok()) {
       return status;
     }
@@ -242,10 +242,10 @@ class CuptiRangeProfiler final : public Profiler {
       add.numMetrics = 1;
       if (cuptiProfilerHostConfigAddMetrics(&add) != CUPTI_SUCCESS) {
         const std::string base = metric.substr(0, metric.find('.'));
-        return Status::Error("unknown metric '" + metric + "' for chip " + chip_ + ": " +
-                             SuggestMetrics(metric, scratch.AllBaseMetrics(),
-                                            RollupsOf(scratch, base)) +
-                             " (list them with --gpubench_list_metrics)");
+        return Status::Error(
+            "unknown metric '" + metric + "' for chip " + chip_ + ": " +
+            SuggestMetrics(metric, scratch.AllBaseMetrics(), RollupsOf(scratch, base)) +
+            " (list them with --gpubench_list_metrics)");
       }
     }
     GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
@@ -269,8 +269,8 @@ class CuptiRangeProfiler final : public Profiler {
     image.pHostObject = host_.get();
     image.configImageSize = config_.size();
     image.pConfigImage = config_.data();
-    if (Status status = CuptiStatus(cuptiProfilerHostGetConfigImage(&image),
-                                    "cuptiProfilerHostGetConfigImage");
+    if (Status status =
+            CuptiStatus(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage");
         !status.ok()) {
       return status;
     }
@@ -456,8 +456,7 @@ class CuptiRangeProfiler final : public Profiler {
   Status Enable() {
     GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params, enable);
     enable.ctx = context_;
-    if (Status status =
-            CuptiStatus(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
+    if (Status status = CuptiStatus(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
         !status.ok()) {
       return status;
     }
@@ -524,9 +523,10 @@ class CuptiRangeProfiler final : public Profiler {
         return text;
       };
       return Status::Error(
-          "replay pass " + std::to_string(pass_ + 1) + " launched different kernels than pass 1 "
-          "in profiled iteration " + std::to_string(range) + " (" + describe(b) + " vs " +
-          describe(a) +
+          "replay pass " + std::to_string(pass_ + 1) +
+          " launched different kernels than pass 1 "
+          "in profiled iteration " +
+          std::to_string(range) + " (" + describe(b) + " vs " + describe(a) +
           "): the body's work depends on data or state, so CUPTI's passes would measure "
           "different work; hardware metrics of this run are not reported");
     }
@@ -569,7 +569,8 @@ std::string SupportedChips() {
   GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetSupportedChips_Params, params);
   std::string out;
   if (cuptiProfilerHostGetSupportedChips(&params) == CUPTI_SUCCESS) {
-    for (size_t i = 0; i < params.numChips; ++i) out += (i ? ", " : "") + std::string(params.ppChipNames[i]);
+    for (size_t i = 0; i < params.numChips; ++i)
+      out += (i ? ", " : "") + std::string(params.ppChipNames[i]);
   }
   return out;
 }
@@ -618,7 +619,8 @@ std::string ListMetrics(const std::string& chip_flag, const DeviceFacts& facts,
       out << name << "\t" << MetricTypeName(actual) << "\t" << (unit.empty() ? "-" : unit) << "\t"
           << description << "\t";
       std::string forms;
-      for (const auto& rollup : host.SubMetrics(name, type)) forms += (forms.empty() ? "" : " ") + rollup;
+      for (const auto& rollup : host.SubMetrics(name, type))
+        forms += (forms.empty() ? "" : " ") + rollup;
       out << forms << "\n";
       ++shown;
     }

@@ -157,8 +157,7 @@ class CuptiTimer final : public IterationTimer {
     std::vector<double> region_seconds(region_count_ - harvested_, 0.0);
     for (const auto& kernel : kernels) {
       auto link = region_of.find(kernel.correlation);
-      if (link == region_of.end() || link->second < harvested_ ||
-          link->second >= region_count_) {
+      if (link == region_of.end() || link->second < harvested_ || link->second >= region_count_) {
         continue;  // not launched inside a timed region (flush, probe, warm-up)
       }
       region_seconds[link->second - harvested_] += kernel.nanoseconds * 1e-9;
@@ -173,9 +172,9 @@ class CuptiTimer final : public IterationTimer {
 
  private:
   Status Start() {
-    static const Status registered = CuptiStatus(
-        cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted),
-        "cuptiActivityRegisterCallbacks");
+    static const Status registered =
+        CuptiStatus(cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted),
+                    "cuptiActivityRegisterCallbacks");
     if (!registered.ok()) return registered;
     if (Status status = CuptiStatus(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
                                     "cuptiActivityEnable(CONCURRENT_KERNEL)");

@@ -26,9 +26,9 @@ DeviceFacts QueryDeviceFacts(int ordinal) {
     return facts;
   }
   if (ordinal >= count) {
-    facts.unavailable_reason = "device " + std::to_string(ordinal) + " does not exist: " +
-                               std::to_string(count) + " CUDA device(s), ordinals 0.." +
-                               std::to_string(count - 1);
+    facts.unavailable_reason = "device " + std::to_string(ordinal) +
+                               " does not exist: " + std::to_string(count) +
+                               " CUDA device(s), ordinals 0.." + std::to_string(count - 1);
     return facts;
   }
   cudaDeviceProp prop{};

@@ -6,8 +6,17 @@
 namespace gpubench::detail {
 
 /// The unit a counter's value is in, from its name (see README "Counters").
-enum class CounterUnit { kBytes, kBytesPerSecond, kPerSecond, kSeconds, kMegahertz, kPercent,
-                         kFlag, kCount, kPlain };
+enum class CounterUnit {
+  kBytes,
+  kBytesPerSecond,
+  kPerSecond,
+  kSeconds,
+  kMegahertz,
+  kPercent,
+  kFlag,
+  kCount,
+  kPlain
+};
 
 CounterUnit UnitOfCounter(const std::string& name);
 

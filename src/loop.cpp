@@ -98,7 +98,8 @@ class IterationController {
           "register GPU benchmarks with one thread (launch more work per iteration instead)");
     }
     const DeviceFacts& facts = runtime_.facts();
-    if (!facts.available) return Status::Error("no usable CUDA device: " + facts.unavailable_reason);
+    if (!facts.available)
+      return Status::Error("no usable CUDA device: " + facts.unavailable_reason);
     if (!runtime_.context_lost_reason().empty()) {
       return Status::Error("skipped: the CUDA context was lost earlier (" +
                            runtime_.context_lost_reason() +
@@ -207,7 +208,8 @@ class IterationController {
 
   bool BeginPass() {
     ShowProgress();
-    if (Status status = runtime_.profiler()->BeginPass(); !status.ok()) return ProfileFailed(status);
+    if (Status status = runtime_.profiler()->BeginPass(); !status.ok())
+      return ProfileFailed(status);
     range_ = 0;
     return BeginProfiledIteration();
   }
@@ -246,7 +248,8 @@ class IterationController {
     Status status = profiler.EndSession(&values);
     profiling_ = false;
     if (!status.ok()) return ProfileFailed(status);
-    for (const auto& [name, value] : DeriveMetricCounters(AverageRanges(values), runtime_.facts())) {
+    for (const auto& [name, value] :
+         DeriveMetricCounters(AverageRanges(values), runtime_.facts())) {
       state_.counters[name] = value;
     }
     state_.counters["profile_passes"] = pass_;
@@ -273,8 +276,7 @@ class IterationController {
   }
 
   double ProfileSeconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - profile_start_)
-        .count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - profile_start_).count();
   }
 
   Status BodyError(const Status& status) const {

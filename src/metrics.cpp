@@ -22,7 +22,6 @@ size_t EditDistance(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-
 std::string SuggestMetrics(const std::string& wanted, const std::vector<std::string>& base_metrics,
                            const std::vector<std::string>& rollups_of_base) {
   const std::string base = wanted.substr(0, wanted.find('.'));
@@ -46,7 +45,6 @@ std::string SuggestMetrics(const std::string& wanted, const std::vector<std::str
   }
   return out;
 }
-
 
 std::map<std::string, double> AverageRanges(
     const std::vector<std::map<std::string, double>>& ranges) {

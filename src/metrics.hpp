@@ -10,7 +10,8 @@
 namespace gpubench::detail {
 
 /// Mean of each metric over the profiled ranges (metrics missing from a range are skipped).
-std::map<std::string, double> AverageRanges(const std::vector<std::map<std::string, double>>& ranges);
+std::map<std::string, double> AverageRanges(
+    const std::vector<std::map<std::string, double>>& ranges);
 
 /// dram_read_bytes, dram_write_bytes, bytes_moved, gpu_duration (s), profiled_sm_clock_mhz,
 /// dram_bandwidth (B/s), dram_bandwidth_pct, and every other metric under its own name.

@@ -17,8 +17,8 @@ std::string OpenProfileLog(const std::string& path) {
   if (path.empty()) return "";
   LogStream().open(path, std::ios::app);
   if (!LogStream()) {
-    return "cannot open --gpubench_profile_out file '" + path + "' for appending: " +
-           std::strerror(errno) + "; give a writable file path";
+    return "cannot open --gpubench_profile_out file '" + path +
+           "' for appending: " + std::strerror(errno) + "; give a writable file path";
   }
   return "";
 }

@@ -1,8 +1,8 @@
 #include <benchmark/benchmark.h>
 
+#include "backend.hpp"
 #include "gpubench/fixture.hpp"
 #include "gpubench/registration.hpp"
-#include "backend.hpp"
 #include "instance.hpp"
 
 #include <algorithm>

@@ -48,17 +48,16 @@ bool CounterReporter::ReportContext(const Context& context) {
   out << "gpubench " << kVersion << ": ";
   if (facts.available) {
     char line[256];
-    std::snprintf(line, sizeof(line),
-                  "%s (sm_%d%d, %d SMs, L2 %s, rated SM clock %.0f MHz, DRAM %s)",
-                  facts.name.c_str(), facts.compute_capability_major,
-                  facts.compute_capability_minor, facts.sm_count,
-                  detail::FormatValue(static_cast<double>(facts.l2_bytes),
-                                      detail::CounterUnit::kBytes)
-                      .c_str(),
-                  facts.sm_clock_rated_mhz,
-                  detail::FormatValue(facts.DramBandwidthBytesPerSecond(),
-                                      detail::CounterUnit::kBytesPerSecond)
-                      .c_str());
+    std::snprintf(
+        line, sizeof(line), "%s (sm_%d%d, %d SMs, L2 %s, rated SM clock %.0f MHz, DRAM %s)",
+        facts.name.c_str(), facts.compute_capability_major, facts.compute_capability_minor,
+        facts.sm_count,
+        detail::FormatValue(static_cast<double>(facts.l2_bytes), detail::CounterUnit::kBytes)
+            .c_str(),
+        facts.sm_clock_rated_mhz,
+        detail::FormatValue(facts.DramBandwidthBytesPerSecond(),
+                            detail::CounterUnit::kBytesPerSecond)
+            .c_str());
     out << line << "\n";
   } else {
     out << "no usable GPU (" << facts.unavailable_reason << "): GPU benchmarks are skipped\n";
@@ -75,9 +74,8 @@ void CounterReporter::PrintHeader(const Run& run) {
   (void)run;
   std::string header;
   char line[256];
-  std::snprintf(line, sizeof(line), "%-*s %15s %15s %12s  %s",
-                static_cast<int>(name_field_width_), "Benchmark", "GPU time", "CPU time",
-                "Iterations", "GPU counters");
+  std::snprintf(line, sizeof(line), "%-*s %15s %15s %12s  %s", static_cast<int>(name_field_width_),
+                "Benchmark", "GPU time", "CPU time", "Iterations", "GPU counters");
   header = line;
   GetOutputStream() << std::string(header.size(), '-') << "\n"
                     << header << "\n"

@@ -127,8 +127,7 @@ std::string ApplyFlags(const std::vector<std::string>& args, bool allow_actions,
       ->check(CLI::IsMember({"none"}).description(
           "gpubench never locks clocks: it reports the clock the kernels ran at"));
   app.add_option(name("metrics"), raw->metrics)->check(MetricNameList());
-  app.add_option(name("profile_iterations"), raw->profile_iterations)
-      ->check(CLI::Range(0, 1000));
+  app.add_option(name("profile_iterations"), raw->profile_iterations)->check(CLI::Range(0, 1000));
   app.add_option(name("device"), raw->device)->check(CLI::Range(0, 1023));
   app.add_option(name("profile_out"), raw->profile_out);
   CLI::Option* list = nullptr;

@@ -77,8 +77,8 @@ TEST(Context, CarriesEverySettingAndDeviceFact) {
 
 TEST(Context, KeysAreSnakeCaseWithTheDocumentedPrefixes) {
   for (const auto& [key, value] : BuildContext(Defaults(), H200(), "on")) {
-    const bool prefixed = key.rfind("gpubench_", 0) == 0 || key.rfind("gpu_", 0) == 0 ||
-                          key.rfind("cuda_", 0) == 0;
+    const bool prefixed =
+        key.rfind("gpubench_", 0) == 0 || key.rfind("gpu_", 0) == 0 || key.rfind("cuda_", 0) == 0;
     EXPECT_TRUE(prefixed) << key;
     for (char c : key) EXPECT_TRUE(std::islower(c) || std::isdigit(c) || c == '_') << key;
   }

@@ -63,7 +63,7 @@ BENCHMARK_REGISTER_F(LoopFixture, PlainMacro)->Iterations(1);
 auto* const lambda_registration =
     gpubench::RegisterBenchmark("LoopTest_Lambda", [](benchmark::State& state) {
       for (auto _ : Loop(state)) Body();
-    })->Iterations(1);
+    }) -> Iterations(1);
 
 class LoopTest : public ::testing::Test {
  protected:
@@ -178,8 +178,8 @@ TEST_F(LoopTest, ProfiledIterationsFollowTheTimedOnesPassByPass) {
   EXPECT_EQ(ErrorOf(runs[0], 0), "");
   std::vector<std::string> pass = {"pass"};
   for (int r = 0; r < 3; ++r) {
-    auto range = Join({{"flush", "range LoopTest_Flush/profiled:" + std::to_string(r), "body",
-                        "range_end"}});
+    auto range = Join(
+        {{"flush", "range LoopTest_Flush/profiled:" + std::to_string(r), "body", "range_end"}});
     pass.insert(pass.end(), range.begin(), range.end());
   }
   const auto expected = Join({

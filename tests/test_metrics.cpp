@@ -22,11 +22,9 @@ TEST(Metrics, AverageOverRanges) {
 
 TEST(Metrics, DefaultMetricsBecomeTheDocumentedCounters) {
   std::map<std::string, double> averaged = {
-      {"dram__bytes_read.sum", 536870912.0},
-      {"dram__bytes_write.sum", 268435456.0},
+      {"dram__bytes_read.sum", 536870912.0},         {"dram__bytes_write.sum", 268435456.0},
       {"gpu__time_duration.sum", 233000.0},  // ns
-      {"sm__cycles_elapsed.avg.per_second", 1.98e9},
-      {"lts__t_sector_hit_rate.pct", 12.5},
+      {"sm__cycles_elapsed.avg.per_second", 1.98e9}, {"lts__t_sector_hit_rate.pct", 12.5},
   };
   auto counters = DeriveMetricCounters(averaged, H200());
   EXPECT_DOUBLE_EQ(counters["dram_read_bytes"], 536870912.0);
@@ -47,10 +45,10 @@ TEST(Metrics, DerivedCountersNeedTheirInputs) {
   auto counters = DeriveMetricCounters({{"dram__bytes_read.sum", 100.0}}, H200());
   EXPECT_EQ(counters.count("bytes_moved"), 0u);
   EXPECT_EQ(counters.count("dram_bandwidth"), 0u);
-  auto zero_time = DeriveMetricCounters(
-      {{"dram__bytes_read.sum", 1.0}, {"dram__bytes_write.sum", 1.0},
-       {"gpu__time_duration.sum", 0.0}},
-      H200());
+  auto zero_time = DeriveMetricCounters({{"dram__bytes_read.sum", 1.0},
+                                         {"dram__bytes_write.sum", 1.0},
+                                         {"gpu__time_duration.sum", 0.0}},
+                                        H200());
   EXPECT_EQ(zero_time.count("dram_bandwidth"), 0u);  // no division by zero
 }
 
@@ -70,9 +68,12 @@ TEST(Metrics, SuggestionsForUnknownMetrics) {
                                           "lts__t_sector_hit_rate", "gpu__time_duration",
                                           "dram__bytes_read"};
   const std::string typo = SuggestMetrics("dram__byte_read.sum", bases, {});
-  EXPECT_EQ(typo, "did you mean: dram__bytes_read.sum, dram__bytes_write.sum, "
-                  "gpu__time_duration.sum") << typo;
-  const std::string form = SuggestMetrics("dram__bytes_read.total", bases, {".sum", ".avg", ".max"});
+  EXPECT_EQ(typo,
+            "did you mean: dram__bytes_read.sum, dram__bytes_write.sum, "
+            "gpu__time_duration.sum")
+      << typo;
+  const std::string form =
+      SuggestMetrics("dram__bytes_read.total", bases, {".sum", ".avg", ".max"});
   EXPECT_NE(form.find("dram__bytes_read.sum"), std::string::npos) << form;
   EXPECT_NE(form.find("exists"), std::string::npos) << form;
 }

@@ -39,16 +39,17 @@ TEST(CuptiStatus, PrivilegesGetTheFix) {
 }
 
 TEST(CuptiStatus, UnsupportedDevicesAndOtherProfilersAreNamed) {
-  for (CUptiResult result : {CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED,
-                             CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED,
-                             CUPTI_ERROR_NOT_COMPATIBLE}) {
+  for (CUptiResult result :
+       {CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED, CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED,
+        CUPTI_ERROR_NOT_COMPATIBLE}) {
     EXPECT_EQ(ClassifyCuptiResult(result), CuptiFailure::kUnsupportedDevice);
     EXPECT_NE(CuptiStatus(result, "x").message().find("does not support"), std::string::npos);
   }
   EXPECT_EQ(ClassifyCuptiResult(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED),
             CuptiFailure::kOtherProfiler);
-  EXPECT_NE(CuptiStatus(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, "x").message().find(
-                "another profiler"),
+  EXPECT_NE(CuptiStatus(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, "x")
+                .message()
+                .find("another profiler"),
             std::string::npos);
   EXPECT_EQ(ClassifyCuptiResult(CUPTI_ERROR_INVALID_PARAMETER), CuptiFailure::kOther);
 }

@@ -59,15 +59,13 @@ BenchmarkHandle* RegisterFixture(const char* family_name) {
 
 #define GPUBENCH_PRIVATE_FIXTURE_CLASS(BaseClass, Method) BaseClass##_##Method##_GpuBenchmark
 
-#define GPUBENCH_PRIVATE_DECLARE_F(BaseClass, Method)                            \
-  class GPUBENCH_PRIVATE_FIXTURE_CLASS(BaseClass, Method) : public BaseClass {   \
-   public:                                                                       \
-    GPUBENCH_PRIVATE_FIXTURE_CLASS(BaseClass, Method)() {                        \
-      this->SetName(#BaseClass "/" #Method);                                     \
-    }                                                                            \
-                                                                                 \
-   protected:                                                                    \
-    void BenchmarkCase(::benchmark::State&) override;                            \
+#define GPUBENCH_PRIVATE_DECLARE_F(BaseClass, Method)                                              \
+  class GPUBENCH_PRIVATE_FIXTURE_CLASS(BaseClass, Method) : public BaseClass {                     \
+   public:                                                                                         \
+    GPUBENCH_PRIVATE_FIXTURE_CLASS(BaseClass, Method)() { this->SetName(#BaseClass "/" #Method); } \
+                                                                                                   \
+   protected:                                                                                      \
+    void BenchmarkCase(::benchmark::State&) override;                                              \
   };
 
 /// Defines a fixture benchmark's body; register it with GPUBENCH_REGISTER_F.
@@ -76,8 +74,8 @@ BenchmarkHandle* RegisterFixture(const char* family_name) {
   void GPUBENCH_PRIVATE_FIXTURE_CLASS(BaseClass, Method)::BenchmarkCase
 
 /// Registers a GPUBENCH_DEFINE_F benchmark; returns GB's object for ->Arg() and friends.
-#define GPUBENCH_REGISTER_F(BaseClass, Method)                                          \
-  BENCHMARK_PRIVATE_DECLARE(gpubench_f_) =                                              \
+#define GPUBENCH_REGISTER_F(BaseClass, Method)                                                \
+  BENCHMARK_PRIVATE_DECLARE(gpubench_f_) =                                                    \
       ::gpubench::detail::RegisterFixture<GPUBENCH_PRIVATE_FIXTURE_CLASS(BaseClass, Method)>( \
           #BaseClass "/" #Method)
 

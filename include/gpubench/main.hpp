@@ -25,6 +25,6 @@ int Main(int argc, char** argv);
 }  // namespace gpubench
 
 /// Defines main() for a gpubench benchmark binary.
-#define GPUBENCH_MAIN()                                                        \
-  int main(int argc, char** argv) { return ::gpubench::Main(argc, argv); }     \
+#define GPUBENCH_MAIN()                                                    \
+  int main(int argc, char** argv) { return ::gpubench::Main(argc, argv); } \
   int main(int, char**)

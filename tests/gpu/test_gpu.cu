@@ -151,10 +151,13 @@ TEST_F(Gpu, OneGiBCopyIsTimedAtDramSpeedWithAPlausibleClock) {
   const double bandwidth = 2.0 * kBigCopy * 4 / seconds;
   const double rated = gpubench::detail::Runtime::Get().facts().sm_clock_rated_mhz;
   const double clock = Counter(runs[0], "sm_clock_mhz");
-  std::printf("[gpu] copy 4 GiB: %.1f us per iteration, %.2f TB/s, SM clock %.0f MHz (rated %.0f)"
-              "\n", seconds * 1e6, bandwidth / 1e12, clock, rated);
+  std::printf(
+      "[gpu] copy 4 GiB: %.1f us per iteration, %.2f TB/s, SM clock %.0f MHz (rated %.0f)"
+      "\n",
+      seconds * 1e6, bandwidth / 1e12, clock, rated);
   EXPECT_GT(bandwidth, 1.0e12);
-  EXPECT_LT(bandwidth, 1.1 * gpubench::detail::Runtime::Get().facts().DramBandwidthBytesPerSecond());
+  EXPECT_LT(bandwidth,
+            1.1 * gpubench::detail::Runtime::Get().facts().DramBandwidthBytesPerSecond());
   EXPECT_GT(clock, 0.3 * rated);
   EXPECT_LT(clock, 1.1 * rated);
 }
@@ -170,10 +173,11 @@ TEST_F(Gpu, CopyBytesMatchTheAnalyticCount) {
   const double analytic = 1.0 * kBigCopy * 4;
   const double read = Counter(runs[0], "dram_read_bytes");
   const double write = Counter(runs[0], "dram_write_bytes");
-  std::printf("[gpu] copy: read %.4f, write %.4f of analytic; duration %.1f us; passes %.0f; "
-              "profiled clock %.0f MHz\n",
-              read / analytic, write / analytic, Counter(runs[0], "gpu_duration") * 1e6,
-              Counter(runs[0], "profile_passes"), Counter(runs[0], "profiled_sm_clock_mhz"));
+  std::printf(
+      "[gpu] copy: read %.4f, write %.4f of analytic; duration %.1f us; passes %.0f; "
+      "profiled clock %.0f MHz\n",
+      read / analytic, write / analytic, Counter(runs[0], "gpu_duration") * 1e6,
+      Counter(runs[0], "profile_passes"), Counter(runs[0], "profiled_sm_clock_mhz"));
   EXPECT_NEAR(read / analytic, 1.0, 0.01);
   EXPECT_NEAR(write / analytic, 1.0, 0.02);
   EXPECT_DOUBLE_EQ(Counter(runs[0], "profile_passes"), 1.0);
@@ -192,13 +196,13 @@ TEST_F(Gpu, FlushLeavesL2ColdAndAddsNoWrites) {
   const double bytes = Counter(flushed[0], "buffer_bytes");
   const double cold = flushed[0].real_accumulated_time / flushed[0].iterations;
   const double warm = kept[0].real_accumulated_time / kept[0].iterations;
-  std::printf("[gpu] read of L2/4 (%.0f B): flush %.2f us, keep %.2f us; DRAM read %.3f (flush) "
-              "%.3f (keep), DRAM write %.4f (flush) of the buffer\n",
-              bytes, cold * 1e6, warm * 1e6, Counter(flushed[0], "dram_read_bytes") / bytes,
-              Counter(kept[0], "dram_read_bytes") / bytes,
-              Counter(flushed[0], "dram_write_bytes") / bytes);
-  EXPECT_GT(Counter(flushed[0], "dram_read_bytes"), 0.95 * bytes);  // cold: all from DRAM
-  EXPECT_LT(Counter(kept[0], "dram_read_bytes"), 0.10 * bytes);     // warm: from L2
+  std::printf(
+      "[gpu] read of L2/4 (%.0f B): flush %.2f us, keep %.2f us; DRAM read %.3f (flush) "
+      "%.3f (keep), DRAM write %.4f (flush) of the buffer\n",
+      bytes, cold * 1e6, warm * 1e6, Counter(flushed[0], "dram_read_bytes") / bytes,
+      Counter(kept[0], "dram_read_bytes") / bytes, Counter(flushed[0], "dram_write_bytes") / bytes);
+  EXPECT_GT(Counter(flushed[0], "dram_read_bytes"), 0.95 * bytes);   // cold: all from DRAM
+  EXPECT_LT(Counter(kept[0], "dram_read_bytes"), 0.10 * bytes);      // warm: from L2
   EXPECT_LT(Counter(flushed[0], "dram_write_bytes"), 0.01 * bytes);  // the flush wrote nothing
   EXPECT_GT(cold, warm);
 }
