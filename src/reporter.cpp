@@ -5,29 +5,12 @@
 
 #include "context.hpp"
 #include "format.hpp"
+#include "gb_compat.hpp"
 #include "gpubench/version.hpp"
 #include "runtime.hpp"
 
 namespace gpubench {
 namespace {
-
-// GB 1.8 replaced Run::error_occurred/error_message with skipped/skip_message.
-template <class R>
-auto SkipMessage(const R& run, int) -> decltype(run.skip_message, std::string()) {
-  return run.skipped ? (run.skip_message.empty() ? "skipped" : run.skip_message) : "";
-}
-template <class R>
-auto SkipMessage(const R& run, long) -> decltype(run.error_message, std::string()) {
-  return run.error_occurred ? run.error_message : "";
-}
-template <class R>
-auto IsSkipped(const R& run, int) -> decltype(run.skipped, bool()) {
-  return run.skipped != 0;
-}
-template <class R>
-auto IsSkipped(const R& run, long) -> decltype(run.error_occurred, bool()) {
-  return run.error_occurred;
-}
 
 const char* kGreen = "\033[32m";
 const char* kYellow = "\033[33m";
@@ -92,8 +75,8 @@ void CounterReporter::PrintRunData(const Run& run) {
   std::snprintf(name, sizeof(name), "%-*s", static_cast<int>(name_field_width_),
                 run.benchmark_name().c_str());
   out << paint(kGreen, name) << " ";
-  if (IsSkipped(run, 0)) {
-    out << paint(kRed, "ERROR OCCURRED: '" + SkipMessage(run, 0) + "'") << "\n";
+  if (detail::RunFailed(run)) {
+    out << paint(kRed, "ERROR OCCURRED: '" + detail::RunErrorMessage(run) + "'") << "\n";
     return;
   }
   const bool percentage = run.aggregate_unit == benchmark::kPercentage;

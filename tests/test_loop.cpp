@@ -4,6 +4,7 @@
 #include <gpubench/gpubench.hpp>
 
 #include "fakes.hpp"
+#include "gb_compat.hpp"
 
 namespace gpubench::testing {
 namespace {
@@ -11,16 +12,6 @@ namespace {
 Log* g_log = nullptr;
 
 void Body() { g_log->Add("body"); }
-
-// GB 1.8 replaced Run::error_message with skip_message.
-template <class R>
-auto ErrorOf(const R& run, int) -> decltype(run.skip_message, std::string()) {
-  return run.skipped ? run.skip_message : "";
-}
-template <class R>
-auto ErrorOf(const R& run, long) -> decltype(run.error_message, std::string()) {
-  return run.error_occurred ? run.error_message : "";
-}
 
 void LoopTest_Flush(benchmark::State& state) {
   for (auto _ : Loop(state)) Body();
@@ -132,7 +123,7 @@ std::vector<std::string> Join(std::initializer_list<std::vector<std::string>> pa
 TEST_F(LoopTest, FlushPolicyWarmsUpThenTimesEachIterationInsideItsRange) {
   auto runs = Run("^LoopTest_Flush/");
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(ErrorOf(runs[0], 0), "");
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   const auto expected = Join({
       {"prepare", "flush", "body", "sync", "probe_begin"},
       Repeat({"flush", "push LoopTest_Flush", "timer_begin", "body", "timer_end", "pop"}, 3),
@@ -175,7 +166,7 @@ TEST_F(LoopTest, ProfiledIterationsFollowTheTimedOnesPassByPass) {
   settings_.profile_iterations = 3;
   auto runs = Run("^LoopTest_Flush/", /*with_profiler=*/true);
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(ErrorOf(runs[0], 0), "");
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   std::vector<std::string> pass = {"pass"};
   for (int r = 0; r < 3; ++r) {
     auto range = Join(
@@ -206,7 +197,7 @@ TEST_F(LoopTest, ProfileFailureKeepsTheTimingAndDropsOnlyTheMetrics) {
   profiler_->fail_pass = 1;
   auto runs = Run("^LoopTest_Flush/", true);
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(ErrorOf(runs[0], 0), "");
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 3e-3);
   EXPECT_EQ(runs[0].counters.count("dram_read_bytes"), 0u);
   EXPECT_EQ(runs[0].counters.count("sm_clock_mhz"), 1u);
@@ -218,7 +209,7 @@ TEST_F(LoopTest, ProfilerThatCannotStartKeepsTheTiming) {
   profiler_->begin_result = Status::Error("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
   auto runs = Run("^LoopTest_Flush/", true);
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(ErrorOf(runs[0], 0), "");
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   EXPECT_EQ(runs[0].counters.count("dram_read_bytes"), 0u);
   EXPECT_EQ(log_.Count("body"), 4);  // warm-up + 3 timed, no profiled iterations
 }
@@ -228,7 +219,7 @@ TEST_F(LoopTest, LaunchErrorInTheBodySkipsWithTheCudaError) {
   ops_->check_failure = Status::Error("kernel launch: cudaErrorInvalidConfiguration (bad)");
   auto runs = Run("^LoopTest_Flush/");
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(ErrorOf(runs[0], 0),
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]),
             "gpubench: CUDA error in the benchmark body of LoopTest_Flush: kernel launch: "
             "cudaErrorInvalidConfiguration (bad)");
   EXPECT_EQ(log_.events.back(), "after loop");  // code after the loop still runs
@@ -241,8 +232,8 @@ TEST_F(LoopTest, StickyErrorSkipsEveryLaterBenchmark) {
   ops_->check_failure = Status::ContextLost("kernel launch: cudaErrorIllegalAddress (x)");
   auto runs = Run("^LoopTest_(Flush|Keep)/");
   ASSERT_EQ(runs.size(), 2u);
-  EXPECT_NE(ErrorOf(runs[0], 0).find("cudaErrorIllegalAddress"), std::string::npos);
-  const std::string later = ErrorOf(runs[1], 0);
+  EXPECT_NE(detail::RunErrorMessage(runs[0]).find("cudaErrorIllegalAddress"), std::string::npos);
+  const std::string later = detail::RunErrorMessage(runs[1]);
   EXPECT_NE(later.find("the CUDA context was lost earlier"), std::string::npos) << later;
   EXPECT_NE(later.find("LoopTest_Flush"), std::string::npos) << later;
   EXPECT_EQ(log_.Count("prepare"), 1);  // the second benchmark did no GPU work
@@ -251,8 +242,9 @@ TEST_F(LoopTest, StickyErrorSkipsEveryLaterBenchmark) {
 TEST_F(LoopTest, SeveralThreadsAreRejected) {
   auto runs = Run("^LoopTest_Threads/");
   ASSERT_FALSE(runs.empty());
-  EXPECT_NE(ErrorOf(runs[0], 0).find("->Threads(2) is not supported"), std::string::npos)
-      << ErrorOf(runs[0], 0);
+  EXPECT_NE(detail::RunErrorMessage(runs[0]).find("->Threads(2) is not supported"),
+            std::string::npos)
+      << detail::RunErrorMessage(runs[0]);
   EXPECT_EQ(log_.Count("body"), 0);
 }
 
@@ -260,7 +252,8 @@ TEST_F(LoopTest, BenchmarksNotRegisteredThroughGpubenchAreRejected) {
   auto runs = Run("^LoopTest_Plain/|^LoopFixture/PlainMacro/");
   ASSERT_EQ(runs.size(), 2u);
   for (const auto& run : runs) {
-    EXPECT_NE(ErrorOf(run, 0).find("GPUBENCH_BENCHMARK"), std::string::npos) << ErrorOf(run, 0);
+    EXPECT_NE(detail::RunErrorMessage(run).find("GPUBENCH_BENCHMARK"), std::string::npos)
+        << detail::RunErrorMessage(run);
   }
   EXPECT_EQ(log_.Count("body"), 0);
 }
@@ -270,7 +263,7 @@ TEST_F(LoopTest, UninitializedGpubenchIsRejected) {
   CaptureReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter, "^LoopTest_Keep/");
   ASSERT_EQ(reporter.runs.size(), 1u);
-  EXPECT_NE(ErrorOf(reporter.runs[0], 0).find("GPUBENCH_MAIN()"), std::string::npos);
+  EXPECT_NE(detail::RunErrorMessage(reporter.runs[0]).find("GPUBENCH_MAIN()"), std::string::npos);
 }
 
 TEST_F(LoopTest, NoDeviceSkipsWithTheReason) {
@@ -278,7 +271,7 @@ TEST_F(LoopTest, NoDeviceSkipsWithTheReason) {
   facts_.unavailable_reason = "cudaGetDeviceCount: cudaErrorNoDevice (no CUDA-capable device)";
   auto runs = Run("^LoopTest_Flush/");
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(ErrorOf(runs[0], 0),
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]),
             "gpubench: no usable CUDA device: cudaGetDeviceCount: cudaErrorNoDevice (no "
             "CUDA-capable device)");
   EXPECT_EQ(log_.Count("body"), 0);
@@ -287,7 +280,7 @@ TEST_F(LoopTest, NoDeviceSkipsWithTheReason) {
 TEST_F(LoopTest, FixtureSharesTheLoopAndNamesItsRanges) {
   auto runs = Run("^LoopFixture/Case/");
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(ErrorOf(runs[0], 0), "");
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   EXPECT_EQ(log_.Count("push LoopFixture/Case/5"), 2);
   EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2e-3);  // manual time
 }
@@ -296,7 +289,7 @@ TEST_F(LoopTest, LambdaRegistrationWorks) {
   ASSERT_NE(lambda_registration, nullptr);
   auto runs = Run("^LoopTest_Lambda/");
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(ErrorOf(runs[0], 0), "");
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   EXPECT_EQ(log_.Count("push LoopTest_Lambda"), 1);
 }
 

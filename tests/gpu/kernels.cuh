@@ -1,7 +1,9 @@
 // Kernels shared by the GPU tests.
 #pragma once
 
+#include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
+#include <gpubench/loop.hpp>
 
 #include <cstddef>
 
@@ -39,4 +41,18 @@ __global__ void SpinKernel(long long cycles) {
 inline unsigned Blocks(size_t n) {
   const size_t blocks = (n + 255) / 256;
   return static_cast<unsigned>(blocks < 132 * 64 ? blocks : 132 * 64);
+}
+
+// A copy of state.range(0) floats per iteration, timed by gpubench.
+inline void CopyBenchmark(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  float *in = nullptr, *out = nullptr;
+  if (cudaMalloc(&in, n * 4) != cudaSuccess || cudaMalloc(&out, n * 4) != cudaSuccess) {
+    state.SkipWithError("cudaMalloc failed");
+    return;
+  }
+  FillKernel<<<Blocks(n), 256>>>(in, n, 1.0f);
+  for (auto _ : gpubench::Loop(state)) CopyKernel<<<Blocks(n), 256>>>(in, out, n);
+  cudaFree(in);
+  cudaFree(out);
 }

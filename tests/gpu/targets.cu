@@ -4,19 +4,8 @@
 
 #include "kernels.cuh"
 
-static void Ncu_Copy(benchmark::State& state) {
-  const size_t n = static_cast<size_t>(state.range(0));
-  float *in = nullptr, *out = nullptr;
-  if (cudaMalloc(&in, n * 4) != cudaSuccess || cudaMalloc(&out, n * 4) != cudaSuccess) {
-    state.SkipWithError("cudaMalloc failed");
-    return;
-  }
-  FillKernel<<<Blocks(n), 256>>>(in, n, 1.0f);
-  for (auto _ : gpubench::Loop(state)) CopyKernel<<<Blocks(n), 256>>>(in, out, n);
-  cudaFree(in);
-  cudaFree(out);
-}
-GPUBENCH_BENCHMARK(Ncu_Copy)->Arg(size_t{1} << 28)->Iterations(5);
+BENCHMARK_PRIVATE_DECLARE(copy_) =
+    gpubench::RegisterBenchmark("Ncu_Copy", CopyBenchmark)->Arg(size_t{1} << 28)->Iterations(5);
 
 static void Ncu_Spin(benchmark::State& state) {
   for (auto _ : gpubench::Loop(state)) SpinKernel<<<1, 32>>>(state.range(0));
