@@ -4,9 +4,11 @@
 For each streaming example: dram bytes read/written and duration per iteration from gpubench
 (user ranges, default metrics, cache=flush) and from ncu (kernel replay, --cache-control all,
 --clock-control none, the same metrics, the kernels inside gpubench's NVTX ranges), beside the
-analytic bytes. Then the time to collect the metrics for the whole example suite: gpubench with
-profiling on, against ncu --nvtx with the same metrics, both with a tiny --benchmark_min_time.
-Usage: crosscheck_ncu.py EXAMPLES_BINARY OUT_DIR
+analytic bytes. Then the time to collect the metrics for the whole example suite with its own
+defaults: gpubench with profiling on and off (twice each, alternating), against ncu --nvtx with
+the same metrics on the same binary (twice); the profiling sessions gpubench ran are counted
+from its --gpubench_profile_out file.
+Usage: crosscheck_ncu.py EXAMPLES_BINARY OUT_DIR [--suite-only]
 """
 import csv
 import io
@@ -60,10 +62,7 @@ def ncu_per_iteration(ncu, binary, name, out_dir, kernels_per_iteration):
     return {k: v / iterations for k, v in totals.items()}, len(ids)
 
 
-def main():
-    binary, out_dir = sys.argv[1], sys.argv[2]
-    os.makedirs(out_dir, exist_ok=True)
-    ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
+def bytes_table(ncu, binary, out_dir):
     ours_path = os.path.join(out_dir, "crosscheck_gpubench.json")
     timed([binary, "--benchmark_filter=" + "|".join("^" + c + "/" for c in CASES),
            "--benchmark_min_time=0.05", "--benchmark_out=" + ours_path,
@@ -95,31 +94,63 @@ def main():
     unfused = ours["BM_Unfused/536870912"]["bytes_moved"]
     lines.append("\nFusion saving in bytes moved: unfused / fused = %.4f (analytic 2.0000)" %
                  (unfused / fused))
+    print(lines[-1])
+    return lines
 
-    # The whole suite with the binary's own defaults, three ways: gpubench with its metrics,
-    # gpubench timing only, and ncu collecting the same metrics for the same NVTX ranges.
+
+def suite_cost(ncu, binary, out_dir):
+    """The example suite with its own defaults: what collecting the metrics costs each way."""
     listing = subprocess.run([binary, "--benchmark_list_tests"], capture_output=True, text=True)
     includes = []
     for test in listing.stdout.split():
         instance = test.rsplit("/manual_time", 1)[0]
         includes += ["--nvtx-include", "gpubench@" + instance + "/"]
-    with_metrics, _ = timed([binary], os.path.join(out_dir, "suite_gpubench.log"))
-    timing_only, _ = timed([binary, "--gpubench_profile_iterations=0"],
-                           os.path.join(out_dir, "suite_timing_only.log"))
-    under_ncu, stdout = timed([ncu, "--nvtx"] + includes +
-                              ["--clock-control", "none", "--cache-control", "all", "--metrics",
-                               METRICS + ",sm__cycles_elapsed.avg.per_second", binary],
-                              os.path.join(out_dir, "suite_ncu.log"))
-    profiled = stdout.count("==PROF== Profiling")
-    metrics_cost = with_metrics - timing_only
-    lines.append("\nExample suite, default flags: gpubench with metrics %.1f s, timing only %.1f s "
-                 "(metrics cost %.1f s, %.2fx the wall time); ncu --nvtx with the same metrics on "
-                 "the same binary %.1f s (%d kernels profiled): ncu / gpubench metrics cost = %.0fx"
-                 % (with_metrics, timing_only, metrics_cost, with_metrics / timing_only, under_ncu,
-                    profiled, under_ncu / max(metrics_cost, 1e-9)))
-    print("\n".join(lines[-2:]))
+    with_metrics, timing_only, under_ncu = [], [], []
+    sessions, session_seconds, kernels = [], [], []
+    for round_index in range(2):
+        profile_path = os.path.join(out_dir, "suite_profile_%d.jsonl" % round_index)
+        if os.path.exists(profile_path):
+            os.remove(profile_path)
+        with_metrics.append(timed([binary, "--gpubench_profile_out=" + profile_path],
+                                  os.path.join(out_dir, "suite_gpubench_%d.log" % round_index))[0])
+        with open(profile_path) as handle:
+            records = [json.loads(line) for line in handle]
+        sessions.append(len(records))
+        session_seconds.append(sum(record["seconds"] for record in records))
+        timing_only.append(timed([binary, "--gpubench_profile_iterations=0"],
+                                 os.path.join(out_dir, "suite_timing_only_%d.log" % round_index))[0])
+        elapsed, stdout = timed([ncu, "--nvtx"] + includes +
+                                ["--clock-control", "none", "--cache-control", "all", "--metrics",
+                                 METRICS + ",sm__cycles_elapsed.avg.per_second", binary],
+                                os.path.join(out_dir, "suite_ncu_%d.log" % round_index))
+        under_ncu.append(elapsed)
+        kernels.append(stdout.count("==PROF== Profiling"))
+    cost = sum(with_metrics) / 2 - sum(timing_only) / 2
+    ncu_mean = sum(under_ncu) / 2
+    instances = len(includes) // 2
+    return ["",
+            "Example suite (%d instances), default flags, two rounds:" % instances,
+            "- gpubench with metrics: %s s; timing only: %s s; metrics cost %.2f s (%.3fx the wall "
+            "time)" % (" / ".join("%.1f" % t for t in with_metrics),
+                       " / ".join("%.1f" % t for t in timing_only), cost,
+                       sum(with_metrics) / sum(timing_only)),
+            "- gpubench profiling sessions: %s (%s s of host time inside them)"
+            % (" / ".join(str(n) for n in sessions),
+               " / ".join("%.2f" % t for t in session_seconds)),
+            "- ncu --nvtx, same metrics, same binary: %s s (%s kernels profiled)"
+            % (" / ".join("%.1f" % t for t in under_ncu), " / ".join(str(k) for k in kernels)),
+            "- ncu / gpubench metrics cost = %.1fx" % (ncu_mean / max(cost, 1e-9))]
+
+
+def main():
+    binary, out_dir = sys.argv[1], sys.argv[2]
+    os.makedirs(out_dir, exist_ok=True)
+    ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
+    lines = [] if "--suite-only" in sys.argv[3:] else bytes_table(ncu, binary, out_dir)
+    suite = suite_cost(ncu, binary, out_dir)
+    print("\n".join(suite))
     with open(os.path.join(out_dir, "crosscheck.md"), "w") as handle:
-        handle.write("\n".join(lines) + "\n")
+        handle.write("\n".join(lines + suite) + "\n")
 
 
 if __name__ == "__main__":

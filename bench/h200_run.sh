@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How the H200 numbers in the docs were produced: build on the device machine (no network:
 # Debian packages carried in .deps), run the GPU tests and the benchmarks, keep logs in $OUT.
-# Usage: bench/h200_run.sh [build|test|examples|overhead|suite|all]...
+# Usage: bench/h200_run.sh [build|test|nvtx|examples|overhead|rss|suite|suitecost|crosscheck|pack|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
 mkdir -p "$OUT" /tmp/deps
@@ -26,6 +26,7 @@ step_examples() {
     --benchmark_out_format=json --gpubench_profile_out="$OUT/profile_ranges.jsonl" \
     >"$OUT/examples.log" 2>&1
   tail -25 "$OUT/examples.log"
+  python3 -c "import json,collections; r=[json.loads(l) for l in open('$OUT/profile_ranges.jsonl')]; print('profiling sessions: %d, %.2f s; per instance: %s' % (len(r), sum(x['seconds'] for x in r), dict(collections.Counter(x['benchmark'] for x in r))))"
 }
 step_overhead() {
   for cache in keep flush; do
@@ -36,7 +37,11 @@ step_overhead() {
   done
 }
 step_crosscheck() {
-  python3 bench/crosscheck_ncu.py $BUILD/bench/gpubench_examples "$OUT/crosscheck" 2>&1 | tail -12
+  python3 bench/crosscheck_ncu.py $BUILD/bench/gpubench_examples "$OUT/crosscheck" 2>&1 | tail -14
+}
+step_suitecost() {  # the suite-cost half of the crosscheck only
+  python3 bench/crosscheck_ncu.py $BUILD/bench/gpubench_examples "$OUT/crosscheck" --suite-only \
+    2>&1 | tail -8
 }
 step_rss() {
   $BUILD/bench/gpubench_rss --benchmark_out="$OUT/rss.json" --benchmark_out_format=json \

@@ -77,6 +77,7 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
       {"gpubench_flush_description",
        FlushMethodDescription(settings, facts.available ? FlushBytes(facts.l2_bytes) : 0)});
   context.push_back({"gpubench_profile_iterations", std::to_string(settings.profile_iterations)});
+  context.push_back({"gpubench_profile_runs", ToString(settings.profile_runs)});
   context.push_back({"gpubench_profiler", profiler_status});
   context.push_back({"gpubench_warmup_iterations", "1"});
   context.push_back({"gpubench_device", std::to_string(settings.device)});

@@ -46,6 +46,9 @@ bool UseColor(int argc, char** argv) {
   return isatty(STDOUT_FILENO) != 0 && term != nullptr && std::strcmp(term, "dumb") != 0;
 }
 
+// GB's last call of the process had no successor to show whether it was a trial.
+void CheckLastCallAtExit() { std::cerr << detail::Runtime::Get().trials().Finish(); }
+
 }  // namespace
 
 InitResult Initialize(int* argc, char** argv) {
@@ -91,6 +94,11 @@ InitResult Initialize(int* argc, char** argv) {
 
   auto& runtime = detail::Runtime::Get();
   runtime.Configure(settings, facts);
+  // Read before benchmark::Initialize removes GB's flags from argv.
+  runtime.SetTrialRunDetector(detail::TrialRunDetector(
+      detail::MinTimeSeconds(GoogleBenchmarkFlag(*argc, argv, "min_time"))));
+  static const bool at_exit_registered = std::atexit(CheckLastCallAtExit) == 0;
+  (void)at_exit_registered;
   std::string profiler_status;
   std::unique_ptr<detail::Profiler> profiler;
   if (settings.profile_iterations == 0) {

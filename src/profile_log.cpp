@@ -23,12 +23,15 @@ std::string OpenProfileLog(const std::string& path) {
   return "";
 }
 
-void AppendProfileRecord(const std::string& benchmark, int passes, double seconds,
-                         const std::vector<std::map<std::string, double>>& ranges,
+void AppendProfileRecord(const std::string& benchmark, int64_t iterations, int passes,
+                         double seconds, const std::vector<std::map<std::string, double>>& ranges,
                          const std::string& error) {
   std::ofstream& out = LogStream();
   if (!out.is_open()) return;
-  nlohmann::json record = {{"benchmark", benchmark}, {"passes", passes}, {"seconds", seconds}};
+  nlohmann::json record = {{"benchmark", benchmark},
+                           {"iterations", iterations},
+                           {"passes", passes},
+                           {"seconds", seconds}};
   record["ranges"] = nlohmann::json::array();
   for (const auto& range : ranges) record["ranges"].push_back(range);
   if (!error.empty()) record["error"] = error;

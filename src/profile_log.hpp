@@ -2,6 +2,7 @@
 // the variation between profiled iterations is not lost in the average.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -11,10 +12,11 @@ namespace gpubench::detail {
 /// Opens (appends to) `path`; an empty path turns the log off. Returns an error message or "".
 std::string OpenProfileLog(const std::string& path);
 
-/// One JSON line: {"benchmark", "passes", "seconds" (host time the profiled iterations took),
-/// "ranges": [{metric: value}...], "error"}.
-void AppendProfileRecord(const std::string& benchmark, int passes, double seconds,
-                         const std::vector<std::map<std::string, double>>& ranges,
+/// One JSON line: {"benchmark", "iterations" (of the GB call it belongs to, as in GB's output),
+/// "passes", "seconds" (host time the profiled iterations took), "ranges": [{metric: value}...],
+/// "error"}.
+void AppendProfileRecord(const std::string& benchmark, int64_t iterations, int passes,
+                         double seconds, const std::vector<std::map<std::string, double>>& ranges,
                          const std::string& error);
 
 }  // namespace gpubench::detail

@@ -47,6 +47,7 @@ bool CounterReporter::ReportContext(const Context& context) {
   }
   out << "  timer=" << ToString(settings.timer) << " cache=" << ToString(settings.cache)
       << " clock_control=none profile_iterations=" << settings.profile_iterations
+      << " profile_runs=" << ToString(settings.profile_runs)
       << " metrics=" << settings.metrics.size() << " profiler=" << runtime.profiler_status()
       << "\n  settings fingerprint " << detail::SettingsFingerprint(settings)
       << "; time columns are GPU time per iteration\n";

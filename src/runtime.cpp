@@ -19,6 +19,8 @@ const char* ToString(Timer timer) { return timer == Timer::kCupti ? "cupti" : "e
 
 const char* ToString(CachePolicy cache) { return cache == CachePolicy::kKeep ? "keep" : "flush"; }
 
+const char* ToString(ProfileRuns runs) { return runs == ProfileRuns::kAll ? "all" : "reported"; }
+
 const Settings& CurrentSettings() {
   auto& runtime = detail::Runtime::Get();
   if (!runtime.configured()) {
@@ -79,6 +81,8 @@ void Runtime::ResetForTesting() {
   profiler_.reset();
   context_lost_reason_.clear();
   configured_ = false;
+  trials_ = TrialRunDetector();
+  latest_profiled_.reset();
 }
 
 void Runtime::Shutdown() {

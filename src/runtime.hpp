@@ -1,13 +1,16 @@
 // Process-wide state: the settings, the device facts and the backends the loop uses.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 
 #include "backend.hpp"
 #include "device_info.hpp"
 #include "gpubench/settings.hpp"
+#include "trial_runs.hpp"
 
 namespace gpubench::detail {
 
@@ -33,6 +36,24 @@ class Runtime {
   void SetBackendsForTesting(std::unique_ptr<GpuOps> ops, std::unique_ptr<IterationTimer> timer,
                              std::unique_ptr<Profiler> profiler);
 
+  /// Tells GB's iteration-count trials from calls it may report (see trial_runs.hpp).
+  TrialRunDetector& trials() { return trials_; }
+  void SetTrialRunDetector(TrialRunDetector detector) { trials_ = std::move(detector); }
+
+  /// The counters of the latest successful profiling session, for trials of the same instance.
+  struct ProfiledCall {
+    std::string instance;
+    int64_t iterations = 0;
+    std::map<std::string, double> counters;
+  };
+  void RememberProfiledCall(ProfiledCall call) { latest_profiled_ = std::move(call); }
+  void ForgetProfiledCall() { latest_profiled_.reset(); }
+  /// Null unless the latest successful session was of `instance`.
+  const ProfiledCall* LatestProfiledCall(const std::string& instance) const {
+    return latest_profiled_ && latest_profiled_->instance == instance ? &*latest_profiled_
+                                                                      : nullptr;
+  }
+
   /// After a sticky CUDA error nothing more can run on the GPU in this process.
   void MarkContextLost(const std::string& reason) {
     if (context_lost_reason_.empty()) context_lost_reason_ = reason;
@@ -53,6 +74,8 @@ class Runtime {
   std::unique_ptr<Profiler> profiler_;
   std::string profiler_status_ = "off: not initialized";
   std::string context_lost_reason_;
+  TrialRunDetector trials_;
+  std::optional<ProfiledCall> latest_profiled_;
 };
 
 /// The real CUDA backends (cuda_backend.cu).

@@ -33,6 +33,9 @@ const std::vector<SettingSpec>& SettingSpecs() {
       {"metrics", "NAME[,NAME...]",
        "CUPTI metrics to add to the default ones (each adds replay passes)"},
       {"profile_iterations", "N>=0", "profiled iterations per run; 0 turns hardware metrics off"},
+      {"profile_runs", "reported|all",
+       "reported: profile the calls GB may report, not its iteration-count trials; all: every "
+       "call"},
       {"device", "ORDINAL", "CUDA device to benchmark"},
       {"profile_out", "FILE", "append per-range metric values of every profiled run (JSON lines)"},
   };
@@ -91,6 +94,7 @@ struct RawValues {
   std::string clock_control = "none";
   std::string metrics;
   int profile_iterations = 3;
+  std::string profile_runs = "reported";
   int device = 0;
   std::string profile_out;
   std::string list_metrics_filter;
@@ -128,6 +132,8 @@ std::string ApplyFlags(const std::vector<std::string>& args, bool allow_actions,
           "gpubench never locks clocks: it reports the clock the kernels ran at"));
   app.add_option(name("metrics"), raw->metrics)->check(MetricNameList());
   app.add_option(name("profile_iterations"), raw->profile_iterations)->check(CLI::Range(0, 1000));
+  app.add_option(name("profile_runs"), raw->profile_runs)
+      ->check(CLI::IsMember({"reported", "all"}));
   app.add_option(name("device"), raw->device)->check(CLI::Range(0, 1023));
   app.add_option(name("profile_out"), raw->profile_out);
   CLI::Option* list = nullptr;
@@ -208,6 +214,7 @@ ParseResult ParseCommandLine(const std::vector<std::string>& args, const Environ
     }
   }
   settings.profile_iterations = raw.profile_iterations;
+  settings.profile_runs = raw.profile_runs == "all" ? ProfileRuns::kAll : ProfileRuns::kReported;
   settings.device = raw.device;
   result.command_line.profile_out = raw.profile_out;
   result.command_line.list_metrics = raw.list_metrics;

@@ -100,6 +100,7 @@ class FakeProfiler : public detail::Profiler {
   explicit FakeProfiler(Log* log) : log_(log) {}
   Status BeginSession(cudaStream_t, int ranges) override {
     log_->Add("session " + std::to_string(ranges));
+    ++sessions;
     ranges_ = ranges;
     pass_ = 0;
     return begin_result;
@@ -126,7 +127,8 @@ class FakeProfiler : public detail::Profiler {
     log_->Add("session_end");
     for (int r = 0; r < ranges_; ++r) {
       ranges->push_back({{"dram__bytes_read.sum", 100.0 * (r + 1)},
-                         {"dram__bytes_write.sum", 50.0},
+                         // Tells the sessions apart: 50 bytes in the first, 100 in the second.
+                         {"dram__bytes_write.sum", 50.0 * sessions},
                          {"gpu__time_duration.sum", 1000.0},
                          {"sm__cycles_elapsed.avg.per_second", 1.9e9}});
     }
@@ -137,6 +139,7 @@ class FakeProfiler : public detail::Profiler {
 
   int passes = 2;
   int fail_pass = 0;
+  int sessions = 0;
   Status begin_result;
 
  private:

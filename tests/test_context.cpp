@@ -47,6 +47,7 @@ TEST(Context, CarriesEverySettingAndDeviceFact) {
       {"gpubench_flush_method", "l2_read_evict"},
       {"gpubench_clock_control", "none"},
       {"gpubench_profile_iterations", "3"},
+      {"gpubench_profile_runs", "reported"},
       {"gpubench_profiling", "on"},
       {"gpubench_device", "0"},
       {"gpubench_profiler", "on: test"},
@@ -134,6 +135,9 @@ TEST(Fingerprint, IgnoresWhatDoesNotChangeMeaning) {
   more_iterations.profile_iterations = 10;
   Settings reordered = Defaults();
   std::reverse(reordered.metrics.begin(), reordered.metrics.end());
+  Settings every_call = Defaults();  // the counters of reported calls mean the same
+  every_call.profile_runs = ProfileRuns::kAll;
+  EXPECT_EQ(SettingsFingerprint(every_call), base);
   EXPECT_EQ(SettingsFingerprint(device), base);
   EXPECT_EQ(SettingsFingerprint(more_iterations), base);
   EXPECT_EQ(SettingsFingerprint(reordered), base);

@@ -40,6 +40,23 @@ void LoopTest_Plain(benchmark::State& state) {
 }
 BENCHMARK(LoopTest_Plain)->UseManualTime()->Iterations(1);
 
+// No iteration count: GB searches for one (1 ms per iteration from the fake timer).
+void LoopTest_Search(benchmark::State& state) {
+  for (auto _ : Loop(state)) Body();
+}
+GPUBENCH_BENCHMARK(LoopTest_Search);
+
+void LoopTest_Repeated(benchmark::State& state) {
+  for (auto _ : Loop(state)) Body();
+}
+GPUBENCH_BENCHMARK(LoopTest_Repeated)->Repetitions(3);
+
+// A min_time of its own, which gpubench cannot see (GB keeps it private).
+void LoopTest_OwnMinTime(benchmark::State& state) {
+  for (auto _ : Loop(state)) Body();
+}
+GPUBENCH_BENCHMARK(LoopTest_OwnMinTime)->MinTime(0.05);
+
 class LoopFixture : public gpubench::Fixture {};
 GPUBENCH_DEFINE_F(LoopFixture, Case)(benchmark::State& state) {
   for (auto _ : Iterations(state)) Body();
@@ -90,6 +107,8 @@ class LoopTest : public ::testing::Test {
     auto& runtime = detail::Runtime::Get();
     runtime.ResetForTesting();
     runtime.Configure(settings_, facts_);
+    // The test binary leaves GB's --benchmark_min_time at its default.
+    runtime.SetTrialRunDetector(detail::TrialRunDetector(detail::kDefaultMinTimeSeconds));
     runtime.SetBackendsForTesting(std::move(ops_owner_), std::move(timer_owner_),
                                   with_profiler ? std::move(profiler_owner_) : nullptr);
     CaptureReporter reporter;
@@ -190,6 +209,62 @@ TEST_F(LoopTest, ProfiledIterationsFollowTheTimedOnesPassByPass) {
   EXPECT_DOUBLE_EQ(counters.at("profiled_sm_clock_mhz").value, 1900.0);
   EXPECT_DOUBLE_EQ(counters.at("profile_passes").value, 2.0);
   EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 3e-3);  // profiling is not timed
+}
+
+TEST_F(LoopTest, GbTrialCallsCopyTheCountersAndOnlyCallsGbMayReportAreProfiled) {
+  settings_.profile_iterations = 3;
+  auto runs = Run("^LoopTest_Search/", true);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  // GB's search: calls with 1, 10, 100 iterations, then one that reaches min_time (0.5 s).
+  const int calls = log_.Count("prepare");
+  EXPECT_GE(calls, 3);
+  EXPECT_GE(runs[0].real_accumulated_time, detail::kDefaultMinTimeSeconds);
+  // Profiled: the first call (it could have been ->Iterations(1)) and the reported one.
+  EXPECT_EQ(profiler_->sessions, 2);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("dram_write_bytes").value, 100.0);  // its own session
+  EXPECT_EQ(log_.Count("range_end"), 2 * 2 * 3);  // sessions x passes x ranges
+  EXPECT_EQ(detail::Runtime::Get().trials().Finish(), "");
+}
+
+TEST_F(LoopTest, ProfileRunsAllProfilesEveryCall) {
+  settings_.profile_iterations = 3;
+  settings_.profile_runs = ProfileRuns::kAll;
+  auto runs = Run("^LoopTest_Search/", true);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_GE(log_.Count("prepare"), 3);
+  EXPECT_EQ(profiler_->sessions, log_.Count("prepare"));
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("dram_write_bytes").value, 50.0 * profiler_->sessions);
+}
+
+TEST_F(LoopTest, EveryRepetitionIsProfiledOnItsOwn) {
+  settings_.profile_iterations = 1;
+  auto runs = Run("^LoopTest_Repeated/", true);
+  std::vector<double> writes;
+  for (const auto& run : runs) {
+    if (run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration) {
+      writes.push_back(run.counters.at("dram_write_bytes").value);
+    }
+  }
+  // The first repetition profiles its first call and its reported one; the others repeat the
+  // iteration count found and are each profiled.
+  EXPECT_EQ(writes, (std::vector<double>{100.0, 150.0, 200.0}));
+  EXPECT_EQ(profiler_->sessions, 4);
+}
+
+TEST_F(LoopTest, AReportedCallTakenForATrialIsNamed) {
+  settings_.profile_iterations = 1;
+  auto runs = Run("^LoopTest_OwnMinTime/", true);
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_LT(runs[0].real_accumulated_time, detail::kDefaultMinTimeSeconds);
+  // Its counters are the first call's (same instance and settings), and gpubench says so.
+  EXPECT_EQ(profiler_->sessions, 1);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("dram_write_bytes").value, 50.0);
+  const std::string warning = detail::Runtime::Get().trials().Finish();
+  EXPECT_NE(warning.find("LoopTest_OwnMinTime: GB reported the call with " +
+                         std::to_string(runs[0].iterations) + " iterations"),
+            std::string::npos)
+      << warning;
 }
 
 TEST_F(LoopTest, ProfileFailureKeepsTheTimingAndDropsOnlyTheMetrics) {

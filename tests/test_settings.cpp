@@ -18,16 +18,19 @@ TEST(Settings, DefaultsWithoutFlagsOrEnvironment) {
   EXPECT_EQ(settings.cache, CachePolicy::kFlush);
   EXPECT_EQ(settings.metrics, DefaultMetrics());
   EXPECT_EQ(settings.profile_iterations, 3);
+  EXPECT_EQ(settings.profile_runs, ProfileRuns::kReported);
   EXPECT_EQ(settings.device, 0);
   EXPECT_FALSE(result.command_line.list_metrics);
 }
 
 TEST(Settings, FlagsSetEverySetting) {
-  ParseResult result = Parse({"--gpubench_timer=cupti", "--gpubench_cache=keep",
-                              "--gpubench_clock_control=none", "--gpubench_profile_iterations=0",
-                              "--gpubench_device=2", "--gpubench_profile_out=/tmp/p.jsonl"});
+  ParseResult result =
+      Parse({"--gpubench_timer=cupti", "--gpubench_cache=keep", "--gpubench_clock_control=none",
+             "--gpubench_profile_iterations=0", "--gpubench_device=2",
+             "--gpubench_profile_out=/tmp/p.jsonl", "--gpubench_profile_runs=all"});
   ASSERT_TRUE(result.ok) << result.error;
   const Settings& settings = result.command_line.settings;
+  EXPECT_EQ(settings.profile_runs, ProfileRuns::kAll);
   EXPECT_EQ(settings.timer, Timer::kCupti);
   EXPECT_EQ(settings.cache, CachePolicy::kKeep);
   EXPECT_EQ(settings.profile_iterations, 0);
@@ -89,6 +92,11 @@ TEST(Settings, BadValuesAreRejectedWithTheValidOnes) {
   EXPECT_FALSE(Parse({"--gpubench_profile_iterations=-1"}).ok);
   EXPECT_FALSE(Parse({"--gpubench_profile_iterations=three"}).ok);
   EXPECT_FALSE(Parse({"--gpubench_device=x"}).ok);
+  ParseResult runs = Parse({"--gpubench_profile_runs=trials"});
+  ASSERT_FALSE(runs.ok);
+  EXPECT_NE(runs.error.find("trials"), std::string::npos) << runs.error;
+  EXPECT_NE(runs.error.find("--gpubench_profile_runs=reported|all"), std::string::npos)
+      << runs.error;
   EXPECT_FALSE(Parse({"--gpubench_timer"}).ok);  // a value is required
 }
 
@@ -127,7 +135,7 @@ TEST(Settings, ActionsAreFlagsOnly) {
 TEST(Settings, HelpListsEveryFlag) {
   const std::string help = FlagHelp();
   for (const char* flag : {"timer", "cache", "clock_control", "metrics", "profile_iterations",
-                           "device", "profile_out", "list_metrics", "chip"}) {
+                           "profile_runs", "device", "profile_out", "list_metrics", "chip"}) {
     EXPECT_NE(help.find(std::string("--gpubench_") + flag), std::string::npos) << flag;
   }
 }

@@ -19,6 +19,12 @@ enum class CachePolicy {
   kKeep,   ///< Warm L2: iterations run back to back; one event pair times the whole run.
 };
 
+/// Which of GB's calls of a benchmark function run profiling sessions.
+enum class ProfileRuns {
+  kReported,  ///< Calls GB may report; its iteration-count trials reuse the instance's counters.
+  kAll,       ///< Every call, trials included (slower; for a ->MinTime() gpubench cannot see).
+};
+
 /// The settings in effect for a run of benchmarks. Clock control is not a field: gpubench never
 /// locks clocks ("none"), it measures the clock the iterations ran at instead.
 struct Settings {
@@ -28,6 +34,8 @@ struct Settings {
   std::vector<std::string> metrics;
   /// Profiled iterations per run after the timed ones; 0 turns hardware metrics off.
   int profile_iterations = 3;
+  /// Which calls are profiled; the counters of every reported call mean the same either way.
+  ProfileRuns profile_runs = ProfileRuns::kReported;
   /// CUDA device ordinal.
   int device = 0;
 };
@@ -42,5 +50,6 @@ const Settings& CurrentSettings();
 /// Text forms used by flags, the context block and the README.
 const char* ToString(Timer timer);
 const char* ToString(CachePolicy cache);
+const char* ToString(ProfileRuns runs);
 
 }  // namespace gpubench
