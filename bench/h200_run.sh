@@ -41,7 +41,7 @@ step_crosscheck() {
 }
 step_suitecost() {  # the suite-cost half of the crosscheck only
   python3 bench/crosscheck_ncu.py $BUILD/bench/gpubench_examples "$OUT/crosscheck" --suite-only \
-    2>&1 | tail -8
+    2>&1 | tail -10
 }
 step_rss() {
   $BUILD/bench/gpubench_rss --benchmark_out="$OUT/rss.json" --benchmark_out_format=json \
