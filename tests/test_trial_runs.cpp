@@ -1,6 +1,12 @@
 // Telling GB's iteration-count trials from reported calls, on call sequences GB makes.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gpubench/main.hpp"
+#include "runtime.hpp"
 #include "trial_runs.hpp"
 
 namespace gpubench::detail {
@@ -127,6 +133,36 @@ TEST(TrialRunDetector, AMisjudgedLastCallIsNamedAtTheEnd) {
   EXPECT_NE(detector.Finish().find("BM_A: GB reported the call with 70 iterations"),
             std::string::npos);
   EXPECT_EQ(detector.Finish(), "");
+}
+
+// gpubench::Initialize reads GB's flag before benchmark::Initialize removes it, and leaves it in
+// argv for GB.
+std::optional<double> MinTimeAfterInitialize(std::vector<std::string> args) {
+  args.insert(args.begin(), "bench");
+  args.push_back("--gpubench_profile_iterations=0");  // no CUPTI session in a unit test
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  // Quiet: each call adds the context block to GB's again, and GB says so.
+  ::testing::internal::CaptureStderr();
+  const InitResult init = gpubench::Initialize(&argc, argv.data());
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(init.run_benchmarks) << said;
+  const std::optional<double> min_time = Runtime::Get().trials().min_time_seconds();
+  Runtime::Get().ResetForTesting();
+  return min_time;
+}
+
+TEST(TrialRunDetector, InitializeReadsGoogleBenchmarkMinTime) {
+  EXPECT_EQ(MinTimeAfterInitialize({}), kDefaultMinTimeSeconds);
+  EXPECT_EQ(MinTimeAfterInitialize({"--benchmark_min_time=0.2", "--benchmark_min_time=0.3"}),
+            0.3);  // GB takes the last
+  EXPECT_EQ(MinTimeAfterInitialize({"--benchmark_min_time=50x"}), std::nullopt);
+  ::setenv("BENCHMARK_MIN_TIME", "0.125", 1);
+  EXPECT_EQ(MinTimeAfterInitialize({}), 0.125);
+  EXPECT_EQ(MinTimeAfterInitialize({"--benchmark_min_time=2"}), 2.0);  // the flag wins
+  ::unsetenv("BENCHMARK_MIN_TIME");
 }
 
 }  // namespace
