@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # How the H200 numbers in the docs were produced: build on the device machine (no network:
 # Debian packages carried in .deps), run the GPU tests and the benchmarks, keep logs in $OUT.
-# Usage: bench/h200_run.sh [build|test|nvtx|examples|overhead|rss|suite|suitecost|crosscheck|pack|all]...
+# Usage: bench/h200_run.sh [build|test|nvtx|examples|examples3|gate3|inject|overhead|rss|suite|suitecost|
+#                          crosscheck|tarjson|pack|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
 mkdir -p "$OUT" /tmp/deps
 for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
 export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 export CMAKE_PREFIX_PATH=/tmp/deps/usr
-BUILD=/tmp/gpubench_build
+BUILD=${BUILD:-/tmp/gpubench_build}
 
 step_build() {
   cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
@@ -63,6 +64,25 @@ step_nvtx() {  # which ncu NVTX filter forms select the nested ranges
     echo "ncu --nvtx-include '$filter': $count kernels"
   done
 }
+# Real data for the gate's tests: reruns of both suites with repetitions, and real injected
+# regressions of the gate suite (GATE_SUITE_INJECT, see bench/gate_suite.cu). Tag names the files.
+run_suite() {  # run_suite BINARY REPETITIONS NAME [ENV...]
+  local binary=$1 reps=$2 name=$3; shift 3
+  /usr/bin/time -f "$name: %e s" env "$@" $BUILD/bench/$binary --benchmark_repetitions=$reps \
+    --benchmark_out="$OUT/$name.json" --benchmark_out_format=json >"$OUT/$name.log" 2>&1
+  tail -1 "$OUT/$name.log"
+}
+step_examples3() {
+  for i in ${GATE_RUNS:-1 2 3}; do run_suite gpubench_examples 5 examples_${GATE_TAG:-a}$i; done
+}
+step_gate3() {
+  for i in ${GATE_RUNS:-1 2 3}; do run_suite gpubench_gate_suite 10 gate_${GATE_TAG:-a}$i; done
+}
+step_inject() {
+  run_suite gpubench_gate_suite 10 gate_inject_time GATE_SUITE_INJECT=time
+  run_suite gpubench_gate_suite 10 gate_inject_bytes GATE_SUITE_INJECT=bytes
+}
+step_tarjson() { (cd "$OUT" && tar czf runs.tgz *.json *.log && rm -f *.json *.log); }
 step_pack() {  # what comes back: a few files, the rest in one archive
   (cd "$OUT" && tar czf /tmp/logs.tgz --exclude='*.tgz' --exclude=examples_h200.json . &&
     find . -mindepth 1 -not -name examples_h200.json -not -name summary.txt -delete &&

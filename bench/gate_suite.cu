@@ -1,0 +1,117 @@
+// A second suite, for the regression gate's real-data tests: one kernel of each kind a GPU suite
+// holds (compute bound, bandwidth bound, L2 resident, a multi-kernel library call, launch bound).
+//
+// GATE_SUITE_INJECT makes a real regression on the GPU, so that the gate is tested on what a
+// slower or wasteful kernel really reports, not on numbers edited by hand:
+//   time   Gate_Fma runs 2% more FMAs per thread (its time grows ~2%, its bytes do not);
+//   bytes  Gate_Copy/268435456 copies 2% more elements (2% more DRAM bytes, and time).
+// Nothing else changes between an injected run and a plain one.
+#include <cub/device/device_radix_sort.cuh>
+#include <cstdlib>
+#include <cstring>
+#include <gpubench/gpubench.hpp>
+
+#include "device_array.cuh"
+
+namespace {
+
+bool Injected(const char* what) {
+  const char* inject = std::getenv("GATE_SUITE_INJECT");
+  return inject != nullptr && std::strcmp(inject, what) == 0;
+}
+
+constexpr int kChains = 8;  // independent FMA chains keep the pipes busy
+
+__global__ void GateFmaKernel(float* out, int steps, float seed) {
+  float value[kChains];
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) value[c] = seed + threadIdx.x * 1e-3f + c;
+  for (int i = 0; i < steps; ++i) {
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) value[c] = fmaf(value[c], 0.999999f, 1e-6f);
+  }
+  float sum = 0;
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) sum += value[c];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
+// Compute bound: 4096 FMAs per thread (512 steps of 8 chains); injected: 522 steps, +1.95%.
+void Gate_Fma(benchmark::State& state) {
+  const int blocks = static_cast<int>(state.range(0));
+  const int steps = Injected("time") ? 522 : 512;
+  DeviceArray<float> out(state, static_cast<size_t>(blocks) * 256);
+  if (!out) return;
+  for (auto _ : gpubench::Loop(state)) {
+    GateFmaKernel<<<blocks, 256>>>(out.get(), steps, 1.0f);
+  }
+}
+GPUBENCH_BENCHMARK(Gate_Fma)->Arg(132 * 16);
+
+__global__ void GateCopyKernel(const float* __restrict__ in, float* __restrict__ out, size_t n) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    out[i] = in[i];
+  }
+}
+
+// Bandwidth bound at 2^28 floats (1 GiB read + 1 GiB written); L2 resident at 2^20 (4 MiB).
+void Gate_Copy(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  const bool inject = Injected("bytes") && n >= (size_t{1} << 28);
+  const size_t copied = inject ? n + n / 50 : n;
+  DeviceArray<float> in(state, n + n / 50), out(state, n + n / 50);
+  if (!in || !out) return;
+  FillKernel<<<BlocksFor(in.size()), 256>>>(in.get(), in.size(), 1.0f);
+  for (auto _ : gpubench::Loop(state)) {
+    GateCopyKernel<<<BlocksFor(copied), 256>>>(in.get(), out.get(), copied);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * n * sizeof(float)));
+}
+GPUBENCH_BENCHMARK(Gate_Copy)->Arg(1 << 20)->Arg(1 << 28);
+
+__global__ void ScrambleKeys(unsigned* keys, unsigned* values, size_t n) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    keys[i] = static_cast<unsigned>(i) * 2654435761u;  // Knuth's multiplicative hash
+    values[i] = static_cast<unsigned>(i);
+  }
+}
+
+// A multi-kernel library call: CUB's radix sort of n key/value pairs (several kernels per call).
+void Gate_SortPairs(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  DeviceArray<unsigned> keys_in(state, n), keys_out(state, n), values_in(state, n),
+      values_out(state, n);
+  if (!keys_in || !keys_out || !values_in || !values_out) return;
+  ScrambleKeys<<<BlocksFor(n), 256>>>(keys_in.get(), values_in.get(), n);
+  size_t temp_bytes = 0;
+  cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in.get(), keys_out.get(),
+                                  values_in.get(), values_out.get(), static_cast<int>(n));
+  DeviceArray<unsigned char> temp(state, temp_bytes);
+  if (!temp) return;
+  for (auto _ : gpubench::Loop(state)) {
+    cub::DeviceRadixSort::SortPairs(temp.get(), temp_bytes, keys_in.get(), keys_out.get(),
+                                    values_in.get(), values_out.get(), static_cast<int>(n));
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
+}
+GPUBENCH_BENCHMARK(Gate_SortPairs)->Arg(1 << 24);
+
+__global__ void GateTinyKernel(int* counter) {
+  if (threadIdx.x == 0) atomicAdd(counter, 1);
+}
+
+// Launch bound: one warp does one atomic; the time is launch and scheduling overhead.
+void Gate_Tiny(benchmark::State& state) {
+  DeviceArray<int> counter(state, 1);
+  if (!counter) return;
+  for (auto _ : gpubench::Loop(state)) {
+    GateTinyKernel<<<1, 32>>>(counter.get());
+  }
+}
+GPUBENCH_BENCHMARK(Gate_Tiny);
+
+}  // namespace
+
+GPUBENCH_MAIN();
