@@ -14,7 +14,7 @@ BUILD=${BUILD:-/tmp/gpubench_build}
 step_build() {
   cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_PREFIX_PATH=/tmp/deps/usr >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; return 1; }
-  cmake --build $BUILD -j 16 >"$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; return 1; }
+  cmake --build $BUILD -j 16 ${BUILD_TARGETS:+--target $BUILD_TARGETS} >"$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; return 1; }
   echo "build ok"
 }
 step_test() {
