@@ -3,7 +3,7 @@
 //
 // GATE_SUITE_INJECT makes a real regression on the GPU, so that the gate is tested on what a
 // slower or wasteful kernel really reports, not on numbers edited by hand:
-//   time   Gate_Fma runs 2% more FMAs per thread (its time grows ~2%, its bytes do not);
+//   time   Gate_Fma runs 2.3% more FMAs per thread (its time grows ~2%, its bytes do not);
 //   bytes  Gate_Copy/268435456 copies 2% more elements (2% more DRAM bytes, and time).
 // Nothing else changes between an injected run and a plain one.
 #include <cub/device/device_radix_sort.cuh>
@@ -36,10 +36,11 @@ __global__ void GateFmaKernel(float* out, int steps, float seed) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
 }
 
-// Compute bound: 4096 FMAs per thread (512 steps of 8 chains); injected: 522 steps, +1.95%.
+// Compute bound: 4096 FMAs per thread (512 steps of 8 chains). Injected: 524 steps (+2.3% work;
+// the compiler unrolls the loop by 4, and 522 steps, off that multiple, ran 7.9% slower on the H200).
 void Gate_Fma(benchmark::State& state) {
   const int blocks = static_cast<int>(state.range(0));
-  const int steps = Injected("time") ? 522 : 512;
+  const int steps = Injected("time") ? 524 : 512;
   DeviceArray<float> out(state, static_cast<size_t>(blocks) * 256);
   if (!out) return;
   for (auto _ : gpubench::Loop(state)) {

@@ -70,6 +70,8 @@ class Profiler {
   virtual void AbortSession() = 0;
   /// Replay passes a session needs for the configured metrics (0 before it is known).
   virtual int PassCount() const = 0;
+  /// CUPTI's unit of each configured metric ("byte", "%", ...), where CUPTI names one.
+  virtual std::map<std::string, std::string> MetricUnits() const { return {}; }
 };
 
 }  // namespace gpubench::detail

@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "gpubench/counters.hpp"
 #include "gpubench/version.hpp"
 
 namespace gpubench::detail {
@@ -63,8 +64,51 @@ std::string FlushMethodDescription(const Settings& settings, int64_t flush_bytes
          "dirty lines are left to be written back inside the next iteration";
 }
 
+std::string CounterUnits(const Settings& settings,
+                         const std::map<std::string, std::string>& metric_units) {
+  const bool profiling = settings.profile_iterations > 0;
+  // Units and names never hold ';', '=' or ':'; CUPTI's units are made safe to be sure.
+  auto safe = [](std::string text) {
+    for (char& c : text) {
+      if (c == ';' || c == '=' || c == ':' || c == ',') c = '_';
+    }
+    return text.empty() ? std::string("-") : text;
+  };
+  std::string out;
+  auto add = [&](std::string_view name, std::string_view unit, Better better) {
+    out += (out.empty() ? "" : ";") + std::string(name) + "=" + safe(std::string(unit)) + ":" +
+           std::string(BetterName(better));
+  };
+  for (const CounterInfo& counter : kCounters) {
+    const std::string_view name = counter.name;
+    if (name == "real_time" || name == "cpu_time") continue;  // GB's fields, not counters
+    const bool from_profiler = !counter.source_metric.empty() || name == "bytes_moved" ||
+                               name == "dram_bandwidth" || name == "dram_bandwidth_pct" ||
+                               name == "profile_passes";
+    if (from_profiler && !profiling) continue;
+    if (name.back() == '/') {
+      if (settings.timer != Timer::kCupti) continue;
+      add(std::string(name) + "*", counter.unit, counter.better);
+      continue;
+    }
+    add(name, counter.unit, counter.better);
+  }
+  if (profiling) {
+    for (const std::string& metric : settings.metrics) {
+      if (FindCounter(metric) != nullptr) continue;
+      bool renamed = false;
+      for (const CounterInfo& counter : kCounters) renamed |= counter.source_metric == metric;
+      if (renamed) continue;
+      auto unit = metric_units.find(metric);
+      add(metric, unit == metric_units.end() ? "-" : unit->second, Better::kNeither);
+    }
+  }
+  return out;
+}
+
 KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
-                       const std::string& profiler_status) {
+                       const std::string& profiler_status,
+                       const std::map<std::string, std::string>& metric_units) {
   KeyValues context = {{"gpubench_version", kVersion}};
   KeyValues fingerprinted = FingerprintedSettings(settings);
   std::string keys;
@@ -81,8 +125,9 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
   context.push_back({"gpubench_profiler", profiler_status});
   context.push_back({"gpubench_warmup_iterations", "1"});
   context.push_back({"gpubench_device", std::to_string(settings.device)});
-  context.push_back({"gpubench_settings_fingerprint", SettingsFingerprint(settings)});
-  context.push_back({"gpubench_fingerprint_keys", keys});
+  context.push_back({std::string(kSettingsFingerprintKey), SettingsFingerprint(settings)});
+  context.push_back({std::string(kFingerprintKeysKey), keys});
+  context.push_back({std::string(kCounterUnitsKey), CounterUnits(settings, metric_units)});
 
   context.push_back(
       {"gpu_status", facts.available ? "ok" : "unavailable: " + facts.unavailable_reason});

@@ -1,6 +1,7 @@
 // The context block: every setting and device fact that gives gpubench's numbers their meaning.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,7 +31,15 @@ int64_t FlushBytes(int64_t l2_bytes);
 
 /// Everything gpubench adds to GB's context block, in a fixed order.
 /// `profiler_status`: "on: ..." / "off: ..." / "unavailable: ..." (see README).
+/// `metric_units`: CUPTI's unit of each configured metric (Profiler::MetricUnits).
 KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
-                       const std::string& profiler_status);
+                       const std::string& profiler_status,
+                       const std::map<std::string, std::string>& metric_units = {});
+
+/// gpubench_counter_units: "name=unit:better;..." for every counter a run with these settings
+/// can write: the vocabulary's (kernel_time/* with timer=cupti, metric counters when profiling
+/// is on) and each metric added by name with CUPTI's unit ("-" when unknown) and "neither".
+std::string CounterUnits(const Settings& settings,
+                         const std::map<std::string, std::string>& metric_units);
 
 }  // namespace gpubench::detail

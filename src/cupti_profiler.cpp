@@ -301,6 +301,18 @@ class CuptiRangeProfiler final : public Profiler {
     return Status::Ok();
   }
 
+  std::map<std::string, std::string> MetricUnits() const override {
+    std::map<std::string, std::string> units;
+    for (const std::string& metric : metrics_) {
+      std::string description, unit;
+      CUpti_MetricType type;
+      if (host_.Properties(metric, &description, &unit, &type) && !unit.empty()) {
+        units[metric] = unit;
+      }
+    }
+    return units;
+  }
+
   std::string Description() const {
     return "on: CUPTI range profiler, user ranges with user replay, chip " + chip_ + ", " +
            std::to_string(metrics_.size()) + " metrics in " + std::to_string(passes_) +

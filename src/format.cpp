@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "gpubench/counters.hpp"
+
 namespace gpubench::detail {
 namespace {
 
@@ -33,22 +35,22 @@ std::string WithSiPrefix(double value, const char* unit) {
 
 }  // namespace
 
-CounterUnit UnitOfCounter(const std::string& name) {
-  if (name == "sm_clock_throttled") return CounterUnit::kFlag;
-  if (name == "profile_passes") return CounterUnit::kCount;
-  if (name == "dram_bandwidth" || EndsWith(name, "bytes_per_second")) {
-    return CounterUnit::kBytesPerSecond;
-  }
-  if (EndsWith(name, "_per_second") || EndsWith(name, ".per_second")) {
-    return CounterUnit::kPerSecond;
-  }
-  if (EndsWith(name, "_bytes") || name == "bytes_moved") return CounterUnit::kBytes;
-  if (name == "gpu_duration" || name.rfind("kernel_time/", 0) == 0) return CounterUnit::kSeconds;
-  if (EndsWith(name, "_mhz")) return CounterUnit::kMegahertz;
-  if (EndsWith(name, "_pct") || EndsWith(name, ".pct") ||
-      name.find(".pct_of_") != std::string::npos) {
-    return CounterUnit::kPercent;
-  }
+CounterUnit UnitNamed(const std::string& unit) {
+  if (unit == "bytes" || unit == "byte") return CounterUnit::kBytes;
+  if (unit == "bytes/s" || unit == "byte/second") return CounterUnit::kBytesPerSecond;
+  if (unit == "1/s" || EndsWith(unit, "/second")) return CounterUnit::kPerSecond;
+  if (unit == "s") return CounterUnit::kSeconds;
+  if (unit == "MHz") return CounterUnit::kMegahertz;
+  if (unit == "%") return CounterUnit::kPercent;
+  if (unit == "flag") return CounterUnit::kFlag;
+  if (unit == "count") return CounterUnit::kCount;
+  return CounterUnit::kPlain;
+}
+
+CounterUnit UnitOfCounter(const std::string& name,
+                          const std::map<std::string, std::string>& metric_units) {
+  if (const CounterInfo* known = FindCounter(name)) return UnitNamed(std::string(known->unit));
+  if (auto it = metric_units.find(name); it != metric_units.end()) return UnitNamed(it->second);
   return CounterUnit::kPlain;
 }
 

@@ -114,7 +114,8 @@ InitResult Initialize(int* argc, char** argv) {
   }
   runtime.SetProfiler(std::move(profiler), profiler_status);
 
-  for (const auto& [key, value] : detail::BuildContext(settings, facts, profiler_status)) {
+  for (const auto& [key, value] :
+       detail::BuildContext(settings, facts, profiler_status, runtime.metric_units())) {
     benchmark::AddCustomContext(key, value);
   }
   return {true, 0};

@@ -1,6 +1,9 @@
 #include "metrics.hpp"
 
 #include <algorithm>
+#include <set>
+
+#include "gpubench/counters.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -63,16 +66,18 @@ std::map<std::string, double> AverageRanges(
 std::map<std::string, double> DeriveMetricCounters(const std::map<std::string, double>& averaged,
                                                    const DeviceFacts& facts) {
   std::map<std::string, double> counters;
-  auto take = [&](const char* metric, const char* counter, double scale) {
-    auto found = averaged.find(metric);
-    if (found == averaged.end()) return false;
-    counters[counter] = found->second * scale;
-    return true;
-  };
-  const bool read = take("dram__bytes_read.sum", "dram_read_bytes", 1.0);
-  const bool write = take("dram__bytes_write.sum", "dram_write_bytes", 1.0);
-  const bool duration = take("gpu__time_duration.sum", "gpu_duration", 1e-9);  // ns -> s
-  take("sm__cycles_elapsed.avg.per_second", "profiled_sm_clock_mhz", 1e-6);
+  std::set<std::string> renamed;  // metrics that become a vocabulary counter
+  for (const CounterInfo& counter : kCounters) {
+    if (counter.source_metric.empty()) continue;
+    const std::string metric(counter.source_metric);
+    renamed.insert(metric);
+    if (auto found = averaged.find(metric); found != averaged.end()) {
+      counters[std::string(counter.name)] = found->second * counter.source_scale;
+    }
+  }
+  const bool read = counters.count("dram_read_bytes") > 0;
+  const bool write = counters.count("dram_write_bytes") > 0;
+  const bool duration = counters.count("gpu_duration") > 0;
   if (read && write) {
     counters["bytes_moved"] = counters["dram_read_bytes"] + counters["dram_write_bytes"];
     if (duration && counters["gpu_duration"] > 0) {
@@ -81,13 +86,8 @@ std::map<std::string, double> DeriveMetricCounters(const std::map<std::string, d
       if (peak > 0) counters["dram_bandwidth_pct"] = 100.0 * counters["dram_bandwidth"] / peak;
     }
   }
-  static const char* const kRenamed[] = {"dram__bytes_read.sum", "dram__bytes_write.sum",
-                                         "gpu__time_duration.sum",
-                                         "sm__cycles_elapsed.avg.per_second"};
   for (const auto& [name, value] : averaged) {
-    bool renamed = false;
-    for (const char* known : kRenamed) renamed = renamed || name == known;
-    if (!renamed) counters[name] = value;
+    if (renamed.count(name) == 0) counters[name] = value;
   }
   return counters;
 }

@@ -80,11 +80,14 @@ void CounterReporter::PrintRunData(const Run& run) {
     out << paint(kRed, "ERROR OCCURRED: '" + detail::RunErrorMessage(run) + "'") << "\n";
     return;
   }
+  const auto& runtime = detail::Runtime::Get();
   const bool percentage = run.aggregate_unit == benchmark::kPercentage;
   char times[128];
   if (percentage) {
-    std::snprintf(times, sizeof(times), "%13.2f %% %13.2f %% %12s", 100 * run.GetAdjustedRealTime(),
-                  100 * run.GetAdjustedCPUTime(), "");
+    // A cv row holds the fraction itself: GetAdjusted*Time would scale it by the time unit and
+    // divide it by the repetition count (GB's own console reporter prints it unadjusted too).
+    std::snprintf(times, sizeof(times), "%13.2f %% %13.2f %% %12s", 100 * run.real_accumulated_time,
+                  100 * run.cpu_accumulated_time, "");
   } else {
     const char* unit = benchmark::GetTimeUnitString(run.time_unit);
     std::snprintf(times, sizeof(times), "%12.4g %-2s %12.4g %-2s %12lld", run.GetAdjustedRealTime(),
@@ -94,7 +97,8 @@ void CounterReporter::PrintRunData(const Run& run) {
   for (const auto& [counter, value] : run.counters) {
     const std::string text =
         percentage ? detail::FormatValue(100 * value.value, detail::CounterUnit::kPercent)
-                   : detail::FormatValue(value.value, detail::UnitOfCounter(counter));
+                   : detail::FormatValue(value.value,
+                                         detail::UnitOfCounter(counter, runtime.metric_units()));
     out << "  " << counter << "=" << paint(kCyan, text);
   }
   if (!run.report_label.empty()) out << "  " << run.report_label;

@@ -1,17 +1,20 @@
 #include "runtime.hpp"
 
+#include "gpubench/counters.hpp"
 #include "gpubench/settings.hpp"
 #include "settings_parse.hpp"
 
 namespace gpubench {
 
 const std::vector<std::string>& DefaultMetrics() {
-  static const std::vector<std::string> metrics = {
-      "dram__bytes_read.sum",
-      "dram__bytes_write.sum",
-      "gpu__time_duration.sum",
-      "sm__cycles_elapsed.avg.per_second",
-  };
+  // The CUPTI metrics behind the vocabulary's counters (include/gpubench/counters.hpp).
+  static const std::vector<std::string> metrics = [] {
+    std::vector<std::string> names;
+    for (const CounterInfo& counter : kCounters) {
+      if (!counter.source_metric.empty()) names.emplace_back(counter.source_metric);
+    }
+    return names;
+  }();
   return metrics;
 }
 
@@ -64,6 +67,7 @@ Profiler* Runtime::profiler() { return profiler_.get(); }
 void Runtime::SetProfiler(std::unique_ptr<Profiler> profiler, std::string status) {
   profiler_ = std::move(profiler);
   profiler_status_ = std::move(status);
+  metric_units_ = profiler_ ? profiler_->MetricUnits() : std::map<std::string, std::string>{};
 }
 
 void Runtime::SetBackendsForTesting(std::unique_ptr<GpuOps> ops,

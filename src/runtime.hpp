@@ -31,6 +31,8 @@ class Runtime {
   Profiler* profiler();
   /// "on: ...", "off: ..." or "unavailable: ..." for the context block.
   const std::string& profiler_status() const { return profiler_status_; }
+  /// CUPTI's units of the configured metrics (empty without a profiler).
+  const std::map<std::string, std::string>& metric_units() const { return metric_units_; }
   void SetProfiler(std::unique_ptr<Profiler> profiler, std::string status);
 
   void SetBackendsForTesting(std::unique_ptr<GpuOps> ops, std::unique_ptr<IterationTimer> timer,
@@ -73,6 +75,7 @@ class Runtime {
   std::unique_ptr<IterationTimer> timer_;
   std::unique_ptr<Profiler> profiler_;
   std::string profiler_status_ = "off: not initialized";
+  std::map<std::string, std::string> metric_units_;
   std::string context_lost_reason_;
   TrialRunDetector trials_;
   std::optional<ProfiledCall> latest_profiled_;

@@ -16,8 +16,19 @@ TEST(Format, UnitsFollowCounterNames) {
   EXPECT_EQ(UnitOfCounter("sm_clock_mhz"), CounterUnit::kMegahertz);
   EXPECT_EQ(UnitOfCounter("sm_clock_rated_mhz"), CounterUnit::kMegahertz);
   EXPECT_EQ(UnitOfCounter("dram_bandwidth_pct"), CounterUnit::kPercent);
-  EXPECT_EQ(UnitOfCounter("lts__t_sector_hit_rate.pct"), CounterUnit::kPercent);
-  EXPECT_EQ(UnitOfCounter("sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+  // Metrics added by name: CUPTI's unit, not a guess from the name.
+  const std::map<std::string, std::string> cupti = {
+      {"lts__t_sector_hit_rate.pct", "%"},
+      {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "%"},
+      {"lts__t_bytes.sum", "byte"},
+      {"lts__t_bytes.sum.per_second", "byte/second"},
+      {"smsp__inst_executed.sum", "inst"}};
+  EXPECT_EQ(UnitOfCounter("lts__t_sector_hit_rate.pct"), CounterUnit::kPlain);
+  EXPECT_EQ(UnitOfCounter("lts__t_sector_hit_rate.pct", cupti), CounterUnit::kPercent);
+  EXPECT_EQ(UnitOfCounter("lts__t_bytes.sum", cupti), CounterUnit::kBytes);
+  EXPECT_EQ(UnitOfCounter("lts__t_bytes.sum.per_second", cupti), CounterUnit::kBytesPerSecond);
+  EXPECT_EQ(UnitOfCounter("smsp__inst_executed.sum", cupti), CounterUnit::kPlain);
+  EXPECT_EQ(UnitOfCounter("sm__throughput.avg.pct_of_peak_sustained_elapsed", cupti),
             CounterUnit::kPercent);
   EXPECT_EQ(UnitOfCounter("sm_clock_throttled"), CounterUnit::kFlag);
   EXPECT_EQ(UnitOfCounter("profile_passes"), CounterUnit::kCount);

@@ -13,9 +13,9 @@
 namespace gpubench::compare {
 namespace {
 
-constexpr std::string_view kFingerprintKey = "gpubench_settings_fingerprint";
-constexpr std::string_view kFingerprintKeysKey = "gpubench_fingerprint_keys";
+constexpr std::string_view kFingerprintKey = kSettingsFingerprintKey;
 constexpr std::string_view kThrottledCounter = "sm_clock_throttled";
+constexpr std::string_view kTrafficCounter = "bytes_moved";
 
 std::string Printf(const char* format, double value) {
   char buffer[64];
@@ -71,6 +71,37 @@ double RelativeChangePercent(double baseline, double contender) {
   return (contender - baseline) / std::fabs(baseline) * 100;
 }
 
+// Coefficient of variation in percent (sample standard deviation, as GB's cv); NaN below 2
+// values or for a zero mean.
+double CvPercent(const std::vector<double>& values) {
+  if (values.size() < 2) return std::numeric_limits<double>::quiet_NaN();
+  double mean = 0;
+  for (double v : values) mean += v;
+  mean /= static_cast<double>(values.size());
+  if (mean == 0) {
+    const bool all_zero =
+        std::all_of(values.begin(), values.end(), [](double v) { return v == 0; });
+    return all_zero ? 0 : std::numeric_limits<double>::quiet_NaN();
+  }
+  double squares = 0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  return std::sqrt(squares / static_cast<double>(values.size() - 1)) / std::fabs(mean) * 100;
+}
+
+// "500 ns", "64 KiB", "1.2e+06 bytes/s": an absolute floor in the metric's unit.
+std::string FormatFloor(double value, const std::string& unit) {
+  if (unit == "bytes") {
+    if (value >= 1 << 20) return Printf("%.3g MiB", value / (1 << 20));
+    if (value >= 1024) return Printf("%.3g KiB", value / 1024);
+    return Printf("%.0f B", value);
+  }
+  return Printf("%g", value) + (unit.empty() ? "" : " " + unit);
+}
+
+std::string FormatPercent(double percent) {
+  return percent >= 10 ? Printf("%.1f%%", percent) : Printf("%.2g%%", percent);
+}
+
 // Positive when the metric got worse, in percent.
 double Badness(Direction direction, double change_percent) {
   return direction == Direction::kHigherIsBetter ? -change_percent : change_percent;
@@ -96,14 +127,31 @@ class MetricJudge {
  public:
   MetricJudge(const BenchmarkFile& baseline, const BenchmarkFile& contender,
               const CompareOptions& options)
-      : baseline_(baseline), contender_(contender), options_(options) {}
+      : baseline_(baseline), contender_(contender), options_(options) {
+    // Units and directions the files declare for counters the vocabulary does not know.
+    for (const BenchmarkFile* file : {&contender, &baseline}) {
+      if (const std::string* units = file->ContextValue(kCounterUnitsKey)) {
+        for (auto& [name, counter] : ParseCounterUnits(*units)) declared_[name] = counter;
+      }
+    }
+  }
 
+  // `traffic`: the baseline's median bytes_moved for this benchmark, when it has one.
   MetricComparison Judge(const std::string& benchmark, const MetricSeries& base,
-                         const MetricSeries& cont, bool aggregates_only) const {
+                         const MetricSeries& cont, bool aggregates_only,
+                         std::optional<double> traffic) const {
     MetricComparison result;
     result.name = base.name;
     result.is_time = base.name == kRealTime || base.name == kCpuTime;
     result.policy = Policy(base.name);
+    if (result.policy.gating == Gating::kRate && !result.policy.threshold_from_user &&
+        !(traffic && *traffic >= kGateByteFloor)) {
+      // A rate of a few KB of traffic is the noise of instruction and page-table fetches.
+      result.policy.threshold_percent.reset();
+      result.policy.gating = Gating::kReportOnly;
+      result.notes.push_back("not gated: the benchmark moves less than " +
+                             FormatFloor(kGateByteFloor, "bytes") + " of DRAM traffic");
+    }
     result.baseline_values = base.values;
     result.contender_values = cont.values;
     const bool gated = result.policy.threshold_percent.has_value();
@@ -156,15 +204,18 @@ class MetricJudge {
       return result;
     }
 
-    const double threshold = *result.policy.threshold_percent;
+    ApplyThreshold(result, traffic);
+    const double threshold = *result.applied_threshold_percent;
     const double badness = Badness(result.policy.direction, result.change_percent);
-    const bool beyond = std::fabs(badness) > threshold;
+    const bool beyond =
+        std::fabs(badness) > threshold &&
+        std::fabs(result.contender_median - result.baseline_median) > result.applied_floor;
     result.worse = beyond && badness > 0;
     if (!beyond) {
       result.verdict = Verdict::kSame;
       if (result.p_value && *result.p_value < options_.alpha && badness != 0) {
         result.notes.push_back("significant (p " + FormatP(*result.p_value) + ") but within " +
-                               Printf("%g", threshold) + "%");
+                               "the threshold");
       }
       return result;
     }
@@ -183,9 +234,9 @@ class MetricJudge {
             " repetitions in each file");
       } else {
         result.verdict = Verdict::kSame;
-        result.notes.push_back("change beyond " + Printf("%g", threshold) +
-                               "% but not significant (p " + FormatP(*result.p_value) +
-                               " >= alpha " + Printf("%g", options_.alpha) + ")");
+        result.notes.push_back("change beyond the threshold but not significant (p " +
+                               FormatP(*result.p_value) + " >= alpha " +
+                               Printf("%g", options_.alpha) + ")");
       }
     } else {
       result.verdict = Verdict::kUnconfirmed;
@@ -205,17 +256,68 @@ class MetricJudge {
   }
 
  private:
+  // The threshold of a gated metric: --threshold as given, or the larger of the vocabulary's
+  // minimum and kGateNoiseMultiplier x the noisier side's cv, plus an absolute floor (the
+  // vocabulary's, and for byte counters a share of the benchmark's traffic).
+  static void ApplyThreshold(MetricComparison& result, std::optional<double> traffic) {
+    const MetricPolicy& policy = result.policy;
+    const double cv_base = CvPercent(result.baseline_values);
+    const double cv_cont = CvPercent(result.contender_values);
+    result.noise_percent = std::isnan(cv_base)   ? cv_cont
+                           : std::isnan(cv_cont) ? cv_base
+                                                 : std::max(cv_base, cv_cont);
+    const std::string noise_text = std::isnan(result.noise_percent)
+                                       ? "noise unknown: single run"
+                                       : "noise " + FormatPercent(result.noise_percent);
+    if (policy.threshold_from_user) {
+      result.applied_threshold_percent = *policy.threshold_percent;
+      result.threshold_source = "--threshold; " + noise_text;
+      return;
+    }
+    double percent = *policy.threshold_percent;
+    std::string source = "minimum";
+    if (!std::isnan(result.noise_percent) &&
+        kGateNoiseMultiplier * result.noise_percent > percent) {
+      percent = kGateNoiseMultiplier * result.noise_percent;
+      source = Printf("%g", kGateNoiseMultiplier) + " x noise";
+    }
+    double floor = policy.floor;
+    std::string floor_text = floor > 0 ? "floor " + FormatFloor(floor, policy.unit) : "";
+    if (policy.gating == Gating::kBytes && traffic) {
+      const double share = kGateTrafficFractionPercent / 100 * *traffic;
+      if (share > floor) {
+        floor = share;
+        floor_text = FormatPercent(kGateTrafficFractionPercent) + " of traffic (" +
+                     FormatFloor(share, policy.unit) + ")";
+      }
+    }
+    result.applied_floor = floor;
+    const double base = std::fabs(result.baseline_median);
+    const double floor_percent = floor <= 0 ? 0
+                                 : base > 0 ? floor / base * 100
+                                            : std::numeric_limits<double>::infinity();
+    if (floor_percent > percent) {
+      // Shown as the percentage it amounts to; the absolute check decides.
+      percent = floor_percent;
+      source = floor_text;
+    }
+    result.applied_threshold_percent = percent;
+    result.threshold_source = source + "; " + noise_text;
+  }
+
   // Policies depend only on the name; resolving them once per name keeps
   // files with thousands of benchmarks fast.
   const MetricPolicy& Policy(const std::string& metric) const {
     auto it = policy_cache_.find(metric);
     if (it == policy_cache_.end()) {
-      it = policy_cache_.emplace(metric, ResolveMetricPolicy(metric, options_.overrides)).first;
+      it = policy_cache_.emplace(metric, ResolveMetricPolicy(metric, options_.overrides, declared_))
+               .first;
     }
     return it->second;
   }
 
   mutable std::unordered_map<std::string, MetricPolicy> policy_cache_;
+  DeclaredCounters declared_;
   const BenchmarkFile& baseline_;
   const BenchmarkFile& contender_;
   const CompareOptions& options_;
@@ -223,6 +325,11 @@ class MetricJudge {
 
 void CompareMetrics(const BenchmarkRecord& base, const BenchmarkRecord& cont,
                     const MetricJudge& judge, BenchmarkComparison& out) {
+  std::optional<double> traffic;
+  if (const MetricSeries* moved = base.FindMetric(kTrafficCounter);
+      moved && !moved->values.empty()) {
+    traffic = Median(moved->values);
+  }
   for (const MetricSeries& base_series : base.metrics) {
     const MetricSeries* cont_series = cont.FindMetric(base_series.name);
     if (!cont_series) {
@@ -231,7 +338,7 @@ void CompareMetrics(const BenchmarkRecord& base, const BenchmarkRecord& cont,
     }
     if (base_series.values.empty() || cont_series->values.empty()) continue;
     out.metrics.push_back(judge.Judge(base.name, base_series, *cont_series,
-                                      base.aggregates_only || cont.aggregates_only));
+                                      base.aggregates_only || cont.aggregates_only, traffic));
   }
   for (const MetricSeries& cont_series : cont.metrics) {
     if (!base.FindMetric(cont_series.name)) {

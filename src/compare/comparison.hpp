@@ -51,6 +51,15 @@ struct MetricComparison {
   // (contender - baseline) / |baseline| in percent; +-inf when the baseline
   // is 0, NaN when undefined.
   double change_percent = 0;
+  // The threshold actually applied to a gated metric: the relative one (the larger of the
+  // vocabulary's minimum and the noise, or --threshold) and the absolute floor (floor in the
+  // metric's unit, or a share of the traffic for byte counters). Both must be exceeded.
+  std::optional<double> applied_threshold_percent;
+  double applied_floor = 0;
+  // max(cv of baseline, cv of contender) in percent over the repetitions; NaN with < 2 values.
+  double noise_percent = 0;
+  // Where the threshold came from, e.g. "minimum; noise 0.07%" or "floor 500 ns; noise 6.9%".
+  std::string threshold_source;
   std::optional<double> p_value;
   std::optional<MannWhitneyMethod> test_method;
   Verdict verdict = Verdict::kReportOnly;

@@ -1,5 +1,6 @@
 #include "compare/metric_policy.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -7,68 +8,34 @@
 namespace gpubench::compare {
 namespace {
 
-struct BuiltInMetric {
-  std::string_view name;
-  Direction direction;
-  double default_threshold_percent;  // < 0: report only
-  bool statistical;
-};
-
-// Defaults. Time is gated with statistics; byte counts from hardware
-// counters are deterministic, so a small change is already real.
-constexpr BuiltInMetric kBuiltInMetrics[] = {
-    {"real_time", Direction::kLowerIsBetter, 5.0, true},
-    {"cpu_time", Direction::kLowerIsBetter, -1, true},
-    {"gpu_duration", Direction::kLowerIsBetter, -1, true},
-    {"dram_read_bytes", Direction::kLowerIsBetter, 1.0, false},
-    {"dram_write_bytes", Direction::kLowerIsBetter, 1.0, false},
-    {"bytes_moved", Direction::kLowerIsBetter, 1.0, false},
-    {"dram_bandwidth", Direction::kHigherIsBetter, 5.0, true},
-    {"dram_bandwidth_pct", Direction::kHigherIsBetter, -1, true},
-    {"bytes_per_second", Direction::kHigherIsBetter, -1, true},
-    {"items_per_second", Direction::kHigherIsBetter, -1, true},
-    {"sm_clock_mhz", Direction::kHigherIsBetter, -1, true},
-    {"profiled_sm_clock_mhz", Direction::kHigherIsBetter, -1, true},
-    {"sm_clock_rated_mhz", Direction::kUnknown, -1, false},
-    {"sm_clock_throttled", Direction::kLowerIsBetter, -1, false},
-    {"profile_passes", Direction::kUnknown, -1, false},
-};
-
-bool EndsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-bool Contains(std::string_view text, std::string_view part) {
-  return text.find(part) != std::string_view::npos;
+Direction FromBetter(Better better) {
+  return better == Better::kLower    ? Direction::kLowerIsBetter
+         : better == Better::kHigher ? Direction::kHigherIsBetter
+                                     : Direction::kUnknown;
 }
 
-MetricPolicy BuiltInOrRulePolicy(std::string_view metric) {
-  for (const BuiltInMetric& known : kBuiltInMetrics) {
-    if (known.name == metric) {
-      MetricPolicy policy;
-      policy.direction = known.direction;
-      if (known.default_threshold_percent >= 0) {
-        policy.threshold_percent = known.default_threshold_percent;
-      }
-      policy.statistical = known.statistical;
-      policy.rule = "built-in";
-      return policy;
-    }
-  }
+MetricPolicy VocabularyPolicy(std::string_view metric, const DeclaredCounters& declared) {
   MetricPolicy policy;
-  if (EndsWith(metric, "per_second") || Contains(metric, "throughput") ||
-      Contains(metric, "bandwidth") || Contains(metric, "hit_rate")) {
-    policy.direction = Direction::kHigherIsBetter;
-    policy.rule = "name: rate, bandwidth, throughput or hit rate";
-  } else if (EndsWith(metric, "duration") || EndsWith(metric, "_time")) {
-    policy.direction = Direction::kLowerIsBetter;
-    policy.rule = "name: duration or time";
-  } else if (EndsWith(metric, "bytes")) {
-    policy.direction = Direction::kLowerIsBetter;
-    policy.statistical = false;
-    policy.rule = "name: byte count";
-  } else {
-    policy.rule = "unknown counter";
+  if (const CounterInfo* known = FindCounter(metric)) {
+    policy.direction = FromBetter(known->better);
+    policy.gating = known->gating;
+    policy.unit = std::string(known->unit);
+    policy.floor = known->floor;
+    policy.statistical = known->gating != Gating::kBytes && known->gating != Gating::kFlag;
+    if (known->gating == Gating::kTime || known->gating == Gating::kRate ||
+        known->gating == Gating::kBytes) {
+      policy.threshold_percent = known->min_threshold_percent;
+    }
+    policy.rule = "vocabulary";
+    return policy;
   }
+  if (const DeclaredCounter* counter = FindDeclared(declared, metric)) {
+    policy.direction = counter->direction;
+    policy.unit = counter->unit;
+    policy.rule = "gpubench_counter_units";
+    return policy;
+  }
+  policy.rule = "unknown counter";
   return policy;
 }
 
@@ -89,8 +56,46 @@ std::pair<std::string_view, std::string_view> SplitSpec(std::string_view spec,
 
 }  // namespace
 
-MetricPolicy ResolveMetricPolicy(std::string_view metric, const PolicyOverrides& overrides) {
-  MetricPolicy policy = BuiltInOrRulePolicy(metric);
+DeclaredCounters ParseCounterUnits(std::string_view text) {
+  DeclaredCounters declared;
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find(';'), text.size());
+    const std::string_view entry = Trim(text.substr(0, end));
+    text.remove_prefix(std::min(end + 1, text.size()));
+    const std::size_t equals = entry.rfind('=');
+    const std::size_t colon = entry.rfind(':');
+    if (equals == std::string_view::npos || colon == std::string_view::npos || colon < equals ||
+        equals == 0) {
+      continue;
+    }
+    DeclaredCounter counter;
+    counter.unit = std::string(entry.substr(equals + 1, colon - equals - 1));
+    const std::string_view better = entry.substr(colon + 1);
+    counter.direction = better == "lower"    ? Direction::kLowerIsBetter
+                        : better == "higher" ? Direction::kHigherIsBetter
+                                             : Direction::kUnknown;
+    declared[std::string(entry.substr(0, equals))] = counter;
+  }
+  return declared;
+}
+
+const DeclaredCounter* FindDeclared(const DeclaredCounters& declared, std::string_view metric) {
+  if (declared.empty()) return nullptr;
+  if (auto it = declared.find(std::string(metric)); it != declared.end()) return &it->second;
+  // Prefix entries ("kernel_time/*") cover every name that starts with the prefix.
+  for (const auto& [name, counter] : declared) {
+    if (name.size() >= 2 && name.compare(name.size() - 2, 2, "/*") == 0 &&
+        metric.size() > name.size() - 1 &&
+        metric.substr(0, name.size() - 1) == name.substr(0, name.size() - 1)) {
+      return &counter;
+    }
+  }
+  return nullptr;
+}
+
+MetricPolicy ResolveMetricPolicy(std::string_view metric, const PolicyOverrides& overrides,
+                                 const DeclaredCounters& declared) {
+  MetricPolicy policy = VocabularyPolicy(metric, declared);
   const std::string key(metric);
   if (auto it = overrides.directions.find(key); it != overrides.directions.end()) {
     policy.direction = it->second;
@@ -98,13 +103,20 @@ MetricPolicy ResolveMetricPolicy(std::string_view metric, const PolicyOverrides&
   }
   if (auto it = overrides.thresholds.find(key); it != overrides.thresholds.end()) {
     policy.threshold_percent = it->second;
+    policy.threshold_from_user = it->second.has_value();
+    if (policy.threshold_percent && policy.gating == Gating::kReportOnly) {
+      policy.gating = policy.statistical ? Gating::kTime : Gating::kBytes;
+    }
     policy.rule += policy.rule.empty() ? "--threshold" : ", --threshold";
     if (policy.threshold_percent && policy.direction == Direction::kUnknown) {
       policy.direction = Direction::kLowerIsBetter;
       policy.rule += " (assumed lower is better; set --direction " + key + "=higher if not)";
     }
   }
-  if (policy.direction == Direction::kUnknown) policy.threshold_percent.reset();
+  if (policy.direction == Direction::kUnknown || !policy.threshold_percent) {
+    policy.threshold_percent.reset();
+    if (policy.gating != Gating::kFlag) policy.gating = Gating::kReportOnly;
+  }
   return policy;
 }
 

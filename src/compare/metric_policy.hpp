@@ -1,4 +1,7 @@
-// Which way each metric should move, and whether and how tightly it is gated.
+// Which way each metric should move, and whether and how tightly it is gated. The defaults come
+// from gpubench's counter vocabulary (include/gpubench/counters.hpp); a file's
+// gpubench_counter_units context entry names the units and directions of the counters the
+// vocabulary does not know (metrics added by name).
 #ifndef GPUBENCH_COMPARE_METRIC_POLICY_H_
 #define GPUBENCH_COMPARE_METRIC_POLICY_H_
 
@@ -8,18 +11,26 @@
 #include <string_view>
 #include <utility>
 
+#include "gpubench/counters.hpp"
+
 namespace gpubench::compare {
 
 enum class Direction { kLowerIsBetter, kHigherIsBetter, kUnknown };
 
 struct MetricPolicy {
   Direction direction = Direction::kUnknown;
-  // Gated when set: a change beyond this many percent in the bad direction.
+  // Gated when set: the smallest relative change (percent) that can fail. From the vocabulary
+  // this is a minimum that noise and floors can raise; from --threshold it is used as given.
   std::optional<double> threshold_percent;
-  // Noisy metrics (time, rates) need the Mann-Whitney test to confirm a
-  // change; deterministic ones (byte counts) are judged on medians alone.
+  bool threshold_from_user = false;  // --threshold: no noise or floor adjustment
+  Gating gating = Gating::kReportOnly;
+  // Smallest absolute change that can fail, in the metric's unit (ns for times); 0: none.
+  double floor = 0;
+  // Noisy metrics (time, rates) need the Mann-Whitney test to confirm a change; byte counts are
+  // judged on medians (with noise-aware thresholds and floors).
   bool statistical = true;
-  // Why the metric got this policy, for reports ("built-in", "name ends in ...").
+  std::string unit;  // "" when unknown
+  // Why the metric got this policy, for reports ("vocabulary", "--threshold", ...).
   std::string rule;
 };
 
@@ -29,7 +40,18 @@ struct PolicyOverrides {
   std::map<std::string, Direction> directions;
 };
 
-MetricPolicy ResolveMetricPolicy(std::string_view metric, const PolicyOverrides& overrides);
+// Units and directions a file declares in gpubench_counter_units ("name=unit:better;...",
+// prefix entries end in "/*"). Malformed entries are skipped.
+struct DeclaredCounter {
+  std::string unit;
+  Direction direction = Direction::kUnknown;
+};
+using DeclaredCounters = std::map<std::string, DeclaredCounter>;
+DeclaredCounters ParseCounterUnits(std::string_view text);
+const DeclaredCounter* FindDeclared(const DeclaredCounters& declared, std::string_view metric);
+
+MetricPolicy ResolveMetricPolicy(std::string_view metric, const PolicyOverrides& overrides,
+                                 const DeclaredCounters& declared = {});
 
 // Parses "real_time=5%", "dram_write_bytes=1" (percent) or "cpu_time=off".
 // Throws std::invalid_argument with a message saying what is expected.

@@ -24,8 +24,12 @@ std::string FormatPValue(const MetricComparison& metric) {
 }
 
 std::string FormatThreshold(const MetricComparison& metric) {
-  if (!metric.policy.threshold_percent) return "-";
-  return Printf("%g", *metric.policy.threshold_percent) + "%";
+  if (!metric.applied_threshold_percent) return "-";
+  const double percent = *metric.applied_threshold_percent;
+  const std::string value = std::isinf(percent) ? std::string("inf%")
+                            : percent >= 10     ? Printf("%.1f", percent) + "%"
+                                                : Printf("%.2g", percent) + "%";
+  return value + " (" + metric.threshold_source + ")";
 }
 
 std::string FormatMetricValue(const MetricComparison& metric, double value) {
@@ -386,12 +390,16 @@ OrderedJson MetricJson(const MetricComparison& metric) {
   for (double v : metric.contender_values) values_c.push_back(Number(v));
   OrderedJson json;
   json["name"] = metric.name;
-  json["unit"] = metric.is_time ? "ns" : "";
+  json["unit"] = metric.is_time ? "ns" : metric.policy.unit;
   json["direction"] = DirectionName(metric.policy.direction);
   json["gated"] = metric.policy.threshold_percent.has_value();
-  json["threshold_percent"] = metric.policy.threshold_percent
-                                  ? OrderedJson(*metric.policy.threshold_percent)
-                                  : OrderedJson(nullptr);
+  json["threshold_percent"] =
+      metric.applied_threshold_percent && std::isfinite(*metric.applied_threshold_percent)
+          ? OrderedJson(*metric.applied_threshold_percent)
+          : OrderedJson(nullptr);
+  json["threshold_source"] = metric.threshold_source;
+  json["floor"] = metric.applied_floor;
+  json["noise_percent"] = Number(metric.noise_percent);
   json["statistical"] = metric.policy.statistical;
   json["rule"] = metric.policy.rule;
   json["baseline"] = {{"median", Number(metric.baseline_median)}, {"values", values_b}};

@@ -9,8 +9,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -344,6 +347,99 @@ TEST(PlainGoogleBenchmark, FilesWithoutGpubenchKeysWork) {
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, AllOf(HasSubstr("BM_Plain/8"), HasSubstr("items_per_second"),
                              Not(HasSubstr("SETTINGS"))));
+}
+
+// --- Real H200 output (tests/compare/data/h200, see its README) ----------------------------
+// Reruns of one suite: <suite>_<session><n>.json, e.g. gate_a1.json (session a, run 1).
+std::vector<std::string> H200Reruns(const std::string& suite) {
+  std::vector<std::string> files;
+  const std::regex rerun(suite + "_[a-z][0-9]+\\.json");
+  for (const auto& entry : std::filesystem::directory_iterator(Data("h200"))) {
+    const std::string name = entry.path().filename().string();
+    if (std::regex_match(name, rerun)) files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// "name metric verdict (change, threshold)" for every row that fails the gate.
+std::string FailingRows(const nlohmann::json& report) {
+  std::string rows;
+  for (const nlohmann::json& benchmark : report.at("benchmarks")) {
+    if (!benchmark.at("fails_gate").get<bool>()) continue;
+    rows += benchmark.at("name").get<std::string>() + " [" +
+            benchmark.at("status").get<std::string>() + "]:";
+    for (const nlohmann::json& metric : benchmark.at("metrics")) {
+      if (!metric.at("fails_gate").get<bool>()) continue;
+      rows += " " + metric.at("name").get<std::string>() + " " +
+              metric.at("change").get<std::string>() + " (" +
+              metric.at("threshold_source").get<std::string>() + ")";
+    }
+    rows += "\n";
+  }
+  return rows;
+}
+
+TEST(RealH200Data, IdenticalRerunsPassWithDefaultOptions) {
+  for (const std::string suite : {"examples", "gate"}) {
+    const std::vector<std::string> files = H200Reruns(suite);
+    ASSERT_GE(files.size(), 3u) << suite;
+    for (const std::string& baseline : files) {
+      for (const std::string& contender : files) {
+        if (baseline == contender) continue;
+        const ToolRun run = RunTool({baseline, contender, "--format", "json"});
+        ASSERT_EQ(run.exit_code, 0) << baseline << " vs " << contender << "\n"
+                                    << run.err << FailingRows(nlohmann::json::parse(run.out));
+      }
+    }
+  }
+}
+
+// A real regression made on the GPU (bench/gate_suite.cu, GATE_SUITE_INJECT) fails exactly one
+// benchmark, for the reason injected, against every plain rerun.
+void ExpectInjectedRegression(const std::string& injected, const std::string& benchmark,
+                              const std::string& metric) {
+  const std::vector<std::string> baselines = H200Reruns("gate");
+  ASSERT_GE(baselines.size(), 3u);
+  for (const std::string& baseline : baselines) {
+    const ToolRun run = RunTool({baseline, Data("h200/" + injected), "--format", "json"});
+    ASSERT_EQ(run.exit_code, 1) << baseline << " vs " << injected << "\n" << run.err;
+    const nlohmann::json report = nlohmann::json::parse(run.out);
+    EXPECT_EQ(report.at("summary").at("failing"), 1) << FailingRows(report);
+    const nlohmann::json& entry = BenchmarkEntry(report, benchmark);
+    EXPECT_TRUE(entry.at("fails_gate").get<bool>()) << FailingRows(report);
+    EXPECT_EQ(MetricEntry(entry, metric).at("verdict"), "regression") << FailingRows(report);
+  }
+}
+
+TEST(RealH200Data, TwoPercentMoreTimeOnALowNoiseKernelFails) {
+  ExpectInjectedRegression("gate_inject_time.json", "Gate_Fma/", "real_time");
+}
+
+TEST(RealH200Data, TwoPercentMoreDramBytesOfAGigabyteKernelFails) {
+  ExpectInjectedRegression("gate_inject_bytes.json", "Gate_Copy/268435456/", "dram_read_bytes");
+  ExpectInjectedRegression("gate_inject_bytes.json", "Gate_Copy/268435456/", "bytes_moved");
+}
+
+TEST(RealH200Data, EveryGatedRowShowsTheThresholdApplied) {
+  const std::vector<std::string> files = H200Reruns("examples");
+  ASSERT_GE(files.size(), 2u);
+  const ToolRun run = RunTool({files[0], files[1]});
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  // Console: each gated row names where its threshold came from.
+  EXPECT_THAT(run.out, AllOf(HasSubstr("(minimum; noise "), HasSubstr("(floor 500 ns; noise "),
+                             HasSubstr("(floor 64 KiB; noise ")));
+  const nlohmann::json report =
+      nlohmann::json::parse(RunTool({files[0], files[1], "--format", "json"}).out);
+  int gated = 0;
+  for (const nlohmann::json& benchmark : report.at("benchmarks")) {
+    for (const nlohmann::json& metric : benchmark.at("metrics")) {
+      if (!metric.at("gated").get<bool>()) continue;
+      ++gated;
+      EXPECT_FALSE(metric.at("threshold_source").get<std::string>().empty()) << metric.at("name");
+    }
+  }
+  EXPECT_GT(gated, 20);
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ std::vector<double> Scaled(const std::vector<double>& values, double factor) {
 TEST(Compare, RegressionNeedsSignificanceAndThreshold) {
   const auto base = MakeFile("b.json", {{"slow", kFive}, {"tiny", kFive}});
   const auto cont =
-      MakeFile("c.json", {{"slow", Scaled(kFive, 1.2)}, {"tiny", Scaled(kFive, 1.03)}});
+      MakeFile("c.json", {{"slow", Scaled(kFive, 1.2)}, {"tiny", Scaled(kFive, 1.005)}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
   const MetricComparison& slow = Metric(report, "slow", "real_time");
   EXPECT_EQ(slow.verdict, Verdict::kRegression);
@@ -83,7 +83,7 @@ TEST(Compare, RegressionNeedsSignificanceAndThreshold) {
   ASSERT_TRUE(slow.p_value.has_value());
   EXPECT_NEAR(*slow.p_value, 0.007936507936507936, 1e-12);  // exact, 5 vs 5 separated
   EXPECT_TRUE(slow.fails_gate);
-  // Significant, but +3% is inside the 5% threshold.
+  // Significant, but +0.5% is inside the 1% minimum.
   EXPECT_EQ(Metric(report, "tiny", "real_time").verdict, Verdict::kSame);
   EXPECT_EQ(report.exit_code, kExitRegression);
   EXPECT_EQ(report.summary.regressions, 1u);
@@ -103,7 +103,9 @@ TEST(Compare, OverlappingSamplesAreSameEvenBeyondThreshold) {
   // [100,130,90,125,95,128], [125,92,131,89,127,126]) gives p = 1.0.
   const auto base = MakeFile("b.json", {{"noisy", {100, 130, 90, 125, 95, 128}}});
   const auto cont = MakeFile("c.json", {{"noisy", {125, 92, 131, 89, 127, 126}}});
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  CompareOptions options;
+  options.overrides.thresholds["real_time"] = 5.0;  // as given: the noise does not raise it
+  const ComparisonReport report = CompareFiles(base, cont, options);
   const MetricComparison& noisy = Metric(report, "noisy", "real_time");
   EXPECT_GT(std::fabs(noisy.change_percent), 5.0);
   EXPECT_EQ(noisy.verdict, Verdict::kSame);
@@ -139,16 +141,19 @@ TEST(Compare, TwoRepetitionsCannotReachSignificanceAndSaySo) {
 }
 
 TEST(Compare, DeterministicCountersAreJudgedOnMediansWithoutRepetitions) {
-  const auto base = MakeFile("b.json", {{"k", {100}, {{"dram_write_bytes", {1000}}}}});
-  const auto cont = MakeFile("c.json", {{"k", {100}, {{"dram_write_bytes", {1020}}}}});
+  const auto base = MakeFile("b.json", {{"k", {100}, {{"dram_write_bytes", {1e9}}}}});
+  const auto cont = MakeFile("c.json", {{"k", {100}, {{"dram_write_bytes", {1.02e9}}}}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
   EXPECT_EQ(Metric(report, "k", "dram_write_bytes").verdict, Verdict::kRegression);
   EXPECT_EQ(report.exit_code, kExitRegression);
 }
 
 TEST(Compare, HigherIsBetterForBandwidth) {
-  const auto base = MakeFile("b.json", {{"k", kFive, {{"dram_bandwidth", Scaled(kFive, 1e9)}}}});
-  const auto cont = MakeFile("c.json", {{"k", kFive, {{"dram_bandwidth", Scaled(kFive, 0.8e9)}}}});
+  const std::vector<double> moved(5, 1e8);  // bandwidth is gated only above the byte floor
+  const auto base = MakeFile(
+      "b.json", {{"k", kFive, {{"dram_bandwidth", Scaled(kFive, 1e9)}, {"bytes_moved", moved}}}});
+  const auto cont = MakeFile(
+      "c.json", {{"k", kFive, {{"dram_bandwidth", Scaled(kFive, 0.8e9)}, {"bytes_moved", moved}}}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
   const MetricComparison& bandwidth = Metric(report, "k", "dram_bandwidth");
   EXPECT_EQ(bandwidth.verdict, Verdict::kRegression);
@@ -223,8 +228,132 @@ TEST(Compare, ZeroBaselineTimeIsBadInputButZeroCountersAreInfiniteChange) {
   const ComparisonReport report = CompareFiles(base, cont, options);
   const MetricComparison& bytes = Metric(report, "BM_Fine", "dram_read_bytes");
   EXPECT_TRUE(std::isinf(bytes.change_percent));
-  EXPECT_EQ(bytes.verdict, Verdict::kRegression);
+  // 0 -> 4096 bytes: an infinite relative change, but below the 64 KiB floor.
+  EXPECT_EQ(bytes.verdict, Verdict::kSame);
+  EXPECT_THAT(bytes.threshold_source, HasSubstr("floor 64 KiB"));
   EXPECT_TRUE(std::isinf(Metric(report, "BM_NeverTimed", "real_time").change_percent));
+}
+
+// Ten repetitions around `center` with a coefficient of variation of about `cv_percent`.
+std::vector<double> Repetitions(double center, double cv_percent) {
+  const double pattern[] = {-1.4, 1.1, -0.6, 0.3, 1.5, -1.2, 0.8, -0.2, 0.9, -1.0};
+  std::vector<double> out;
+  for (double p : pattern) out.push_back(center * (1 + p * cv_percent / 100));
+  return out;
+}
+
+TEST(Compare, TwoPercentSlowerLowNoiseKernelFailsAtTheMinimum) {
+  // 80 us kernel, repetitions vary by ~0.1%: the 1% minimum applies and +2% fails.
+  const auto base = MakeFile("b.json", {{"fma", Repetitions(80, 0.1)}});
+  const auto cont = MakeFile("c.json", {{"fma", Scaled(Repetitions(80, 0.1), 1.02)}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const MetricComparison& time = Metric(report, "fma", "real_time");
+  EXPECT_EQ(time.verdict, Verdict::kRegression);
+  EXPECT_DOUBLE_EQ(*time.applied_threshold_percent, 1.0);
+  EXPECT_THAT(time.threshold_source, HasSubstr("minimum; noise 0."));
+  EXPECT_LT(time.noise_percent, 0.2);
+  EXPECT_EQ(report.exit_code, kExitRegression);
+}
+
+TEST(Compare, FivePercentChangeWithinSevenPercentNoisePasses) {
+  // 200 us, repetitions vary by ~7%: the threshold is 2 x the noise, +5% is inside it even
+  // when a rank test would call it significant.
+  const auto base = MakeFile("b.json", {{"launch", Repetitions(200, 7)}});
+  const auto cont = MakeFile("c.json", {{"launch", Scaled(Repetitions(200, 7), 1.05)}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const MetricComparison& time = Metric(report, "launch", "real_time");
+  EXPECT_EQ(time.verdict, Verdict::kSame);
+  EXPECT_GT(time.noise_percent, 6.0);
+  EXPECT_NEAR(*time.applied_threshold_percent, 2 * time.noise_percent, 1e-9);
+  EXPECT_THAT(time.threshold_source, HasSubstr("2 x noise"));
+  EXPECT_EQ(report.exit_code, kExitOk);
+}
+
+TEST(Compare, TimeChangesBelowTheFloorNeverFail) {
+  // A 4 us kernel 10% slower (0.4 us) stays under the 500 ns floor; 20% (0.8 us) does not.
+  const auto base =
+      MakeFile("b.json", {{"tiny", Repetitions(4, 0.1)}, {"tiny2", Repetitions(4, 0.1)}});
+  const auto cont = MakeFile("c.json", {{"tiny", Scaled(Repetitions(4, 0.1), 1.10)},
+                                        {"tiny2", Scaled(Repetitions(4, 0.1), 1.20)}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const MetricComparison& small = Metric(report, "tiny", "real_time");
+  EXPECT_EQ(small.verdict, Verdict::kSame);
+  EXPECT_NEAR(*small.applied_threshold_percent, 12.5, 0.01);  // 500 ns of 4 us
+  EXPECT_THAT(small.threshold_source, HasSubstr("floor 500 ns"));
+  EXPECT_EQ(Metric(report, "tiny2", "real_time").verdict, Verdict::kRegression);
+  // --threshold is used as given: no floor.
+  CompareOptions options;
+  options.overrides.thresholds["real_time"] = 5.0;
+  EXPECT_EQ(Metric(CompareFiles(base, cont, options), "tiny", "real_time").verdict,
+            Verdict::kRegression);
+}
+
+TEST(Compare, ByteCountersHaveFloorsInBytesAndAgainstTraffic) {
+  const std::vector<double> t = Repetitions(800, 0.01);
+  auto same = [](double v) { return std::vector<double>(10, v); };
+  // KB-scale changes of a compute kernel (seen between identical H200 reruns).
+  const auto base = MakeFile(
+      "b.json", {{"fma", t, {{"dram_read_bytes", same(4500)}, {"bytes_moved", same(8900)}}},
+                 {"copy",
+                  t,
+                  {{"dram_read_bytes", same(1.0737e9)},
+                   {"dram_write_bytes", same(5500)},
+                   {"bytes_moved", same(1.0737e9)}}},
+                 {"mixed",
+                  t,
+                  {{"dram_read_bytes", same(4e9)},
+                   {"dram_write_bytes", same(1e8)},
+                   {"bytes_moved", same(4.1e9)}}}});
+  const auto cont = MakeFile(
+      "c.json", {{"fma", t, {{"dram_read_bytes", same(6100)}, {"bytes_moved", same(23000)}}},
+                 {"copy",
+                  t,
+                  {{"dram_read_bytes", same(1.0737e9 * 1.02)},
+                   {"dram_write_bytes", same(7200)},
+                   {"bytes_moved", same(1.0737e9 * 1.02)}}},
+                 {"mixed",
+                  t,
+                  {{"dram_read_bytes", same(4e9)},
+                   {"dram_write_bytes", same(1.02e8)},  // +2 MB of 4.1 GB traffic
+                   {"bytes_moved", same(4.102e9)}}}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  EXPECT_EQ(Metric(report, "fma", "dram_read_bytes").verdict, Verdict::kSame);
+  EXPECT_EQ(Metric(report, "fma", "bytes_moved").verdict, Verdict::kSame);
+  EXPECT_EQ(Metric(report, "copy", "dram_write_bytes").verdict, Verdict::kSame);
+  EXPECT_EQ(Metric(report, "copy", "dram_read_bytes").verdict, Verdict::kRegression);
+  const MetricComparison& writes = Metric(report, "mixed", "dram_write_bytes");
+  EXPECT_EQ(writes.verdict, Verdict::kSame);  // +2% of the counter, 0.05% of the traffic
+  EXPECT_THAT(writes.threshold_source, HasSubstr("of traffic"));
+  EXPECT_EQ(Bench(report, "fma").fails_gate, false);
+  EXPECT_EQ(Bench(report, "mixed").fails_gate, false);
+  EXPECT_EQ(Bench(report, "copy").fails_gate, true);
+}
+
+TEST(Compare, BandwidthOfTinyTrafficIsNotGated) {
+  const std::vector<double> moved(5, 700);
+  const auto base = MakeFile(
+      "b.json", {{"k", kFive, {{"dram_bandwidth", Scaled(kFive, 2e8)}, {"bytes_moved", moved}}}});
+  const auto cont = MakeFile(
+      "c.json", {{"k", kFive, {{"dram_bandwidth", Scaled(kFive, 1e8)}, {"bytes_moved", moved}}}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const MetricComparison& bandwidth = Metric(report, "k", "dram_bandwidth");
+  EXPECT_EQ(bandwidth.verdict, Verdict::kReportOnly);
+  EXPECT_THAT(bandwidth.notes.at(0), HasSubstr("less than 64 KiB"));
+}
+
+TEST(Compare, AppliedThresholdIsInEveryFormat) {
+  const auto base = MakeFile("b.json", {{"fma", Repetitions(80, 0.1)}});
+  const auto cont = MakeFile("c.json", {{"fma", Scaled(Repetitions(80, 0.1), 1.02)}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  EXPECT_THAT(FormatConsole(report, false), HasSubstr("1% (minimum; noise"));
+  EXPECT_THAT(FormatMarkdown(report), HasSubstr("1% (minimum; noise"));
+  const nlohmann::json json = nlohmann::json::parse(FormatJson(report));
+  const nlohmann::json& metric = json["benchmarks"][0]["metrics"][0];
+  EXPECT_EQ(metric["name"], "real_time");
+  EXPECT_DOUBLE_EQ(metric["threshold_percent"].get<double>(), 1.0);
+  EXPECT_THAT(metric["threshold_source"].get<std::string>(), HasSubstr("minimum; noise"));
+  EXPECT_LT(metric["noise_percent"].get<double>(), 0.2);
+  EXPECT_DOUBLE_EQ(metric["floor"].get<double>(), 500.0);
 }
 
 TEST(Compare, NonFiniteValuesInGatedMetricsAreBadInput) {

@@ -56,9 +56,10 @@ void RunKernel(benchmark::State& state, const Kernel& kernel, const Config& conf
   for (auto _ : state) {
     state.SetIterationTime(micros * 1e-6);
   }
-  const double read_bytes = 4.0 * 1024 * 1024;
+  // Large enough that a 5% change of the writes is above the gate's byte floors.
+  const double read_bytes = 64.0 * 1024 * 1024;
   const double write_bytes =
-      1024.0 * 1024 * (contender ? kernel.write_bytes_contender_factor : 1.0);
+      16.0 * 1024 * 1024 * (contender ? kernel.write_bytes_contender_factor : 1.0);
   const bool throttled = contender && kernel.throttled_in_contender;
   state.counters["dram_read_bytes"] = read_bytes;
   state.counters["dram_write_bytes"] = write_bytes;

@@ -5,11 +5,14 @@
 namespace gpubench::compare {
 namespace {
 
-TEST(MetricPolicy, BuiltInDefaults) {
+TEST(MetricPolicy, VocabularyDefaults) {
   const PolicyOverrides none;
   MetricPolicy real_time = ResolveMetricPolicy("real_time", none);
   EXPECT_EQ(real_time.direction, Direction::kLowerIsBetter);
-  EXPECT_EQ(real_time.threshold_percent, 5.0);
+  EXPECT_EQ(real_time.threshold_percent, 1.0);  // a minimum: noise can raise it
+  EXPECT_FALSE(real_time.threshold_from_user);
+  EXPECT_EQ(real_time.floor, 500.0);  // ns
+  EXPECT_EQ(real_time.gating, Gating::kTime);
   EXPECT_TRUE(real_time.statistical);
 
   EXPECT_FALSE(ResolveMetricPolicy("cpu_time", none).threshold_percent.has_value());
@@ -18,30 +21,58 @@ TEST(MetricPolicy, BuiltInDefaults) {
     MetricPolicy policy = ResolveMetricPolicy(bytes, none);
     EXPECT_EQ(policy.direction, Direction::kLowerIsBetter) << bytes;
     EXPECT_EQ(policy.threshold_percent, 1.0) << bytes;
+    EXPECT_EQ(policy.floor, 65536.0) << bytes;
+    EXPECT_EQ(policy.unit, "bytes") << bytes;
     EXPECT_FALSE(policy.statistical) << bytes;
   }
   MetricPolicy bandwidth = ResolveMetricPolicy("dram_bandwidth", none);
   EXPECT_EQ(bandwidth.direction, Direction::kHigherIsBetter);
   EXPECT_EQ(bandwidth.threshold_percent, 5.0);
+  EXPECT_EQ(bandwidth.gating, Gating::kRate);
 
-  for (const char* report_only : {"sm_clock_mhz", "sm_clock_throttled", "profile_passes",
-                                  "bytes_per_second", "items_per_second", "some_counter"}) {
+  for (const char* report_only :
+       {"sm_clock_mhz", "sm_clock_throttled", "profile_passes", "bytes_per_second",
+        "items_per_second", "some_counter", "kernel_time/CopyKernel"}) {
     EXPECT_FALSE(ResolveMetricPolicy(report_only, none).threshold_percent.has_value())
         << report_only;
   }
+  EXPECT_EQ(ResolveMetricPolicy("kernel_time/CopyKernel", none).unit, "s");
 }
 
-TEST(MetricPolicy, NameRules) {
+TEST(MetricPolicy, NoGuessesFromNames) {
+  // A counter the vocabulary does not know has no direction unless the file declares one.
   const PolicyOverrides none;
-  for (const char* higher : {"l2.per_second", "tiles_per_second", "l2_hit_rate", "l1.hit_rate.pct",
-                             "smem_throughput", "nvlink_bandwidth_pct"}) {
-    EXPECT_EQ(ResolveMetricPolicy(higher, none).direction, Direction::kHigherIsBetter) << higher;
+  for (const char* unknown : {"l2.per_second", "l2_hit_rate", "kernel_duration", "l2_read_bytes"}) {
+    EXPECT_EQ(ResolveMetricPolicy(unknown, none).direction, Direction::kUnknown) << unknown;
+    EXPECT_FALSE(ResolveMetricPolicy(unknown, none).threshold_percent.has_value()) << unknown;
   }
-  for (const char* lower : {"kernel_duration", "launch_time", "l2_read_bytes"}) {
-    EXPECT_EQ(ResolveMetricPolicy(lower, none).direction, Direction::kLowerIsBetter) << lower;
-  }
-  EXPECT_FALSE(ResolveMetricPolicy("l2_read_bytes", none).statistical);
-  EXPECT_EQ(ResolveMetricPolicy("warps", none).direction, Direction::kUnknown);
+}
+
+TEST(MetricPolicy, FileDeclaredUnitsAndDirections) {
+  const DeclaredCounters declared = ParseCounterUnits(
+      "dram_read_bytes=bytes:lower;lts__t_sector_hit_rate.pct=%:higher;"
+      "smsp__inst_executed.sum=inst:neither;kernel_time/*=s:lower;broken;=x:lower;a=b");
+  EXPECT_EQ(declared.size(), 4u);
+  const PolicyOverrides none;
+  MetricPolicy hit_rate = ResolveMetricPolicy("lts__t_sector_hit_rate.pct", none, declared);
+  EXPECT_EQ(hit_rate.direction, Direction::kHigherIsBetter);
+  EXPECT_EQ(hit_rate.unit, "%");
+  EXPECT_EQ(hit_rate.rule, "gpubench_counter_units");
+  EXPECT_FALSE(hit_rate.threshold_percent.has_value());  // report only unless --threshold
+  EXPECT_EQ(ResolveMetricPolicy("smsp__inst_executed.sum", none, declared).direction,
+            Direction::kUnknown);
+  ASSERT_NE(FindDeclared(declared, "kernel_time/Copy<float>(float const*, float*)"), nullptr);
+  EXPECT_EQ(FindDeclared(declared, "kernel_time/"), nullptr);
+  // The vocabulary wins over a file's declaration of its own counters.
+  const DeclaredCounters odd = ParseCounterUnits("real_time=ns:higher");
+  EXPECT_EQ(ResolveMetricPolicy("real_time", none, odd).direction, Direction::kLowerIsBetter);
+
+  PolicyOverrides threshold;
+  threshold.thresholds["lts__t_sector_hit_rate.pct"] = 2.0;
+  MetricPolicy gated = ResolveMetricPolicy("lts__t_sector_hit_rate.pct", threshold, declared);
+  EXPECT_EQ(gated.direction, Direction::kHigherIsBetter);
+  EXPECT_EQ(gated.threshold_percent, 2.0);
+  EXPECT_TRUE(gated.threshold_from_user);
 }
 
 TEST(MetricPolicy, OverridesWin) {

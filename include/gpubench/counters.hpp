@@ -1,0 +1,123 @@
+// gpubench's counter vocabulary: every value gpubench writes into a benchmark row, with its unit,
+// which way is better, how the regression gate judges it and what it means. One table, read by
+// the console reporter (units), the context block (gpubench_counter_units), gpubench-compare
+// (directions and thresholds) and the README check. Header-only and constexpr: tools use it
+// without linking the library.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace gpubench {
+
+/// Which way a value should move.
+enum class Better { kLower, kHigher, kNeither };
+
+/// How gpubench-compare judges a change (see docs/compare.md).
+enum class Gating {
+  kReportOnly,  ///< shown with its change, never fails the gate
+  kTime,        ///< medians + Mann-Whitney; threshold = max(minimum, noise), absolute floor
+  kRate,        ///< like kTime; gated only when the benchmark moves more than the byte floor
+  kBytes,       ///< medians decide; threshold = max(minimum, noise); floor in bytes and vs traffic
+  kFlag,        ///< 0/1 flag: marks the row (e.g. throttled), never fails by itself
+};
+
+/// One counter (or GB time field) gpubench writes.
+struct CounterInfo {
+  std::string_view name;  ///< as in GB's output; a name ending in '/' is a prefix
+  std::string_view unit;  ///< bytes, bytes/s, 1/s, s, ns, MHz, %, count, flag
+  Better better;
+  Gating gating;
+  double min_threshold_percent;  ///< gated: the smallest relative change that can fail
+  double floor;                  ///< gated: the smallest absolute change that can fail, in `unit`
+  std::string_view meaning;
+  /// The CUPTI metric it is read from ("" for derived counters) and the factor to its unit.
+  std::string_view source_metric = {};
+  double source_scale = 1;
+};
+
+/// A change is below the noise when it is within this many coefficients of variation of the
+/// noisier side's repetitions (baseline or contender): identical H200 reruns of launch-bound
+/// kernels moved their median by up to 1.06x their cv (docs/compare.md).
+inline constexpr double kGateNoiseMultiplier = 2.0;
+
+/// A byte counter's change must also exceed this share of the benchmark's total DRAM traffic
+/// (bytes_moved): a few KB of instruction fetch next to gigabytes of data is not a regression.
+inline constexpr double kGateTrafficFractionPercent = 0.25;
+
+/// Smallest change of a DRAM byte counter that can fail the gate. Identical H200 reruns moved
+/// small kernels' byte counters by up to 1.6 KB (and 14 KB in an earlier report); 64 KiB is four
+/// times the largest.
+inline constexpr double kGateByteFloor = 65536;
+
+/// Smallest change of GPU time per iteration that can fail the gate, in ns: CUDA event pairs
+/// resolve about 0.5 us, and identical H200 reruns of 4-7 us kernels moved by up to 0.28 us.
+inline constexpr double kGateTimeFloorNs = 500;
+
+inline constexpr CounterInfo kCounters[] = {
+    // GB's own time fields (normalised to ns by gpubench-compare).
+    {"real_time", "ns", Better::kLower, Gating::kTime, 1.0, kGateTimeFloorNs,
+     "GPU time per iteration (GB's manual time under gpubench)"},
+    {"cpu_time", "ns", Better::kLower, Gating::kReportOnly, 0, 0,
+     "host CPU time per iteration of the benchmark's thread"},
+    // Clock probe around the timed iterations.
+    {"sm_clock_mhz", "MHz", Better::kHigher, Gating::kReportOnly, 0, 0,
+     "mean SM clock over the timed iterations (clock probe, all SMs)"},
+    {"sm_clock_rated_mhz", "MHz", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "the card's rated SM clock (cudaDevAttrClockRate)"},
+    {"sm_clock_throttled", "flag", Better::kLower, Gating::kFlag, 0, 0,
+     "1 when sm_clock_mhz < 90% of the rated clock: the time is doubtful"},
+    // CUPTI Range Profiler, per profiled iteration.
+    {"dram_read_bytes", "bytes", Better::kLower, Gating::kBytes, 1.0, kGateByteFloor,
+     "dram__bytes_read.sum per profiled iteration (mean over ranges)", "dram__bytes_read.sum"},
+    {"dram_write_bytes", "bytes", Better::kLower, Gating::kBytes, 1.0, kGateByteFloor,
+     "dram__bytes_write.sum per profiled iteration", "dram__bytes_write.sum"},
+    {"bytes_moved", "bytes", Better::kLower, Gating::kBytes, 1.0, kGateByteFloor,
+     "dram_read_bytes + dram_write_bytes"},
+    {"gpu_duration", "s", Better::kLower, Gating::kReportOnly, 0, 0,
+     "gpu__time_duration.sum of a profiled range (includes ~2.5 us of range overhead)",
+     "gpu__time_duration.sum", 1e-9},
+    {"profiled_sm_clock_mhz", "MHz", Better::kHigher, Gating::kReportOnly, 0, 0,
+     "sm__cycles_elapsed.avg.per_second during the profiled ranges",
+     "sm__cycles_elapsed.avg.per_second", 1e-6},
+    {"dram_bandwidth", "bytes/s", Better::kHigher, Gating::kRate, 5.0, 0,
+     "bytes_moved / gpu_duration"},
+    {"dram_bandwidth_pct", "%", Better::kHigher, Gating::kReportOnly, 0, 0,
+     "dram_bandwidth as % of gpu_dram_bandwidth_theoretical_bytes_per_second"},
+    {"profile_passes", "count", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "replay passes the metrics needed"},
+    // timer=cupti: one counter per kernel name.
+    {"kernel_time/", "s", Better::kLower, Gating::kReportOnly, 0, 0,
+     "per iteration, per kernel name (timer=cupti only)"},
+    // GB's rate counters (SetBytesProcessed, SetItemsProcessed): rates over GPU time.
+    {"bytes_per_second", "bytes/s", Better::kHigher, Gating::kReportOnly, 0, 0,
+     "GB's SetBytesProcessed over GPU time"},
+    {"items_per_second", "1/s", Better::kHigher, Gating::kReportOnly, 0, 0,
+     "GB's SetItemsProcessed over GPU time"},
+};
+
+/// The vocabulary's entry for a counter name (prefix entries match kernel_time/<kernel>), or
+/// nullptr for a name gpubench does not write itself (a metric added by name, a user counter).
+constexpr const CounterInfo* FindCounter(std::string_view name) {
+  for (const CounterInfo& counter : kCounters) {
+    const std::string_view key = counter.name;
+    const bool prefix = !key.empty() && key.back() == '/';
+    if (prefix ? name.substr(0, key.size()) == key && name.size() > key.size() : name == key) {
+      return &counter;
+    }
+  }
+  return nullptr;
+}
+
+/// "lower", "higher" or "neither", as written in gpubench_counter_units.
+constexpr std::string_view BetterName(Better better) {
+  return better == Better::kLower ? "lower" : better == Better::kHigher ? "higher" : "neither";
+}
+
+/// Context keys that tools reading gpubench's JSON rely on.
+inline constexpr std::string_view kSettingsFingerprintKey = "gpubench_settings_fingerprint";
+inline constexpr std::string_view kFingerprintKeysKey = "gpubench_fingerprint_keys";
+/// "name=unit:better;..." for every counter the run can write (prefix entries end in "/*").
+inline constexpr std::string_view kCounterUnitsKey = "gpubench_counter_units";
+
+}  // namespace gpubench
