@@ -81,13 +81,17 @@ TEST(Reporter, CoefficientOfVariationIsShownAsPercent) {
   run.run_type = benchmark::BenchmarkReporter::Run::RT_Aggregate;
   run.aggregate_name = "cv";
   run.aggregate_unit = benchmark::kPercentage;
-  run.iterations = 1;
-  run.time_unit = benchmark::kSecond;
+  // As GB writes a cv row of 10 repetitions of a benchmark timed in ns (the H200 examples):
+  // the fraction itself, which must not be scaled by the time unit or the repetition count.
+  run.iterations = 10;
+  run.time_unit = benchmark::kNanosecond;
   run.real_accumulated_time = 0.012;
+  run.cpu_accumulated_time = 0.25;
   run.counters.clear();
   run.counters["bytes_moved"] = benchmark::Counter(0.001);
   const std::string line = reporter.Print(run);
-  EXPECT_NE(line.find("1.20 %"), std::string::npos) << line;
+  EXPECT_NE(line.find("  1.20 %"), std::string::npos) << line;
+  EXPECT_NE(line.find("  25.00 %"), std::string::npos) << line;
   EXPECT_NE(line.find("bytes_moved=0.1 %"), std::string::npos) << line;
 }
 

@@ -1,0 +1,161 @@
+// The counter vocabulary (include/gpubench/counters.hpp) against what reads and shows it: the
+// README's counter table, the context block's gpubench_counter_units, the default metrics.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "context.hpp"
+#include "gpubench/counters.hpp"
+#include "metrics.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+std::string Trim(std::string text) {
+  const auto first = text.find_first_not_of(" `");
+  const auto last = text.find_last_not_of(" `");
+  return first == std::string::npos ? "" : text.substr(first, last - first + 1);
+}
+
+// Rows of README's counter table: name -> {unit, better, gate}.
+std::map<std::string, std::vector<std::string>> ReadmeCounterRows() {
+  std::ifstream file(std::string(GPUBENCH_SOURCE_DIR) + "/README.md");
+  std::string line;
+  bool in_table = false;
+  std::map<std::string, std::vector<std::string>> rows;
+  while (std::getline(file, line)) {
+    if (line.rfind("| counter | unit | better | gate | meaning |", 0) == 0) {
+      in_table = true;
+      continue;
+    }
+    if (!in_table) continue;
+    if (line.empty() || line[0] != '|') break;
+    std::vector<std::string> cells;
+    std::stringstream cells_text(line.substr(1));
+    std::string cell;
+    while (std::getline(cells_text, cell, '|')) cells.push_back(Trim(cell));
+    if (cells.size() < 4 || cells[0].find("---") != std::string::npos) continue;
+    rows[cells[0]] = {cells[1], cells[2], cells[3]};
+  }
+  return rows;
+}
+
+std::string ReadmeName(const CounterInfo& counter) {
+  const std::string name(counter.name);
+  return name.back() == '/' ? name + "<kernel>" : name;
+}
+
+TEST(Counters, ReadmeTableMatchesTheVocabulary) {
+  auto rows = ReadmeCounterRows();
+  ASSERT_FALSE(rows.empty()) << "README.md has no counter table";
+  for (const CounterInfo& counter : kCounters) {
+    const std::string name = ReadmeName(counter);
+    auto row = rows.find(name);
+    ASSERT_NE(row, rows.end()) << name << " is in counters.hpp but not in README's table";
+    EXPECT_EQ(row->second[0], counter.unit) << name;
+    EXPECT_EQ(row->second[1], BetterName(counter.better)) << name;
+    const std::string gate = row->second[2];
+    switch (counter.gating) {
+      case Gating::kReportOnly:
+        EXPECT_EQ(gate, "report") << name;
+        break;
+      case Gating::kFlag:
+        EXPECT_EQ(gate, "flag") << name;
+        break;
+      case Gating::kTime:
+      case Gating::kRate:
+      case Gating::kBytes: {
+        char minimum[32];
+        std::snprintf(minimum, sizeof minimum, "≥ %g%%", counter.min_threshold_percent);
+        EXPECT_NE(gate.find(minimum), std::string::npos) << name << ": " << gate;
+        break;
+      }
+    }
+    rows.erase(row);
+  }
+  rows.erase("*metric name*");
+  for (const auto& [name, cells] : rows)
+    ADD_FAILURE() << name << " is in README but not in counters.hpp";
+}
+
+TEST(Counters, NamesAreUniqueAndFindable) {
+  std::set<std::string_view> names;
+  for (const CounterInfo& counter : kCounters) {
+    EXPECT_TRUE(names.insert(counter.name).second) << counter.name;
+    EXPECT_FALSE(counter.meaning.empty()) << counter.name;
+  }
+  static_assert(FindCounter("dram_read_bytes") != nullptr);
+  static_assert(FindCounter("dram_read_bytes")->gating == Gating::kBytes);
+  EXPECT_NE(FindCounter("kernel_time/CopyKernel(float const*, float*)"), nullptr);
+  EXPECT_EQ(FindCounter("kernel_time/"), nullptr);
+  EXPECT_EQ(FindCounter("lts__t_sector_hit_rate.pct"), nullptr);
+}
+
+TEST(Counters, DefaultMetricsAreTheVocabularySources) {
+  EXPECT_EQ(DefaultMetrics(), (std::vector<std::string>{
+                                  "dram__bytes_read.sum", "dram__bytes_write.sum",
+                                  "gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second"}));
+}
+
+std::map<std::string, std::string> UnitsEntries(const std::string& text) {
+  std::map<std::string, std::string> entries;
+  std::stringstream stream(text);
+  std::string entry;
+  while (std::getline(stream, entry, ';')) {
+    const auto equals = entry.find('=');
+    EXPECT_NE(equals, std::string::npos) << entry;
+    entries[entry.substr(0, equals)] = entry.substr(equals + 1);
+  }
+  return entries;
+}
+
+TEST(Counters, ContextNamesTheUnitOfEveryCounterTheRunCanWrite) {
+  Settings settings;
+  settings.metrics = DefaultMetrics();
+  settings.metrics.push_back("lts__t_sector_hit_rate.pct");
+  settings.metrics.push_back("smsp__inst_executed.sum");
+  auto units = UnitsEntries(CounterUnits(settings, {{"lts__t_sector_hit_rate.pct", "%"}}));
+  EXPECT_EQ(units["dram_read_bytes"], "bytes:lower");
+  EXPECT_EQ(units["bytes_moved"], "bytes:lower");
+  EXPECT_EQ(units["dram_bandwidth"], "bytes/s:higher");
+  EXPECT_EQ(units["gpu_duration"], "s:lower");
+  EXPECT_EQ(units["sm_clock_mhz"], "MHz:higher");
+  EXPECT_EQ(units["sm_clock_throttled"], "flag:lower");
+  EXPECT_EQ(units["lts__t_sector_hit_rate.pct"], "%:neither");  // CUPTI's unit
+  EXPECT_EQ(units["smsp__inst_executed.sum"], "-:neither");     // CUPTI named none
+  EXPECT_EQ(units.count("real_time"), 0u);                      // GB's field, not a counter
+  EXPECT_EQ(units.count("dram__bytes_read.sum"), 0u);           // written as dram_read_bytes
+  EXPECT_EQ(units.count("kernel_time/*"), 0u);                  // timer=events
+
+  settings.timer = Timer::kCupti;
+  settings.profile_iterations = 0;  // profiling off: no metric counters
+  units = UnitsEntries(CounterUnits(settings, {}));
+  EXPECT_EQ(units["kernel_time/*"], "s:lower");
+  EXPECT_EQ(units["sm_clock_mhz"], "MHz:higher");
+  EXPECT_EQ(units.count("dram_read_bytes"), 0u);
+  EXPECT_EQ(units.count("lts__t_sector_hit_rate.pct"), 0u);
+}
+
+TEST(Counters, DerivedCountersAreTheVocabularyNames) {
+  DeviceFacts facts;
+  facts.memory_clock_rated_mhz = 3201;
+  facts.memory_bus_width_bits = 6144;
+  const auto counters = DeriveMetricCounters({{"dram__bytes_read.sum", 1000.0},
+                                              {"dram__bytes_write.sum", 500.0},
+                                              {"gpu__time_duration.sum", 2000.0},
+                                              {"sm__cycles_elapsed.avg.per_second", 1.98e9},
+                                              {"lts__t_sector_hit_rate.pct", 50.0}},
+                                             facts);
+  for (const auto& [name, value] : counters) {
+    EXPECT_TRUE(FindCounter(name) != nullptr || name == "lts__t_sector_hit_rate.pct") << name;
+  }
+  EXPECT_DOUBLE_EQ(counters.at("gpu_duration"), 2e-6);
+  EXPECT_DOUBLE_EQ(counters.at("profiled_sm_clock_mhz"), 1980);
+}
+
+}  // namespace
+}  // namespace gpubench::detail
