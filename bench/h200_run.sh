@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How the H200 numbers in the docs were produced: build on the device machine (no network:
 # Debian packages carried in .deps), run the GPU tests and the benchmarks, keep logs in $OUT.
-# Usage: bench/h200_run.sh [build|test|nvtx|examples|examples3|gate3|inject|overhead|rss|suite|suitecost|
+# Usage: bench/h200_run.sh [build|test|nvtx|examples|examples3|gate3|inject|rerun|overhead|rss|suite|suitecost|
 #                          crosscheck|tarjson|pack|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
@@ -81,6 +81,14 @@ step_gate3() {
 step_inject() {
   run_suite gpubench_gate_suite 10 gate_inject_time GATE_SUITE_INJECT=time
   run_suite gpubench_gate_suite 10 gate_inject_bytes GATE_SUITE_INJECT=bytes
+}
+# A later session on a freshly started machine: one more rerun of each suite and the ~2% time
+# injection (Gate_Fma 524 steps), for the "rerun after a restart" files.
+step_rerun() {
+  GATE_TAG=b GATE_RUNS=1 step_examples3
+  GATE_TAG=b GATE_RUNS="1 2" GATE_ARGS=--benchmark_min_time=0.1 step_gate3
+  GATE_ARGS=--benchmark_min_time=0.1 run_suite gpubench_gate_suite 10 gate_inject_time \
+    GATE_SUITE_INJECT=time
 }
 step_tarjson() { (cd "$OUT" && tar czf runs.tgz *.json *.log && rm -f *.json *.log); }
 # The gate suite with a shorter min_time (its two launch-bound benchmarks take 0.5 s of GPU time
