@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # How the H200 numbers in the docs were produced: build on the device machine (no network:
 # Debian packages carried in .deps), run the GPU tests and the benchmarks, keep logs in $OUT.
-# Usage: bench/h200_run.sh [build|test|nvtx|examples|examples3|gate3|inject|rerun|overhead|rss|suite|suitecost|
-#                          crosscheck|tarjson|pack|all]...
+# Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|overhead|rss|
+#                          suite|suitecost|crosscheck|tarjson|pack|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
 mkdir -p "$OUT" /tmp/deps
@@ -62,6 +62,32 @@ step_nvtx() {  # which ncu NVTX filter forms select the nested ranges
       $BUILD/tests/gpu/gpubench_gpu_targets --benchmark_filter=Ncu_Spin \
       --gpubench_profile_iterations=0 2>&1 | grep -c "^  SpinKernel")
     echo "ncu --nvtx-include '$filter': $count kernels"
+  done
+}
+step_forms() {  # every registration form: GB's names and the counters; ncu selects templated instances
+  python3 tests/check_forms.py $BUILD/bench/gpubench_forms "$OUT" --min-time 0.05 2>&1 |
+    grep -E "^(ok  |FAIL|    |OK:)"
+  # One GB call of one iteration (min_time below one iteration's time): ReduceFinal after
+  # ReducePartial for Reduce<float>, one AxpbKernel for BM_AxpbT<double, 4>; nothing of gpubench's.
+  for name in 'Reduce<float>/Float/67108864' 'BM_AxpbT<double, 4>/4194304'; do
+    ncu --nvtx --nvtx-include "gpubench@$name/" --metrics gpu__time_duration.sum \
+      $BUILD/bench/gpubench_forms --benchmark_filter="^$name/" --benchmark_min_time=0.000001 \
+      --gpubench_profile_iterations=0 --benchmark_out="$OUT/forms_ncu.json" \
+      --benchmark_out_format=json >"$OUT/forms_ncu.log" 2>&1
+    python3 - "$name" "$OUT/forms_ncu.log" "$OUT/forms_ncu.json" <<'PY'
+import collections, json, re, sys
+name, log, out = sys.argv[1:]
+kernels = [re.match(r"  (?:void )?([^(]+)", line).group(1) for line in open(log)
+           if re.match(r"  \S.*\(\d+, \d+, \d+\)x\(\d+, \d+, \d+\), Context", line)]
+try:
+    runs = [b for b in json.load(open(out))["benchmarks"] if b.get("run_type") == "iteration"]
+    gb = ", ".join("%s: %d iterations %s" % (b["name"], b["iterations"],
+                   b.get("error_message", "")) for b in runs)
+except (OSError, ValueError, KeyError) as error:
+    gb = "no GB output: %s" % error
+print("ncu --nvtx-include 'gpubench@%s/': %d kernels %s; GB: %s" % (
+    name, len(kernels), dict(collections.Counter(kernels)), gb))
+PY
   done
 }
 # Real data for the gate's tests: reruns of both suites with repetitions, and real injected

@@ -1,7 +1,10 @@
-// Reading a GB run's error across GB versions: GB 1.8 replaced Run::error_occurred and
-// Run::error_message with Run::skipped and Run::skip_message.
+// GB's API across versions: GB 1.8 replaced Run::error_occurred and Run::error_message with
+// Run::skipped and Run::skip_message, and added State::name(); GB 1.9.5 added
+// State::range_size().
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 
 namespace gpubench::detail {
@@ -33,6 +36,39 @@ std::string RunErrorMessage(const Run& run) {
 template <class Run>
 bool RunFailed(const Run& run) {
   return RunFailedImpl(run, 0);
+}
+
+template <class State>
+auto StateNameImpl(const State& state, int)
+    -> decltype(std::string(state.name()), std::optional<std::string>()) {
+  return std::string(state.name());
+}
+template <class State>
+std::optional<std::string> StateNameImpl(const State&, long) {
+  return std::nullopt;
+}
+template <class State>
+auto StateRangeCountImpl(const State& state, int)
+    -> decltype(state.range_size(), std::optional<int>()) {
+  return static_cast<int>(state.range_size());
+}
+template <class State>
+std::optional<int> StateRangeCountImpl(const State&, long) {
+  return std::nullopt;
+}
+
+/// The family name GB shows for the running benchmark (after any ->Name()), from
+/// State::name(); nullopt before GB 1.8, whose State does not carry it.
+template <class State>
+std::optional<std::string> StateName(const State& state) {
+  return StateNameImpl(state, 0);
+}
+
+/// How many arguments the running instance has, from State::range_size(); nullopt before
+/// GB 1.9.5.
+template <class State>
+std::optional<int> StateRangeCount(const State& state) {
+  return StateRangeCountImpl(state, 0);
 }
 
 }  // namespace gpubench::detail

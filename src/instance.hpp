@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "status.hpp"
+
 namespace gpubench::detail {
 
 struct CurrentInstance {
@@ -17,5 +19,10 @@ const CurrentInstance& GetCurrentInstance();
 
 /// "family/arg0/arg1...": the family name followed by the instance's argument values.
 std::string InstanceName(const CurrentInstance& instance, const benchmark::State& state);
+
+/// The instance name of a benchmark registered with GB's own macro (no InstanceScope), where GB
+/// tells it (State::name() and State::range_size(), GB >= 1.9.5); otherwise an error that says
+/// which gpubench form to use and why.
+Status NameOfUnregisteredInstance(const benchmark::State& state, std::string* name);
 
 }  // namespace gpubench::detail

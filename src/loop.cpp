@@ -83,14 +83,11 @@ class IterationController {
           "are recorded in the context block");
     }
     const CurrentInstance& instance = GetCurrentInstance();
-    if (instance.family == nullptr) {
-      return Status::Error(
-          "this benchmark was not registered through gpubench: use GPUBENCH_BENCHMARK(fn) "
-          "instead of BENCHMARK(fn), gpubench::RegisterBenchmark instead of "
-          "benchmark::RegisterBenchmark, or GPUBENCH_F for a gpubench::Fixture, so that GB "
-          "reports GPU time (UseManualTime) and the NVTX ranges carry the benchmark's name");
+    if (instance.family != nullptr) {
+      name_ = InstanceName(instance, state_);
+    } else if (Status status = NameOfUnregisteredInstance(state_, &name_); !status.ok()) {
+      return status;
     }
-    name_ = InstanceName(instance, state_);
     std::cerr << runtime_.trials().BeginCall(name_, state_.max_iterations);
     if (state_.threads() > 1) {
       return Status::Error(

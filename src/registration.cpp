@@ -1,11 +1,15 @@
 #include <benchmark/benchmark.h>
 
 #include "backend.hpp"
+#include "gb_compat.hpp"
 #include "gpubench/fixture.hpp"
 #include "gpubench/registration.hpp"
 #include "instance.hpp"
 
 #include <algorithm>
+#include <iostream>
+#include <optional>
+#include <set>
 
 namespace gpubench {
 namespace detail {
@@ -43,6 +47,44 @@ std::string InstanceName(const CurrentInstance& instance, const benchmark::State
   return name;
 }
 
+Status NameOfUnregisteredInstance(const benchmark::State& state, std::string* name) {
+  const std::optional<std::string> family = StateName(state);
+  const std::optional<int> args = StateRangeCount(state);
+  if (family && args) {
+    // GB >= 1.9.5 tells the name and the arguments, but not whether the benchmark asked for
+    // manual time: say once per family what GB's time means.
+    static std::set<std::string> noted;
+    if (noted.insert(*family).second) {
+      std::cerr << "gpubench: " << *family
+                << " is registered through GB (BENCHMARK_* or benchmark::RegisterBenchmark), not "
+                   "gpubench: GB reports its GPU time only if it was registered with "
+                   "->UseManualTime(), which gpubench cannot check (the GPUBENCH_* forms set it)\n";
+    }
+    *name = InstanceName(CurrentInstance{&*family, *args}, state);
+    return Status::Ok();
+  }
+  std::string why;
+  if (!family) {
+    why =
+        "this GB version does not tell gpubench the benchmark's name (State::name() came "
+        "with GB 1.8)";
+  } else {
+    why =
+        "this GB version tells gpubench the name but not the instance's arguments "
+        "(State::range_size() came with GB 1.9.5); a gpubench::Fixture works with GB's fixture "
+        "macros from GB 1.8";
+  }
+  return Status::Error(
+      "this benchmark was not registered through gpubench: use GPUBENCH_BENCHMARK(fn) instead "
+      "of BENCHMARK(fn), and the GPUBENCH_* form of every other BENCHMARK_* macro (same "
+      "arguments, same name: GPUBENCH_TEMPLATE, GPUBENCH_CAPTURE, GPUBENCH_F, "
+      "GPUBENCH_TEMPLATE_F, GPUBENCH_TEMPLATE_DEFINE_F + GPUBENCH_REGISTER_F, ...), "
+      "gpubench::RegisterBenchmark instead of benchmark::RegisterBenchmark, and a "
+      "gpubench::Fixture for fixtures, so that GB reports GPU time (UseManualTime) and the NVTX "
+      "ranges carry the benchmark's name; " +
+      why);
+}
+
 std::vector<std::string> NvtxRangePath(const std::string& name) {
   std::vector<std::string> parts;
   size_t start = 0;
@@ -54,8 +96,12 @@ std::vector<std::string> NvtxRangePath(const std::string& name) {
   return parts;
 }
 
-InstanceScope::InstanceScope(const std::string& family, const BenchmarkHandle& benchmark) {
-  current_instance.family = &family;
+InstanceScope::InstanceScope(const std::string* registered, const BenchmarkHandle& benchmark,
+                             const benchmark::State& state) {
+  std::optional<std::string> gb_name = StateName(state);
+  if (!gb_name && registered == nullptr) return;
+  family_ = gb_name ? *gb_name : *registered;
+  current_instance.family = &family_;
   current_instance.args_count = ArgsCountReader::Read(benchmark);
 }
 
@@ -79,12 +125,10 @@ BenchmarkHandle* RegisterFixtureInstance(Fixture* fixture) {
 Fixture::Fixture() { UseManualTime(); }
 
 void Fixture::Run(benchmark::State& state) {
-  if (family_name_.empty()) {
-    // Registered with BENCHMARK_F/BENCHMARK_REGISTER_F: the loop will explain what to use.
-    benchmark::Fixture::Run(state);
-    return;
-  }
-  detail::InstanceScope scope(family_name_, *this);
+  // Registered with GB's own fixture macros, family_name_ is empty: GB >= 1.8 still tells the
+  // name (State::name()), and this object knows its arguments; before 1.8 the loop explains
+  // which macro to use.
+  detail::InstanceScope scope(family_name_.empty() ? nullptr : &family_name_, *this, state);
   benchmark::Fixture::Run(state);
 }
 

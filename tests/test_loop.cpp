@@ -35,11 +35,6 @@ void LoopTest_Threads(benchmark::State& state) {
 }
 GPUBENCH_BENCHMARK(LoopTest_Threads)->Threads(2)->Iterations(1);
 
-void LoopTest_Plain(benchmark::State& state) {
-  for (auto _ : Loop(state)) Body();
-}
-BENCHMARK(LoopTest_Plain)->UseManualTime()->Iterations(1);
-
 // No iteration count: GB searches for one (1 ms per iteration from the fake timer).
 void LoopTest_Search(benchmark::State& state) {
   for (auto _ : Loop(state)) Body();
@@ -62,11 +57,6 @@ GPUBENCH_DEFINE_F(LoopFixture, Case)(benchmark::State& state) {
   for (auto _ : Iterations(state)) Body();
 }
 GPUBENCH_REGISTER_F(LoopFixture, Case)->Arg(5)->Iterations(2);
-
-BENCHMARK_DEFINE_F(LoopFixture, PlainMacro)(benchmark::State& state) {
-  for (auto _ : Iterations(state)) Body();
-}
-BENCHMARK_REGISTER_F(LoopFixture, PlainMacro)->Iterations(1);
 
 auto* const lambda_registration =
     gpubench::RegisterBenchmark("LoopTest_Lambda", [](benchmark::State& state) {
@@ -320,16 +310,6 @@ TEST_F(LoopTest, SeveralThreadsAreRejected) {
   EXPECT_NE(detail::RunErrorMessage(runs[0]).find("->Threads(2) is not supported"),
             std::string::npos)
       << detail::RunErrorMessage(runs[0]);
-  EXPECT_EQ(log_.Count("body"), 0);
-}
-
-TEST_F(LoopTest, BenchmarksNotRegisteredThroughGpubenchAreRejected) {
-  auto runs = Run("^LoopTest_Plain/|^LoopFixture/PlainMacro/");
-  ASSERT_EQ(runs.size(), 2u);
-  for (const auto& run : runs) {
-    EXPECT_NE(detail::RunErrorMessage(run).find("GPUBENCH_BENCHMARK"), std::string::npos)
-        << detail::RunErrorMessage(run);
-  }
   EXPECT_EQ(log_.Count("body"), 0);
 }
 

@@ -17,8 +17,10 @@ class IterationController;
 /// hardware metrics are on, the profiled iterations. The loop body must enqueue its GPU work on
 /// `stream` (default: the legacy default stream, which orders with every blocking stream).
 ///
-/// The benchmark must be registered through gpubench (GPUBENCH_BENCHMARK, gpubench::
-/// RegisterBenchmark or a gpubench::Fixture with GPUBENCH_F), so that GB reports GPU time.
+/// The benchmark must be registered through gpubench (GPUBENCH_BENCHMARK or the GPUBENCH_* form
+/// of any other BENCHMARK_* macro, gpubench::RegisterBenchmark, a gpubench::Fixture), so that GB
+/// reports GPU time and the ranges carry GB's name; GB >= 1.8 also lets a gpubench::Fixture keep
+/// GB's fixture macros, and GB >= 1.9.5 a function GB's macro with ->UseManualTime() (README).
 /// Errors (no device, CUDA errors in the body, ->Threads(n) with n > 1) end the loop early and
 /// are reported through State::SkipWithError; code after the loop still runs.
 class Loop {

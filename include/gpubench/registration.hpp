@@ -1,5 +1,6 @@
-// Registering GPU benchmarks. Like BENCHMARK(fn), plus UseManualTime() so that GB reports the
-// GPU time, and the instance name that gpubench gives its NVTX ranges.
+// Registering GPU benchmarks: one GPUBENCH_* macro for each of GB's BENCHMARK_* function forms,
+// with the same arguments and the same registered name, plus UseManualTime() so that GB reports
+// the GPU time, and the name gpubench gives the NVTX ranges. Fixture forms: fixture.hpp.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -18,13 +19,19 @@ using BenchmarkHandle = std::remove_pointer_t<decltype(benchmark::RegisterBenchm
 
 namespace detail {
 
-/// Makes the registered family name known to gpubench::Loop while one instance runs.
+/// Makes the running instance's family name known to gpubench::Loop: GB's own (State::name(),
+/// GB >= 1.8, which sees a later ->Name()) where GB has it, else `registered`; nothing when
+/// neither is known (registered == nullptr before GB 1.8), and the loop then says why.
 class InstanceScope {
  public:
-  InstanceScope(const std::string& family, const BenchmarkHandle& benchmark);
+  InstanceScope(const std::string* registered, const BenchmarkHandle& benchmark,
+                const benchmark::State& state);
   ~InstanceScope();
   InstanceScope(const InstanceScope&) = delete;
   InstanceScope& operator=(const InstanceScope&) = delete;
+
+ private:
+  std::string family_;
 };
 
 struct RegisteredFamily {
@@ -37,23 +44,72 @@ BenchmarkHandle* FinishRegistration(const std::shared_ptr<RegisteredFamily>& fam
 
 }  // namespace detail
 
-/// Registers `fn` (callable as fn(benchmark::State&)) under `name` with manual (GPU) time.
-/// Returns GB's benchmark object for ->Arg(), ->Range() and friends.
+/// Registers `fn` (callable as fn(benchmark::State&)) under `name` with manual (GPU) time, like
+/// benchmark::RegisterBenchmark(name, fn); lambdas may capture. Returns GB's benchmark object
+/// for ->Arg(), ->Range() and friends.
 template <class Function>
 BenchmarkHandle* RegisterBenchmark(const std::string& name, Function&& fn) {
   auto family = std::make_shared<detail::RegisteredFamily>();
   family->name = name;
   BenchmarkHandle* benchmark = benchmark::RegisterBenchmark(
       name.c_str(), [family, fn = std::forward<Function>(fn)](benchmark::State& state) mutable {
-        detail::InstanceScope scope(family->name, *family->benchmark);
+        detail::InstanceScope scope(&family->name, *family->benchmark, state);
         fn(state);
       });
   return detail::FinishRegistration(family, benchmark);
 }
 
+/// Like benchmark::RegisterBenchmark(name, fn, args...): runs fn(state, args...), with copies
+/// of `args` taken now.
+template <class Function, class... Args>
+BenchmarkHandle* RegisterBenchmark(const std::string& name, Function&& fn, Args&&... args) {
+  return RegisterBenchmark(name, [=](benchmark::State& state) { fn(state, args...); });
+}
+
 }  // namespace gpubench
 
 /// GPUBENCH_BENCHMARK(BM_Copy)->Arg(1 << 20); registers a function like BENCHMARK(BM_Copy),
-/// with GPU time as the benchmark time.
-#define GPUBENCH_BENCHMARK(fn) \
-  BENCHMARK_PRIVATE_DECLARE(gpubench_) = ::gpubench::RegisterBenchmark(#fn, fn)
+/// with GPU time as the benchmark time. A template instance works too:
+/// GPUBENCH_BENCHMARK(BM_T<float, int>) is named "BM_T<float, int>", as with BENCHMARK.
+#define GPUBENCH_BENCHMARK(...) \
+  BENCHMARK_PRIVATE_DECLARE(gpubench_) = ::gpubench::RegisterBenchmark(#__VA_ARGS__, __VA_ARGS__)
+
+/// Like BENCHMARK_CAPTURE(func, case, args...): runs func(state, args...), named "func/case".
+#define GPUBENCH_CAPTURE(func, test_case_name, ...)                     \
+  BENCHMARK_PRIVATE_DECLARE(gpubench_) = ::gpubench::RegisterBenchmark( \
+      #func "/" #test_case_name, [](::benchmark::State& st) { func(st, __VA_ARGS__); })
+
+/// Like BENCHMARK_NAMED(func, case) (GB main): func under the name "func/case".
+#define GPUBENCH_NAMED(func, test_case_name) \
+  BENCHMARK_PRIVATE_DECLARE(gpubench_) =     \
+      ::gpubench::RegisterBenchmark(#func "/" #test_case_name, func)
+
+/// Like BENCHMARK_TEMPLATE(func, T...): func<T...>, named "func<T...>".
+#define GPUBENCH_TEMPLATE(n, ...)                                       \
+  BENCHMARK_PRIVATE_DECLARE(gpubench_) = ::gpubench::RegisterBenchmark( \
+      #n "<" #__VA_ARGS__ ">", static_cast<void (*)(::benchmark::State&)>(n<__VA_ARGS__>))
+
+/// Like BENCHMARK_TEMPLATE1(func, a): func<a>, named "func<a>".
+#define GPUBENCH_TEMPLATE1(n, a)                                        \
+  BENCHMARK_PRIVATE_DECLARE(gpubench_) = ::gpubench::RegisterBenchmark( \
+      #n "<" #a ">", static_cast<void (*)(::benchmark::State&)>(n<a>))
+
+/// Like BENCHMARK_TEMPLATE2(func, a, b): func<a, b>, named "func<a,b>" (no space, as GB spells
+/// it).
+#define GPUBENCH_TEMPLATE2(n, a, b)                                     \
+  BENCHMARK_PRIVATE_DECLARE(gpubench_) = ::gpubench::RegisterBenchmark( \
+      #n "<" #a "," #b ">", static_cast<void (*)(::benchmark::State&)>(n<a, b>))
+
+/// Like BENCHMARK_TEMPLATE1_CAPTURE(func, a, case, args...) (GB >= 1.8.4): func<a>(state,
+/// args...), named "func<a>/case".
+#define GPUBENCH_TEMPLATE1_CAPTURE(func, a, test_case_name, ...) \
+  GPUBENCH_CAPTURE(func<a>, test_case_name, __VA_ARGS__)
+
+/// Like BENCHMARK_TEMPLATE2_CAPTURE(func, a, b, case, args...) (GB >= 1.8.4): func<a, b>(state,
+/// args...), named "func<a,b>/case".
+#define GPUBENCH_TEMPLATE2_CAPTURE(func, a, b, test_case_name, ...) \
+  BENCHMARK_PRIVATE_DECLARE(gpubench_) =                            \
+      ::gpubench::RegisterBenchmark(#func "<" #a "," #b             \
+                                          ">"                       \
+                                          "/" #test_case_name,      \
+                                    [](::benchmark::State& st) { func<a, b>(st, __VA_ARGS__); })
