@@ -56,7 +56,9 @@ inline constexpr double kGateTimeFloorNs = 500;
 
 inline constexpr CounterInfo kCounters[] = {
     // GB's own time fields (normalised to ns by gpubench-compare).
-    {"real_time", "ns", Better::kLower, Gating::kTime, 1.0, kGateTimeFloorNs,
+    // 1.75%: identical reruns of a CUB radix sort in two machine sessions moved its median by
+    // 1.54% while each run's repetitions varied by < 0.2% (memory placement differs per process).
+    {"real_time", "ns", Better::kLower, Gating::kTime, 1.75, kGateTimeFloorNs,
      "GPU time per iteration (GB's manual time under gpubench)"},
     {"cpu_time", "ns", Better::kLower, Gating::kReportOnly, 0, 0,
      "host CPU time per iteration of the benchmark's thread"},

@@ -28,7 +28,7 @@ std::string FormatThreshold(const MetricComparison& metric) {
   const double percent = *metric.applied_threshold_percent;
   const std::string value = std::isinf(percent) ? std::string("inf%")
                             : percent >= 10     ? Printf("%.1f", percent) + "%"
-                                                : Printf("%.2g", percent) + "%";
+                                                : Printf("%.3g", percent) + "%";
   return value + " (" + metric.threshold_source + ")";
 }
 

@@ -83,7 +83,7 @@ TEST(Compare, RegressionNeedsSignificanceAndThreshold) {
   ASSERT_TRUE(slow.p_value.has_value());
   EXPECT_NEAR(*slow.p_value, 0.007936507936507936, 1e-12);  // exact, 5 vs 5 separated
   EXPECT_TRUE(slow.fails_gate);
-  // Significant, but +0.5% is inside the 1% minimum.
+  // Significant, but +0.5% is inside the 1.75% minimum.
   EXPECT_EQ(Metric(report, "tiny", "real_time").verdict, Verdict::kSame);
   EXPECT_EQ(report.exit_code, kExitRegression);
   EXPECT_EQ(report.summary.regressions, 1u);
@@ -243,13 +243,13 @@ std::vector<double> Repetitions(double center, double cv_percent) {
 }
 
 TEST(Compare, TwoPercentSlowerLowNoiseKernelFailsAtTheMinimum) {
-  // 80 us kernel, repetitions vary by ~0.1%: the 1% minimum applies and +2% fails.
+  // 80 us kernel, repetitions vary by ~0.1%: the 1.75% minimum applies and +2% fails.
   const auto base = MakeFile("b.json", {{"fma", Repetitions(80, 0.1)}});
   const auto cont = MakeFile("c.json", {{"fma", Scaled(Repetitions(80, 0.1), 1.02)}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
   const MetricComparison& time = Metric(report, "fma", "real_time");
   EXPECT_EQ(time.verdict, Verdict::kRegression);
-  EXPECT_DOUBLE_EQ(*time.applied_threshold_percent, 1.0);
+  EXPECT_DOUBLE_EQ(*time.applied_threshold_percent, 1.75);
   EXPECT_THAT(time.threshold_source, HasSubstr("minimum; noise 0."));
   EXPECT_LT(time.noise_percent, 0.2);
   EXPECT_EQ(report.exit_code, kExitRegression);
@@ -345,12 +345,12 @@ TEST(Compare, AppliedThresholdIsInEveryFormat) {
   const auto base = MakeFile("b.json", {{"fma", Repetitions(80, 0.1)}});
   const auto cont = MakeFile("c.json", {{"fma", Scaled(Repetitions(80, 0.1), 1.02)}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
-  EXPECT_THAT(FormatConsole(report, false), HasSubstr("1% (minimum; noise"));
-  EXPECT_THAT(FormatMarkdown(report), HasSubstr("1% (minimum; noise"));
+  EXPECT_THAT(FormatConsole(report, false), HasSubstr("1.75% (minimum; noise"));
+  EXPECT_THAT(FormatMarkdown(report), HasSubstr("1.75% (minimum; noise"));
   const nlohmann::json json = nlohmann::json::parse(FormatJson(report));
   const nlohmann::json& metric = json["benchmarks"][0]["metrics"][0];
   EXPECT_EQ(metric["name"], "real_time");
-  EXPECT_DOUBLE_EQ(metric["threshold_percent"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(metric["threshold_percent"].get<double>(), 1.75);
   EXPECT_THAT(metric["threshold_source"].get<std::string>(), HasSubstr("minimum; noise"));
   EXPECT_LT(metric["noise_percent"].get<double>(), 0.2);
   EXPECT_DOUBLE_EQ(metric["floor"].get<double>(), 500.0);

@@ -9,7 +9,7 @@ TEST(MetricPolicy, VocabularyDefaults) {
   const PolicyOverrides none;
   MetricPolicy real_time = ResolveMetricPolicy("real_time", none);
   EXPECT_EQ(real_time.direction, Direction::kLowerIsBetter);
-  EXPECT_EQ(real_time.threshold_percent, 1.0);  // a minimum: noise can raise it
+  EXPECT_EQ(real_time.threshold_percent, 1.75);  // a minimum: noise can raise it
   EXPECT_FALSE(real_time.threshold_from_user);
   EXPECT_EQ(real_time.floor, 500.0);  // ns
   EXPECT_EQ(real_time.gating, Gating::kTime);
