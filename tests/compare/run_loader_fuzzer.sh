@@ -39,7 +39,7 @@ if [ -z "$fuzzer" ]; then
   core_sources=$(ls "$repo"/src/compare/*.cpp | grep -v '/main\.cpp$')
   # shellcheck disable=SC2086
   "$clang" -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined \
-    -fno-sanitize-recover=undefined -I"$repo/src" \
+    -fno-sanitize-recover=undefined -I"$repo/src" -I"$repo/include" \
     $core_sources "$here/loader_fuzzer.cpp" -o "$fuzzer" -lpthread
 fi
 
