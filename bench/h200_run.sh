@@ -18,7 +18,7 @@ step_build() {
   echo "build ok"
 }
 step_test() {
-  (cd $BUILD && ctest -L gpu --output-on-failure -j1 --timeout 900 --verbose) >"$OUT/ctest_gpu.log" 2>&1
+  (cd $BUILD && ctest -L "gpu|examples" --output-on-failure -j1 --timeout 900 --verbose) >"$OUT/ctest_gpu.log" 2>&1
   cp -r $BUILD/tests/gpu/ncu_out "$OUT/ncu_out" 2>/dev/null
   grep -E "^[0-9]+: \[gpu\]|Test +#[0-9]+:|tests passed|FAIL|ratio|: copy|: Ncu_|ncu profiled" "$OUT/ctest_gpu.log" | head -80
 }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 
 #include "context.hpp"
@@ -109,6 +110,38 @@ TEST(Fingerprint, IsStableAndHexadecimal) {
   EXPECT_EQ(first, SettingsFingerprint(Defaults()));
   EXPECT_EQ(first.size(), 16u);
   EXPECT_EQ(first.find_first_not_of("0123456789abcdef"), std::string::npos);
+}
+
+// Every stored baseline taken with default settings carries this value (see
+// tests/compare/data/h200/*.json). A change to the hash, the key format or a default makes every
+// CI baseline "different settings" (gpubench-compare exit 3): do it only together with a
+// gpubench_method_version bump, when the numbers' meaning really changed (README, Context block).
+TEST(Fingerprint, DefaultSettingsValueIsPinned) {
+  EXPECT_EQ(SettingsFingerprint(Defaults()), "b4318ba04f6a40f1");
+}
+
+// FNV-1a 64 written out here, over the documented "key=value\n" lines in sorted key order.
+TEST(Fingerprint, RecomputedIndependentlyFromTheDocumentedRule) {
+  const char* const lines[] = {
+      "gpubench_cache=flush\n",
+      "gpubench_clock_control=none\n",
+      "gpubench_flush_method=l2_read_evict\n",
+      "gpubench_method_version=1\n",
+      "gpubench_metrics=dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,"
+      "sm__cycles_elapsed.avg.per_second\n",
+      "gpubench_profiling=on\n",
+      "gpubench_timer=events\n",
+  };
+  unsigned long long hash = 14695981039346656037ull;
+  for (const char* line : lines) {
+    for (const char* c = line; *c != '\0'; ++c) {
+      hash ^= static_cast<unsigned char>(*c);
+      hash *= 1099511628211ull;
+    }
+  }
+  char expected[17];
+  std::snprintf(expected, sizeof expected, "%016llx", hash);
+  EXPECT_EQ(SettingsFingerprint(Defaults()), expected);
 }
 
 TEST(Fingerprint, ChangesWithEverySettingThatChangesMeaning) {
