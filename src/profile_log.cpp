@@ -14,7 +14,9 @@ std::ofstream& LogStream() {
 }  // namespace
 
 std::string OpenProfileLog(const std::string& path) {
+  if (LogStream().is_open()) LogStream().close();
   if (path.empty()) return "";
+  LogStream().clear();
   LogStream().open(path, std::ios::app);
   if (!LogStream()) {
     return "cannot open --gpubench_profile_out file '" + path +

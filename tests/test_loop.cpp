@@ -3,8 +3,13 @@
 
 #include <gpubench/gpubench.hpp>
 
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "fakes.hpp"
 #include "gb_compat.hpp"
+#include "profile_log.hpp"
 
 namespace gpubench::testing {
 namespace {
@@ -267,6 +272,61 @@ TEST_F(LoopTest, ProfileFailureKeepsTheTimingAndDropsOnlyTheMetrics) {
   EXPECT_EQ(runs[0].counters.count("dram_read_bytes"), 0u);
   EXPECT_EQ(runs[0].counters.count("sm_clock_mhz"), 1u);
   EXPECT_EQ(log_.Count("abort"), 1);
+}
+
+// --gpubench_profile_out: one JSON line per profiling session with every range's values.
+TEST_F(LoopTest, ProfileOutRecordsEveryRangeAndErrors) {
+  const std::string path = ::testing::TempDir() + "gpubench_profile_out_test.jsonl";
+  std::remove(path.c_str());
+  ASSERT_EQ(detail::OpenProfileLog(path), "");
+  settings_.profile_iterations = 3;
+  auto runs = Run("^LoopTest_Flush/", true);
+  ASSERT_EQ(runs.size(), 1u);
+  detail::OpenProfileLog("");  // closes it
+  std::ifstream file(path);
+  std::string line;
+  std::vector<nlohmann::json> records;
+  while (std::getline(file, line)) records.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(records.size(), 1u);
+  const nlohmann::json& record = records[0];
+  EXPECT_EQ(record.at("benchmark"), "LoopTest_Flush");
+  EXPECT_EQ(record.at("iterations"), 3);  // of the GB call, as in GB's output
+  EXPECT_EQ(record.at("passes"), 2);
+  EXPECT_GE(record.at("seconds").get<double>(), 0.0);
+  EXPECT_FALSE(record.contains("error"));
+  ASSERT_EQ(record.at("ranges").size(), 3u);  // one entry per profiled iteration, not a mean
+  EXPECT_EQ(record.at("ranges")[0].at("dram__bytes_read.sum"), 100.0);
+  EXPECT_EQ(record.at("ranges")[1].at("dram__bytes_read.sum"), 200.0);
+  EXPECT_EQ(record.at("ranges")[2].at("dram__bytes_read.sum"), 300.0);
+  std::remove(path.c_str());
+}
+
+TEST_F(LoopTest, ProfileOutRecordsTheErrorOfAFailedSession) {
+  const std::string path = ::testing::TempDir() + "gpubench_profile_out_error.jsonl";
+  std::remove(path.c_str());
+  ASSERT_EQ(detail::OpenProfileLog(path), "");
+  settings_.profile_iterations = 2;
+  profiler_->fail_pass = 1;
+  Run("^LoopTest_Flush/", true);
+  detail::OpenProfileLog("");
+  std::ifstream file(path);
+  std::string line;
+  ASSERT_TRUE(std::getline(file, line));
+  const nlohmann::json record = nlohmann::json::parse(line);
+  EXPECT_EQ(record.at("benchmark"), "LoopTest_Flush");
+  EXPECT_TRUE(record.at("ranges").empty());
+  EXPECT_FALSE(record.at("error").get<std::string>().empty());
+  std::remove(path.c_str());
+}
+
+TEST(ProfileOut, UnwritablePathSaysWhatToGive) {
+  const std::string error = detail::OpenProfileLog("/nonexistent-dir/x/profile.jsonl");
+  EXPECT_NE(
+      error.find("cannot open --gpubench_profile_out file '/nonexistent-dir/x/profile.jsonl'"),
+      std::string::npos)
+      << error;
+  EXPECT_NE(error.find("give a writable file path"), std::string::npos) << error;
+  EXPECT_EQ(detail::OpenProfileLog(""), "");
 }
 
 TEST_F(LoopTest, ProfilerThatCannotStartKeepsTheTiming) {

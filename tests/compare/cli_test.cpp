@@ -422,6 +422,30 @@ TEST(RealH200Data, TwoPercentMoreDramBytesOfAGigabyteKernelFails) {
   ExpectInjectedRegression("gate_inject_bytes.json", "Gate_Copy/268435456/", "bytes_moved");
 }
 
+// The clock flag alone never fails the gate: the same real run with every row marked throttled.
+TEST(RealH200Data, AThrottledRunIsMarkedButDoesNotFailByItself) {
+  const std::vector<std::string> files = H200Reruns("gate");
+  ASSERT_GE(files.size(), 2u);
+  // Textual edit: GB writes bare NaN for some cv rows, which a strict JSON parser rejects.
+  std::string contender = ReadFile(files[1]);
+  const std::string unthrottled = "\"sm_clock_throttled\": 0.0000000000000000e+00";
+  int marked = 0;
+  for (std::size_t at = contender.find(unthrottled); at != std::string::npos;
+       at = contender.find(unthrottled, at)) {
+    contender.replace(at, unthrottled.size(), "\"sm_clock_throttled\": 1");
+    ++marked;
+  }
+  ASSERT_GT(marked, 10);
+  const std::string path =
+      ::testing::TempDir() + "gpubench_throttled_" + std::to_string(::getpid()) + ".json";
+  std::ofstream(path) << contender;
+  const ToolRun run = RunTool({files[0], path});
+  std::remove(path.c_str());
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("THROTTLED (contender)"));
+  EXPECT_THAT(run.out, HasSubstr("time comparison is doubtful"));
+}
+
 TEST(RealH200Data, EveryGatedRowShowsTheThresholdApplied) {
   const std::vector<std::string> files = H200Reruns("examples");
   ASSERT_GE(files.size(), 2u);

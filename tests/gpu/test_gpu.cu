@@ -65,13 +65,14 @@ constexpr size_t kBigCopy = size_t{1} << 29;  // floats: 2 GiB read + 2 GiB writ
 BENCHMARK_PRIVATE_DECLARE(copy_) =
     gpubench::RegisterBenchmark("Gpu_Copy", CopyBenchmark)->Arg(kBigCopy)->Iterations(20);
 
-// Reads a buffer of a quarter of L2: cold after a flush, warm without one.
+// Reads a buffer of L2 / range(0) bytes: cold after a flush, warm without one. At the full L2
+// size only a flush of more than one L2 leaves none of it cached (gpubench flushes 2 x L2).
 void Gpu_ReadSmall(benchmark::State& state) {
   int device = 0;
   cudaGetDevice(&device);
   int l2 = 0;
   cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device);
-  const size_t n = static_cast<size_t>(l2) / 4 / sizeof(float);
+  const size_t n = static_cast<size_t>(l2) / static_cast<size_t>(state.range(0)) / sizeof(float);
   float *in = nullptr, *sink = nullptr;
   if (cudaMalloc(&in, n * 4) != cudaSuccess || cudaMalloc(&sink, 4) != cudaSuccess) {
     state.SkipWithError("cudaMalloc failed");
@@ -83,7 +84,7 @@ void Gpu_ReadSmall(benchmark::State& state) {
   cudaFree(in);
   cudaFree(sink);
 }
-GPUBENCH_BENCHMARK(Gpu_ReadSmall)->Iterations(200);
+GPUBENCH_BENCHMARK(Gpu_ReadSmall)->Arg(4)->Arg(1)->Iterations(200);
 
 // Launches a second kernel on every third call: with two ranges per pass, consecutive replay
 // passes see different work.
@@ -167,11 +168,19 @@ TEST_F(Gpu, CopyBytesMatchTheAnalyticCount) {
 TEST_F(Gpu, FlushLeavesL2ColdAndAddsNoWrites) {
   Init({"--gpubench_cache=flush", "--gpubench_profile_iterations=3"});
   if (IsSkipped()) return;
-  auto flushed = RunMatching("^Gpu_ReadSmall/");
+  auto flushed = RunMatching("^Gpu_ReadSmall/4/");
+  auto flushed_l2 = RunMatching("^Gpu_ReadSmall/1/");
   Init({"--gpubench_cache=keep", "--gpubench_profile_iterations=3"});
-  auto kept = RunMatching("^Gpu_ReadSmall/");
+  auto kept = RunMatching("^Gpu_ReadSmall/4/");
   ASSERT_EQ(flushed.size(), 1u);
+  ASSERT_EQ(flushed_l2.size(), 1u);
   ASSERT_EQ(kept.size(), 1u);
+  ASSERT_EQ(gpubench::detail::RunErrorMessage(flushed_l2[0]), "");
+  // A whole L2 worth of data is evicted too: the flush is larger than L2 and reads all of it.
+  const double l2_bytes = Counter(flushed_l2[0], "buffer_bytes");
+  std::printf("[gpu] read of L2 (%.0f B) after the flush: DRAM read %.3f of the buffer\n", l2_bytes,
+              Counter(flushed_l2[0], "dram_read_bytes") / l2_bytes);
+  EXPECT_GE(Counter(flushed_l2[0], "dram_read_bytes"), 0.95 * l2_bytes);
   ASSERT_EQ(gpubench::detail::RunErrorMessage(flushed[0]), "");
   ASSERT_EQ(gpubench::detail::RunErrorMessage(kept[0]), "");
   const double bytes = Counter(flushed[0], "buffer_bytes");
@@ -272,17 +281,30 @@ TEST_F(Gpu, CuptiTimerMatchesKernelDurations) {
   Init({"--gpubench_timer=cupti", "--gpubench_profile_iterations=1"});
   if (IsSkipped()) return;
   auto cupti = RunMatching("^Gpu_Spin/");
-  Init({"--gpubench_timer=cupti", "--gpubench_profile_iterations=1"});
+  // Independent sources: CUDA events around each iteration, and the profiler's range duration.
+  Init({"--gpubench_timer=events", "--gpubench_cache=keep", "--gpubench_profile_iterations=1"});
+  auto events = RunMatching("^Gpu_Spin/");
   ASSERT_EQ(cupti.size(), 2u);
-  for (const auto& run : cupti) {
+  ASSERT_EQ(events.size(), 2u);
+  for (size_t i = 0; i < cupti.size(); ++i) {
+    const auto& run = cupti[i];
     ASSERT_EQ(gpubench::detail::RunErrorMessage(run), "");
+    ASSERT_EQ(gpubench::detail::RunErrorMessage(events[i]), "");
     const double timed = run.real_accumulated_time / run.iterations;
+    const double by_events = events[i].real_accumulated_time / events[i].iterations;
     const double profiled = Counter(run, "gpu_duration");
     const double kernel = Counter(run, "kernel_time/SpinKernel");
-    std::printf("[gpu] %s: cupti timer %.3f us, kernel_time %.3f us, profiled range %.3f us\n",
-                run.benchmark_name().c_str(), timed * 1e6, kernel * 1e6, profiled * 1e6);
-    EXPECT_NEAR(kernel, timed, 1e-9 + 1e-6 * timed);
-    EXPECT_GT(timed, 0.0);
+    std::printf(
+        "[gpu] %s: cupti timer %.3f us, events timer %.3f us, profiled range %.3f us, "
+        "kernel_time %.3f us\n",
+        run.benchmark_name().c_str(), timed * 1e6, by_events * 1e6, profiled * 1e6, kernel * 1e6);
+    EXPECT_NEAR(kernel, timed, 1e-9 + 1e-6 * timed);  // one sum, two places
+    // Kernel time is inside what the events bracket and inside the profiled range, and within
+    // their overheads (launch gaps, about 2.5 us of range overhead) of them.
+    EXPECT_LE(timed, by_events * 1.01);
+    EXPECT_NEAR(timed, by_events, 0.03 * by_events + 2e-6);
+    EXPECT_LE(timed, profiled * 1.01);
+    EXPECT_NEAR(timed, profiled, 0.03 * profiled + 4e-6);
   }
 }
 
