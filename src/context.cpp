@@ -108,7 +108,8 @@ std::string CounterUnits(const Settings& settings,
 
 KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
                        const std::string& profiler_status,
-                       const std::map<std::string, std::string>& metric_units) {
+                       const std::map<std::string, std::string>& metric_units,
+                       const std::string& gpu_sharing) {
   KeyValues context = {{"gpubench_version", kVersion}};
   KeyValues fingerprinted = FingerprintedSettings(settings);
   std::string keys;
@@ -125,6 +126,8 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
   context.push_back({"gpubench_profiler", profiler_status});
   context.push_back({"gpubench_warmup_iterations", "1"});
   context.push_back({"gpubench_device", std::to_string(settings.device)});
+  context.push_back({"gpubench_exclusive", ToString(settings.exclusive)});
+  context.push_back({"gpubench_gpu_sharing", gpu_sharing});
   context.push_back({std::string(kSettingsFingerprintKey), SettingsFingerprint(settings)});
   context.push_back({std::string(kFingerprintKeysKey), keys});
   context.push_back({std::string(kCounterUnitsKey), CounterUnits(settings, metric_units)});

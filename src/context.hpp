@@ -32,9 +32,11 @@ int64_t FlushBytes(int64_t l2_bytes);
 /// Everything gpubench adds to GB's context block, in a fixed order.
 /// `profiler_status`: "on: ..." / "off: ..." / "unavailable: ..." (see README).
 /// `metric_units`: CUPTI's unit of each configured metric (Profiler::MetricUnits).
+/// `gpu_sharing`: what NVML saw on the device at start (gpubench_gpu_sharing).
 KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
                        const std::string& profiler_status,
-                       const std::map<std::string, std::string>& metric_units = {});
+                       const std::map<std::string, std::string>& metric_units = {},
+                       const std::string& gpu_sharing = "unknown: not checked");
 
 /// gpubench_counter_units: "name=unit:better;..." for every counter a run with these settings
 /// can write: the vocabulary's (kernel_time/* with timer=cupti, metric counters when profiling

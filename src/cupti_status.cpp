@@ -57,6 +57,12 @@ Status CuptiStatus(CUptiResult result, const char* what) {
       break;
     case CuptiFailure::kNone:
     case CuptiFailure::kOther:
+      if (result == CUPTI_ERROR_HARDWARE_BUSY) {
+        message +=
+            ": another process is profiling this GPU (its performance counters are in use); "
+            "hardware metrics are off for this run and its runs are marked gpu_shared=1, since "
+            "that process's work also shares the GPU";
+      }
       break;
   }
   return Status::Error(message);

@@ -7,8 +7,10 @@
 #include <iostream>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "gpu_sharing.hpp"
 #include "instance.hpp"
 #include "metrics.hpp"
 #include "profile_log.hpp"
@@ -112,6 +114,8 @@ class IterationController {
     if (Status status = runtime_.ops().Prepare(stream_, settings().cache); !status.ok()) {
       return Fail(status);
     }
+    // After Prepare: this process holds its context, so NVML lists it beside any other.
+    if (Status status = LookForOtherWork(/*before_run=*/true); !status.ok()) return Fail(status);
     runtime_.timer().BeginRun();
     phase_ = Phase::kWarmup;
     return BeginUntimed();
@@ -174,11 +178,66 @@ class IterationController {
     return BeginTimedIteration();
   }
 
+  // Other processes on the GPU (NVML) before and after the timed iterations, and a profiler
+  // held by another process (CUPTI_ERROR_HARDWARE_BUSY at start): gpu_shared, and what to do
+  // about it before the run (--gpubench_exclusive).
+  Status LookForOtherWork(bool before_run) {
+    if (runtime_.profiler_status().find("HARDWARE_BUSY") != std::string::npos) {
+      shared_ = true;
+      sharing_known_ = true;
+      others_ = "another process profiles this GPU (its performance counters were busy at start)";
+    }
+    SharingSample sample = runtime_.sharing().Sample();
+    std::vector<GpuProcess> others = OtherProcesses(sample, static_cast<unsigned>(::getpid()));
+    if (before_run && sample.known && !others.empty() && settings().exclusive == Exclusive::kWait) {
+      const auto start = std::chrono::steady_clock::now();
+      double waited = 0, last_message = -1;
+      while (sample.known && !others.empty() && waited < kExclusiveWaitSeconds) {
+        if (waited - last_message >= 10 || last_message < 0) {
+          std::cerr << "gpubench: " << name_ << ": waiting for the GPU, used by "
+                    << DescribeProcesses(others) << " (" << static_cast<int>(waited) << " s of "
+                    << static_cast<int>(kExclusiveWaitSeconds) << " s)\n";
+          last_message = waited;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        sample = runtime_.sharing().Sample();
+        others = OtherProcesses(sample, static_cast<unsigned>(::getpid()));
+        waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
+    }
+    sharing_known_ = sharing_known_ || sample.known;
+    if (!sample.known || others.empty()) return Status::Ok();
+    const std::string who = DescribeProcesses(others);
+    if (before_run && settings().exclusive != Exclusive::kWarn) {
+      return Status::Error("the GPU is used by another process: " + who +
+                           (settings().exclusive == Exclusive::kWait
+                                ? "; still after waiting " +
+                                      std::to_string(static_cast<int>(kExclusiveWaitSeconds)) +
+                                      " s (--gpubench_exclusive=wait)"
+                                : " (--gpubench_exclusive=fail; use warn to run anyway)"));
+    }
+    shared_ = true;
+    if (others_.find(who) == std::string::npos) others_ += (others_.empty() ? "" : "; ") + who;
+    return Status::Ok();
+  }
+
+  void PublishSharing() {
+    if (!sharing_known_) return;  // without NVML nothing is claimed either way
+    state_.counters["gpu_shared"] = shared_ ? 1.0 : 0.0;
+    if (shared_ && runtime_.TakeSharedWarning()) {
+      std::cerr << "gpubench: the GPU is shared: " << others_ << " (seen around " << name_
+                << "); times and device-wide counters of such runs may be inflated, so they are "
+                   "marked gpu_shared=1 and gpubench-compare does not judge them\n";
+    }
+  }
+
   bool FinishTimed() {
     double sm_clock_mhz = 0;
     if (Status status = runtime_.ops().EndClockProbe(stream_, &sm_clock_mhz); !status.ok()) {
       return Fail(status);
     }
+    LookForOtherWork(/*before_run=*/false);
+    PublishSharing();
     for (const auto& [name, value] : ClockCounters(sm_clock_mhz, runtime_.facts())) {
       state_.counters[name] = value;
     }
@@ -332,6 +391,9 @@ class IterationController {
   double gpu_seconds_ = 0;  // what GB compares with min_time (manual time)
   bool profiling_ = false;
   bool progress_shown_ = false;
+  bool shared_ = false;         // another process used the GPU around this run
+  bool sharing_known_ = false;  // NVML (or the profiler) could tell
+  std::string others_;          // who, for the warning
   int ranges_ = 0;
   int range_ = 0;
   int pass_ = 0;

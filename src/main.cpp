@@ -114,8 +114,18 @@ InitResult Initialize(int* argc, char** argv) {
   }
   runtime.SetProfiler(std::move(profiler), profiler_status);
 
-  for (const auto& [key, value] :
-       detail::BuildContext(settings, facts, profiler_status, runtime.metric_units())) {
+  // Who else is on the GPU as the run starts (each run is checked again; see gpu_shared).
+  std::string gpu_sharing = "unknown: no usable CUDA device";
+  if (facts.available) {
+    const detail::SharingSample sample = runtime.sharing().Sample();
+    const auto others = detail::OtherProcesses(sample, static_cast<unsigned>(::getpid()));
+    gpu_sharing = !sample.known ? "unknown: " + sample.unknown_reason
+                  : others.empty()
+                      ? "checked with NVML: no other process at start"
+                      : "checked with NVML: at start also " + detail::DescribeProcesses(others);
+  }
+  for (const auto& [key, value] : detail::BuildContext(settings, facts, profiler_status,
+                                                       runtime.metric_units(), gpu_sharing)) {
     benchmark::AddCustomContext(key, value);
   }
   return {true, 0};

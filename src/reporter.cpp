@@ -48,9 +48,9 @@ bool CounterReporter::ReportContext(const Context& context) {
   out << "  timer=" << ToString(settings.timer) << " cache=" << ToString(settings.cache)
       << " clock_control=none profile_iterations=" << settings.profile_iterations
       << " profile_runs=" << ToString(settings.profile_runs)
-      << " metrics=" << settings.metrics.size() << " profiler=" << runtime.profiler_status()
-      << "\n  settings fingerprint " << detail::SettingsFingerprint(settings)
-      << "; time columns are GPU time per iteration\n";
+      << " exclusive=" << ToString(settings.exclusive) << " metrics=" << settings.metrics.size()
+      << " profiler=" << runtime.profiler_status() << "\n  settings fingerprint "
+      << detail::SettingsFingerprint(settings) << "; time columns are GPU time per iteration\n";
   return result;
 }
 
@@ -100,6 +100,10 @@ void CounterReporter::PrintRunData(const Run& run) {
                    : detail::FormatValue(value.value,
                                          detail::UnitOfCounter(counter, runtime.metric_units()));
     out << "  " << counter << "=" << paint(kCyan, text);
+  }
+  if (auto shared = run.counters.find("gpu_shared");
+      !percentage && shared != run.counters.end() && shared->second.value >= 0.5) {
+    out << "  " << paint(kRed, "[GPU SHARED: another process used the GPU]");
   }
   if (!run.report_label.empty()) out << "  " << run.report_label;
   out << "\n";

@@ -24,6 +24,10 @@ const char* ToString(CachePolicy cache) { return cache == CachePolicy::kKeep ? "
 
 const char* ToString(ProfileRuns runs) { return runs == ProfileRuns::kAll ? "all" : "reported"; }
 
+const char* ToString(Exclusive exclusive) {
+  return exclusive == Exclusive::kWait ? "wait" : exclusive == Exclusive::kFail ? "fail" : "warn";
+}
+
 const Settings& CurrentSettings() {
   auto& runtime = detail::Runtime::Get();
   if (!runtime.configured()) {
@@ -79,10 +83,17 @@ void Runtime::SetBackendsForTesting(std::unique_ptr<GpuOps> ops,
   profiler_status_ = profiler_ ? "on: test profiler" : "off: test";
 }
 
+SharingMonitor& Runtime::sharing() {
+  if (!sharing_) sharing_ = MakeNvmlMonitor(facts_.pci_bus_id);
+  return *sharing_;
+}
+
 void Runtime::ResetForTesting() {
   ops_.reset();
   timer_.reset();
   profiler_.reset();
+  sharing_.reset();
+  shared_warned_ = false;
   context_lost_reason_.clear();
   configured_ = false;
   trials_ = TrialRunDetector();
@@ -90,6 +101,7 @@ void Runtime::ResetForTesting() {
 }
 
 void Runtime::Shutdown() {
+  sharing_.reset();
   profiler_.reset();
   timer_.reset();
   ops_.reset();

@@ -6,9 +6,11 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include "backend.hpp"
 #include "device_info.hpp"
+#include "gpu_sharing.hpp"
 #include "gpubench/settings.hpp"
 #include "trial_runs.hpp"
 
@@ -37,6 +39,14 @@ class Runtime {
 
   void SetBackendsForTesting(std::unique_ptr<GpuOps> ops, std::unique_ptr<IterationTimer> timer,
                              std::unique_ptr<Profiler> profiler);
+
+  /// Other processes on the device (NVML), created on first use unless installed by tests.
+  SharingMonitor& sharing();
+  void SetSharingMonitorForTesting(std::unique_ptr<SharingMonitor> monitor) {
+    sharing_ = std::move(monitor);
+  }
+  /// True once the user has been told that the GPU is shared (the warning is printed once).
+  bool TakeSharedWarning() { return !std::exchange(shared_warned_, true); }
 
   /// Tells GB's iteration-count trials from calls it may report (see trial_runs.hpp).
   TrialRunDetector& trials() { return trials_; }
@@ -74,6 +84,8 @@ class Runtime {
   std::unique_ptr<GpuOps> ops_;
   std::unique_ptr<IterationTimer> timer_;
   std::unique_ptr<Profiler> profiler_;
+  std::unique_ptr<SharingMonitor> sharing_;
+  bool shared_warned_ = false;
   std::string profiler_status_ = "off: not initialized";
   std::map<std::string, std::string> metric_units_;
   std::string context_lost_reason_;

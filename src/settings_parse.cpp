@@ -37,6 +37,9 @@ const std::vector<SettingSpec>& SettingSpecs() {
        "reported: profile the calls GB may report, not its iteration-count trials; all: every "
        "call"},
       {"device", "ORDINAL", "CUDA device to benchmark"},
+      {"exclusive", "warn|wait|fail",
+       "another process on the GPU: mark the runs gpu_shared and warn (warn), wait until it is "
+       "free (wait, at most 600 s per benchmark), or skip the benchmark (fail)"},
       {"profile_out", "FILE", "append per-range metric values of every profiled run (JSON lines)"},
   };
   return specs;
@@ -96,6 +99,7 @@ struct RawValues {
   int profile_iterations = 3;
   std::string profile_runs = "reported";
   int device = 0;
+  std::string exclusive = "warn";
   std::string profile_out;
   std::string list_metrics_filter;
   std::string chip;
@@ -135,6 +139,7 @@ std::string ApplyFlags(const std::vector<std::string>& args, bool allow_actions,
   app.add_option(name("profile_runs"), raw->profile_runs)
       ->check(CLI::IsMember({"reported", "all"}));
   app.add_option(name("device"), raw->device)->check(CLI::Range(0, 1023));
+  app.add_option(name("exclusive"), raw->exclusive)->check(CLI::IsMember({"warn", "wait", "fail"}));
   app.add_option(name("profile_out"), raw->profile_out);
   CLI::Option* list = nullptr;
   if (allow_actions) {
@@ -216,6 +221,9 @@ ParseResult ParseCommandLine(const std::vector<std::string>& args, const Environ
   settings.profile_iterations = raw.profile_iterations;
   settings.profile_runs = raw.profile_runs == "all" ? ProfileRuns::kAll : ProfileRuns::kReported;
   settings.device = raw.device;
+  settings.exclusive = raw.exclusive == "wait"   ? Exclusive::kWait
+                       : raw.exclusive == "fail" ? Exclusive::kFail
+                                                 : Exclusive::kWarn;
   result.command_line.profile_out = raw.profile_out;
   result.command_line.list_metrics = raw.list_metrics;
   result.command_line.list_metrics_filter = raw.list_metrics_filter;

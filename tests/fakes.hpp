@@ -148,6 +148,24 @@ class FakeProfiler : public detail::Profiler {
   int pass_ = 0;
 };
 
+// NVML's view, scripted: each Sample() returns the next of `samples` (the last one repeats).
+class FakeSharingMonitor : public detail::SharingMonitor {
+ public:
+  explicit FakeSharingMonitor(std::vector<detail::SharingSample> samples)
+      : samples_(std::move(samples)) {}
+  detail::SharingSample Sample() override {
+    ++calls;
+    if (samples_.empty()) return {};
+    detail::SharingSample sample = samples_.front();
+    if (samples_.size() > 1) samples_.erase(samples_.begin());
+    return sample;
+  }
+  int calls = 0;
+
+ private:
+  std::vector<detail::SharingSample> samples_;
+};
+
 // Collects what GB reports.
 class CaptureReporter : public benchmark::BenchmarkReporter {
  public:

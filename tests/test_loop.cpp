@@ -3,6 +3,8 @@
 
 #include <gpubench/gpubench.hpp>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -102,6 +104,10 @@ class LoopTest : public ::testing::Test {
     auto& runtime = detail::Runtime::Get();
     runtime.ResetForTesting();
     runtime.Configure(settings_, facts_);
+    if (sharing_owner_) {
+      sharing_ = sharing_owner_.get();
+      runtime.SetSharingMonitorForTesting(std::move(sharing_owner_));
+    }
     // The test binary leaves GB's --benchmark_min_time at its default.
     runtime.SetTrialRunDetector(detail::TrialRunDetector(detail::kDefaultMinTimeSeconds));
     runtime.SetBackendsForTesting(std::move(ops_owner_), std::move(timer_owner_),
@@ -120,7 +126,18 @@ class LoopTest : public ::testing::Test {
   std::unique_ptr<detail::GpuOps> ops_owner_;
   std::unique_ptr<detail::IterationTimer> timer_owner_;
   std::unique_ptr<detail::Profiler> profiler_owner_;
+  std::unique_ptr<FakeSharingMonitor> sharing_owner_;
+  FakeSharingMonitor* sharing_ = nullptr;
 };
+
+detail::SharingSample Processes(std::vector<detail::GpuProcess> processes) {
+  detail::SharingSample sample;
+  sample.known = true;
+  sample.processes = std::move(processes);
+  return sample;
+}
+const detail::GpuProcess kThisProcess = {static_cast<unsigned>(::getpid()), 1u << 30, "tests"};
+const detail::GpuProcess kOtherJob = {4242, 3000000000ull, "python3"};
 
 std::vector<std::string> Repeat(const std::vector<std::string>& block, int times) {
   std::vector<std::string> out;
@@ -327,6 +344,113 @@ TEST(ProfileOut, UnwritablePathSaysWhatToGive) {
       << error;
   EXPECT_NE(error.find("give a writable file path"), std::string::npos) << error;
   EXPECT_EQ(detail::OpenProfileLog(""), "");
+}
+
+// ---- another process on the GPU (NVML) ----
+
+TEST_F(LoopTest, AloneOnTheGpuTheRunIsMarkedNotShared) {
+  sharing_owner_ = std::make_unique<FakeSharingMonitor>(
+      std::vector<detail::SharingSample>{Processes({kThisProcess})});
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Flush/");
+  const std::string warning = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].counters.at("gpu_shared").value, 0.0);
+  EXPECT_EQ(warning.find("GPU is shared"), std::string::npos) << warning;
+  EXPECT_EQ(sharing_->calls, 2);  // before and after the timed iterations
+}
+
+TEST_F(LoopTest, AnotherProcessMarksTheRunSharedAndWarnsOnce) {
+  // Seen only after the timed iterations: the other job started during them.
+  sharing_owner_ = std::make_unique<FakeSharingMonitor>(std::vector<detail::SharingSample>{
+      Processes({kThisProcess}), Processes({kThisProcess, kOtherJob})});
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_(Flush|Keep)/");
+  const std::string warning = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].counters.at("gpu_shared").value, 1.0);
+  EXPECT_EQ(runs[1].counters.at("gpu_shared").value, 1.0);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");  // warn: the run is kept
+  EXPECT_NE(warning.find("gpubench: the GPU is shared: pid 4242 (python3, 3 GB)"),
+            std::string::npos)
+      << warning;
+  EXPECT_EQ(warning.find("GPU is shared", warning.find("GPU is shared") + 1), std::string::npos)
+      << "warned more than once: " << warning;
+}
+
+TEST_F(LoopTest, WithoutNvmlNothingIsClaimed) {
+  detail::SharingSample unknown;
+  unknown.unknown_reason = "libnvidia-ml.so.1 (the driver's NVML) not found";
+  sharing_owner_ =
+      std::make_unique<FakeSharingMonitor>(std::vector<detail::SharingSample>{unknown});
+  auto runs = Run("^LoopTest_Flush/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].counters.count("gpu_shared"), 0u);
+}
+
+TEST_F(LoopTest, ExclusiveFailSkipsASharedGpuWithTheReason) {
+  settings_.exclusive = Exclusive::kFail;
+  sharing_owner_ = std::make_unique<FakeSharingMonitor>(
+      std::vector<detail::SharingSample>{Processes({kOtherJob, kThisProcess})});
+  auto runs = Run("^LoopTest_Flush/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]),
+            "gpubench: the GPU is used by another process: pid 4242 (python3, 3 GB) "
+            "(--gpubench_exclusive=fail; use warn to run anyway)");
+  EXPECT_EQ(log_.Count("body"), 0);
+}
+
+TEST_F(LoopTest, ExclusiveWaitRunsOnceTheGpuIsFree) {
+  settings_.exclusive = Exclusive::kWait;
+  sharing_owner_ = std::make_unique<FakeSharingMonitor>(std::vector<detail::SharingSample>{
+      Processes({kThisProcess, kOtherJob}), Processes({kThisProcess, kOtherJob}),
+      Processes({kThisProcess})});
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Flush/");
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  EXPECT_EQ(runs[0].counters.at("gpu_shared").value, 0.0);  // it ran alone
+  EXPECT_NE(messages.find("LoopTest_Flush: waiting for the GPU, used by pid 4242 (python3, 3 GB)"),
+            std::string::npos)
+      << messages;
+}
+
+TEST_F(LoopTest, AProfilerHeldByAnotherProcessMarksTheRunShared) {
+  sharing_owner_ = std::make_unique<FakeSharingMonitor>(
+      std::vector<detail::SharingSample>{Processes({kThisProcess})});
+  auto& runtime = detail::Runtime::Get();
+  runtime.ResetForTesting();
+  runtime.Configure(settings_, facts_);
+  runtime.SetSharingMonitorForTesting(std::move(sharing_owner_));
+  runtime.SetBackendsForTesting(std::move(ops_owner_), std::move(timer_owner_), nullptr);
+  runtime.SetProfiler(
+      nullptr, "unavailable: cuptiProfilerGetCounterAvailability: CUPTI_ERROR_HARDWARE_BUSY");
+  ::testing::internal::CaptureStderr();
+  CaptureReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter, "^LoopTest_Flush/");
+  const std::string warning = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(reporter.runs.size(), 1u);
+  EXPECT_EQ(reporter.runs[0].counters.at("gpu_shared").value, 1.0);
+  EXPECT_NE(warning.find("another process profiles this GPU"), std::string::npos) << warning;
+}
+
+TEST(GpuSharing, OtherProcessesLeaveThisOneOut) {
+  const unsigned me = static_cast<unsigned>(::getpid());
+  auto names = [](const std::vector<detail::GpuProcess>& processes) {
+    std::string out;
+    for (const auto& p : processes) out += std::to_string(p.pid) + " ";
+    return out;
+  };
+  detail::SharingSample sample = Processes({{me, 1, "tests"}, {7, 2, "python3"}});
+  EXPECT_EQ(names(detail::OtherProcesses(sample, me)), "7 ");
+  // Another PID namespace: this PID is not listed; the executable's name, else an unnamed one.
+  sample = Processes({{7, 2, "python3"}, {900001, 1, ""}});
+  EXPECT_EQ(names(detail::OtherProcesses(sample, me)), "7 ");
+  sample = Processes({{7, 2, "python3"}, {8, 2, "java"}});
+  EXPECT_EQ(names(detail::OtherProcesses(sample, me)), "7 8 ");  // all named, none is this
+  EXPECT_EQ(detail::DescribeProcesses({{7, 2150000000ull, "python3"}, {8, 0, ""}}),
+            "pid 7 (python3, 2.15 GB), pid 8 (name not visible)");
 }
 
 TEST_F(LoopTest, ProfilerThatCannotStartKeepsTheTiming) {

@@ -64,6 +64,18 @@ TEST(Reporter, PrintsGpuTimeAndCountersWithUnits) {
   EXPECT_EQ(line.find("\033["), std::string::npos) << "no colour without OO_Color";
 }
 
+TEST(Reporter, MarksRowsOfASharedGpu) {
+  TestableReporter reporter;
+  benchmark::BenchmarkReporter::Run run = CopyRun();
+  EXPECT_EQ(reporter.Print(run).find("GPU SHARED"), std::string::npos);
+  run.counters["gpu_shared"] = benchmark::Counter(0.0);
+  EXPECT_EQ(reporter.Print(run).find("GPU SHARED"), std::string::npos);
+  run.counters["gpu_shared"] = benchmark::Counter(1.0);
+  const std::string line = reporter.Print(run);
+  EXPECT_NE(line.find("gpu_shared=yes"), std::string::npos) << line;
+  EXPECT_NE(line.find("[GPU SHARED: another process used the GPU]"), std::string::npos) << line;
+}
+
 TEST(Reporter, PrintsErrorsInsteadOfNumbers) {
   TestableReporter reporter;
   benchmark::BenchmarkReporter::Run run = CopyRun();

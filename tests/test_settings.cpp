@@ -27,10 +27,12 @@ TEST(Settings, FlagsSetEverySetting) {
   ParseResult result =
       Parse({"--gpubench_timer=cupti", "--gpubench_cache=keep", "--gpubench_clock_control=none",
              "--gpubench_profile_iterations=0", "--gpubench_device=2",
-             "--gpubench_profile_out=/tmp/p.jsonl", "--gpubench_profile_runs=all"});
+             "--gpubench_profile_out=/tmp/p.jsonl", "--gpubench_profile_runs=all",
+             "--gpubench_exclusive=fail"});
   ASSERT_TRUE(result.ok) << result.error;
   const Settings& settings = result.command_line.settings;
   EXPECT_EQ(settings.profile_runs, ProfileRuns::kAll);
+  EXPECT_EQ(settings.exclusive, Exclusive::kFail);
   EXPECT_EQ(settings.timer, Timer::kCupti);
   EXPECT_EQ(settings.cache, CachePolicy::kKeep);
   EXPECT_EQ(settings.profile_iterations, 0);
@@ -98,6 +100,10 @@ TEST(Settings, BadValuesAreRejectedWithTheValidOnes) {
   EXPECT_NE(runs.error.find("--gpubench_profile_runs=reported|all"), std::string::npos)
       << runs.error;
   EXPECT_FALSE(Parse({"--gpubench_timer"}).ok);  // a value is required
+  ParseResult exclusive = Parse({"--gpubench_exclusive=always"});
+  ASSERT_FALSE(exclusive.ok);
+  EXPECT_NE(exclusive.error.find("--gpubench_exclusive=warn|wait|fail"), std::string::npos)
+      << exclusive.error;
 }
 
 TEST(Settings, MalformedMetricNameIsRejected) {
@@ -111,6 +117,13 @@ TEST(Settings, BadEnvironmentValueNamesTheVariable) {
   ASSERT_FALSE(result.ok);
   EXPECT_NE(result.error.find("GPUBENCH_TIMER=wallclock"), std::string::npos) << result.error;
   EXPECT_NE(result.error.find("events|cupti"), std::string::npos) << result.error;
+}
+
+TEST(Settings, ExclusiveDefaultsToWarnAndReadsTheEnvironment) {
+  EXPECT_EQ(Parse({}).command_line.settings.exclusive, Exclusive::kWarn);
+  ParseResult wait = Parse({}, {{"GPUBENCH_EXCLUSIVE", "wait"}});
+  ASSERT_TRUE(wait.ok) << wait.error;
+  EXPECT_EQ(wait.command_line.settings.exclusive, Exclusive::kWait);
 }
 
 TEST(Settings, UnknownEnvironmentVariableIsRejected) {

@@ -29,6 +29,13 @@ TEST(CudaStatus, StickyErrorsLoseTheContext) {
   }
 }
 
+TEST(CuptiStatus, HardwareBusySaysAnotherProcessProfilesTheGpu) {
+  const std::string message = CuptiStatus(CUPTI_ERROR_HARDWARE_BUSY, "x").message();
+  EXPECT_NE(message.find("CUPTI_ERROR_HARDWARE_BUSY"), std::string::npos) << message;
+  EXPECT_NE(message.find("another process is profiling this GPU"), std::string::npos) << message;
+  EXPECT_NE(message.find("gpu_shared=1"), std::string::npos) << message;
+}
+
 TEST(CuptiStatus, PrivilegesGetTheFix) {
   EXPECT_EQ(ClassifyCuptiResult(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), CuptiFailure::kPrivileges);
   Status status = CuptiStatus(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, "cuptiRangeProfilerEnable");

@@ -69,6 +69,8 @@ inline constexpr CounterInfo kCounters[] = {
      "the card's rated SM clock (cudaDevAttrClockRate)"},
     {"sm_clock_throttled", "flag", Better::kLower, Gating::kFlag, 0, 0,
      "1 when sm_clock_mhz < 90% of the rated clock: the time is doubtful"},
+    {"gpu_shared", "flag", Better::kLower, Gating::kFlag, 0, 0,
+     "1 when another process used the GPU around the run (NVML) or held its profiler"},
     // CUPTI Range Profiler, per profiled iteration.
     {"dram_read_bytes", "bytes", Better::kLower, Gating::kBytes, 1.0, kGateByteFloor,
      "dram__bytes_read.sum per profiled iteration (mean over ranges)", "dram__bytes_read.sum"},

@@ -25,6 +25,16 @@ enum class ProfileRuns {
   kAll,       ///< Every call, trials included (slower; for a ->MinTime() gpubench cannot see).
 };
 
+/// What to do when another process uses the GPU before a benchmark runs (seen through NVML).
+enum class Exclusive {
+  kWarn,  ///< Run, mark the run gpu_shared=1 and warn once.
+  kWait,  ///< Wait (with progress messages, at most kExclusiveWaitSeconds) until it is free.
+  kFail,  ///< Skip the benchmark with the reason.
+};
+
+/// The longest --gpubench_exclusive=wait waits before one benchmark (then it is skipped).
+inline constexpr double kExclusiveWaitSeconds = 600;
+
 /// The settings in effect for a run of benchmarks. Clock control is not a field: gpubench never
 /// locks clocks ("none"), it measures the clock the iterations ran at instead.
 struct Settings {
@@ -38,6 +48,8 @@ struct Settings {
   ProfileRuns profile_runs = ProfileRuns::kReported;
   /// CUDA device ordinal.
   int device = 0;
+  /// Other work on the GPU: warn (default), wait for it to end, or skip the benchmark.
+  Exclusive exclusive = Exclusive::kWarn;
 };
 
 /// The metrics collected when no --gpubench_metrics is given (one replay pass on Hopper).
@@ -51,5 +63,6 @@ const Settings& CurrentSettings();
 const char* ToString(Timer timer);
 const char* ToString(CachePolicy cache);
 const char* ToString(ProfileRuns runs);
+const char* ToString(Exclusive exclusive);
 
 }  // namespace gpubench

@@ -15,6 +15,7 @@ namespace {
 
 constexpr std::string_view kFingerprintKey = kSettingsFingerprintKey;
 constexpr std::string_view kThrottledCounter = "sm_clock_throttled";
+constexpr std::string_view kSharedCounter = "gpu_shared";
 constexpr std::string_view kTrafficCounter = "bytes_moved";
 
 std::string Printf(const char* format, double value) {
@@ -45,8 +46,9 @@ std::optional<std::string> OptionalValue(const BenchmarkFile& file, std::string_
   return value ? std::optional<std::string>(*value) : std::nullopt;
 }
 
-bool AnyThrottled(const BenchmarkRecord& record) {
-  const MetricSeries* series = record.FindMetric(kThrottledCounter);
+// A 0/1 flag counter set in any repetition.
+bool AnyFlag(const BenchmarkRecord& record, std::string_view counter) {
+  const MetricSeries* series = record.FindMetric(counter);
   if (!series) return false;
   return std::any_of(series->values.begin(), series->values.end(),
                      [](double v) { return v >= 0.5; });
@@ -345,6 +347,22 @@ void CompareMetrics(const BenchmarkRecord& base, const BenchmarkRecord& cont,
       out.notes.push_back("metric \"" + cont_series.name + "\" only in the contender");
     }
   }
+  if (out.shared_baseline || out.shared_contender) {
+    // Another process's work inflates time and device-wide counters: a change is not evidence.
+    const std::string where = out.shared_baseline && out.shared_contender ? "baseline and contender"
+                              : out.shared_baseline                       ? "baseline"
+                                                                          : "contender";
+    for (MetricComparison& metric : out.metrics) {
+      if (metric.verdict != Verdict::kRegression && metric.verdict != Verdict::kImprovement &&
+          metric.verdict != Verdict::kUnconfirmed) {
+        continue;
+      }
+      metric.notes.push_back(std::string("not judged (was ") + VerdictName(metric.verdict) +
+                             "): another process used the GPU during the " + where + " run");
+      metric.verdict = Verdict::kSame;
+      metric.fails_gate = false;
+    }
+  }
   int worst = -1;
   for (const MetricComparison& metric : out.metrics) {
     out.fails_gate = out.fails_gate || metric.fails_gate;
@@ -397,6 +415,7 @@ void Count(const BenchmarkComparison& benchmark, Summary& summary) {
       break;
   }
   if (benchmark.throttled_baseline || benchmark.throttled_contender) ++summary.throttled;
+  if (benchmark.shared_baseline || benchmark.shared_contender) ++summary.shared;
   if (benchmark.fails_gate) ++summary.failing;
 }
 
@@ -511,14 +530,16 @@ ComparisonReport CompareFiles(const BenchmarkFile& baseline, const BenchmarkFile
     BenchmarkComparison out;
     out.name = base.name;
     out.baseline_repetitions = base.RepetitionCount();
-    out.throttled_baseline = AnyThrottled(base);
+    out.throttled_baseline = AnyFlag(base, kThrottledCounter);
     const BenchmarkRecord* cont = contender.Find(base.name);
     if (!cont) {
       out.status = BenchmarkStatus::kMissing;
       out.fails_gate = options.fail_on_missing;
     } else {
       out.contender_repetitions = cont->RepetitionCount();
-      out.throttled_contender = AnyThrottled(*cont);
+      out.throttled_contender = AnyFlag(*cont, kThrottledCounter);
+      out.shared_baseline = AnyFlag(base, kSharedCounter);
+      out.shared_contender = AnyFlag(*cont, kSharedCounter);
       if (base.failed && cont->failed) {
         out.status = BenchmarkStatus::kFailedInBoth;
         out.failure_message = FailureText(*cont);
@@ -551,7 +572,7 @@ ComparisonReport CompareFiles(const BenchmarkFile& baseline, const BenchmarkFile
     out.name = cont.name;
     out.status = BenchmarkStatus::kNew;
     out.contender_repetitions = cont.RepetitionCount();
-    out.throttled_contender = AnyThrottled(cont);
+    out.throttled_contender = AnyFlag(cont, kThrottledCounter);
     if (cont.failed) {
       // A new benchmark that fails is as broken as an old one that fails.
       out.status = BenchmarkStatus::kFailedInContender;

@@ -76,6 +76,8 @@ struct BenchmarkComparison {
   bool fails_gate = false;
   std::size_t baseline_repetitions = 0, contender_repetitions = 0;
   bool throttled_baseline = false, throttled_contender = false;
+  // gpu_shared = 1 in a repetition: another process used the GPU; changes are not judged.
+  bool shared_baseline = false, shared_contender = false;
   std::string failure_message;
   std::vector<MetricComparison> metrics;
   std::vector<std::string> notes;
@@ -98,7 +100,7 @@ struct Summary {
   std::size_t compared = 0, regressions = 0, unconfirmed_regressions = 0,
               unconfirmed_improvements = 0, improvements = 0, same = 0, report_only = 0,
               missing = 0, added = 0, failed_in_contender = 0, failed_in_baseline = 0,
-              failed_in_both = 0, throttled = 0, failing = 0;
+              failed_in_both = 0, throttled = 0, shared = 0, failing = 0;
 };
 
 struct ComparisonReport {

@@ -63,11 +63,22 @@ std::string StatusLabel(const BenchmarkComparison& benchmark) {
   return "";
 }
 
+// The Clock column: what makes a row's numbers doubtful (throttled clock, shared GPU).
 std::string ThrottleFlag(const BenchmarkComparison& benchmark) {
-  if (benchmark.throttled_baseline && benchmark.throttled_contender) return "THROTTLED (both)";
-  if (benchmark.throttled_baseline) return "THROTTLED (baseline)";
-  if (benchmark.throttled_contender) return "THROTTLED (contender)";
-  return "";
+  auto side = [](bool baseline, bool contender) {
+    return baseline && contender ? std::string(" (both)")
+           : baseline            ? std::string(" (baseline)")
+                                 : std::string(" (contender)");
+  };
+  std::string flag;
+  if (benchmark.throttled_baseline || benchmark.throttled_contender) {
+    flag = "THROTTLED" + side(benchmark.throttled_baseline, benchmark.throttled_contender);
+  }
+  if (benchmark.shared_baseline || benchmark.shared_contender) {
+    flag += (flag.empty() ? "" : ", ") + std::string("GPU SHARED") +
+            side(benchmark.shared_baseline, benchmark.shared_contender);
+  }
+  return flag;
 }
 
 std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
@@ -83,7 +94,9 @@ std::string ShowValue(const std::optional<std::string>& value) {
   return value ? "\"" + *value + "\"" : std::string("(absent)");
 }
 
-bool AnyThrottled(const ComparisonReport& report) { return report.summary.throttled > 0; }
+bool AnyThrottled(const ComparisonReport& report) {
+  return report.summary.throttled > 0 || report.summary.shared > 0;
+}
 
 // How a table cell should stand out; mapped to ANSI colours or Markdown bold.
 enum class Tone { kPlain, kBad, kWarn, kGood, kInfo };
@@ -262,6 +275,12 @@ std::vector<std::pair<Tone, std::string>> Banners(const ComparisonReport& report
                                           " benchmark(s) ran with the SM clock below 90% of its "
                                           "rated clock (THROTTLED): their time comparisons are "
                                           "doubtful");
+  }
+  if (report.summary.shared > 0) {
+    banners.emplace_back(Tone::kWarn, std::to_string(report.summary.shared) +
+                                          " benchmark(s) ran while another process used the GPU "
+                                          "(GPU SHARED, counter gpu_shared): their changes are "
+                                          "shown but not judged");
   }
   for (const std::string& warning : report.warnings) {
     banners.emplace_back(Tone::kWarn, "warning: " + warning);
@@ -602,6 +621,7 @@ std::string FormatJson(const ComparisonReport& report) {
                      {"failed_in_baseline", s.failed_in_baseline},
                      {"failed_in_both", s.failed_in_both},
                      {"throttled", s.throttled},
+                     {"gpu_shared", s.shared},
                      {"failing", s.failing}};
   OrderedJson benchmarks = OrderedJson::array();
   for (const BenchmarkComparison& benchmark : report.benchmarks) {
@@ -617,6 +637,8 @@ std::string FormatJson(const ComparisonReport& report) {
                             {"contender", benchmark.contender_repetitions}};
     entry["throttled"] = {{"baseline", benchmark.throttled_baseline},
                           {"contender", benchmark.throttled_contender}};
+    entry["gpu_shared"] = {{"baseline", benchmark.shared_baseline},
+                           {"contender", benchmark.shared_contender}};
     entry["failure_message"] = benchmark.failure_message.empty()
                                    ? OrderedJson(nullptr)
                                    : OrderedJson(benchmark.failure_message);

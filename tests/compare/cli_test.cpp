@@ -446,6 +446,40 @@ TEST(RealH200Data, AThrottledRunIsMarkedButDoesNotFailByItself) {
   EXPECT_THAT(run.out, HasSubstr("time comparison is doubtful"));
 }
 
+// A run marked gpu_shared (another process used the GPU) is shown but never judged: the real
+// 2% byte regression is not reported as one when the contender ran on a shared GPU.
+TEST(RealH200Data, ASharedGpuRunIsShownButNotJudged) {
+  const std::vector<std::string> files = H200Reruns("gate");
+  ASSERT_GE(files.size(), 1u);
+  std::string contender = ReadFile(Data("h200/gate_inject_bytes.json"));
+  const std::string flag = "\"sm_clock_throttled\": 0.0000000000000000e+00";
+  int marked = 0;
+  for (std::size_t at = contender.find(flag); at != std::string::npos;
+       at = contender.find(flag, at + 1)) {
+    const std::string shared = "\"gpu_shared\": 1, ";
+    contender.insert(at, shared);
+    at += shared.size();
+    ++marked;
+  }
+  ASSERT_GT(marked, 10);
+  const std::string path =
+      ::testing::TempDir() + "gpubench_shared_" + std::to_string(::getpid()) + ".json";
+  std::ofstream(path) << contender;
+  const ToolRun run = RunTool({files[0], path, "--format", "json"});
+  const ToolRun console = RunTool({files[0], path});
+  std::remove(path.c_str());
+  EXPECT_EQ(run.exit_code, 0) << console.out;
+  const nlohmann::json report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report.at("summary").at("gpu_shared"), 5);
+  const nlohmann::json& copy = BenchmarkEntry(report, "Gate_Copy/268435456/");
+  EXPECT_EQ(copy.at("gpu_shared").at("contender"), true);
+  const nlohmann::json& bytes = MetricEntry(copy, "dram_read_bytes");
+  EXPECT_EQ(bytes.at("verdict"), "same");
+  EXPECT_THAT(bytes.at("notes")[0].get<std::string>(),
+              HasSubstr("not judged (was regression): another process used the GPU"));
+  EXPECT_THAT(console.out, HasSubstr("GPU SHARED (contender)"));
+}
+
 TEST(RealH200Data, EveryGatedRowShowsTheThresholdApplied) {
   const std::vector<std::string> files = H200Reruns("examples");
   ASSERT_GE(files.size(), 2u);

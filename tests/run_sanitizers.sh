@@ -1,0 +1,18 @@
+#!/bin/sh
+# The CPU tests under AddressSanitizer + UndefinedBehaviorSanitizer (gcc's, from Debian's g++).
+# Builds into build-sanitize/ (or $1) and runs every test that needs no GPU; any report fails.
+set -eu
+cd "$(dirname "$0")/.."
+build=${1:-build-sanitize}
+flags="-fsanitize=address -fsanitize=undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+# nvcc splits -Xcompiler values at commas: one -Xcompiler per flag.
+cuda_flags=$(for f in $flags; do printf -- '-Xcompiler=%s ' "$f"; done)
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_CUDA_FLAGS="$cuda_flags" \
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+  -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+cmake --build "$build" -j"$(nproc)"
+# protect_shadow_gap=0: the CUDA runtime maps memory where ASan's shadow gap would be.
+export ASAN_OPTIONS="protect_shadow_gap=0:detect_leaks=1:abort_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+ctest --test-dir "$build" -LE "gpu|fuzz|consumer" --output-on-failure -j"$(nproc)"
