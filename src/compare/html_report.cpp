@@ -67,9 +67,9 @@ std::string FormatBandwidth(double bytes_per_second) {
 
 std::string FormatBytes(double bytes) {
   if (!std::isfinite(bytes)) return "-";
-  if (bytes >= 1 << 30) return Printf("%.3g GiB", bytes / (1 << 30));
-  if (bytes >= 1 << 20) return Printf("%.3g MiB", bytes / (1 << 20));
-  if (bytes >= 1 << 10) return Printf("%.3g KiB", bytes / (1 << 10));
+  if (bytes >= 1 << 30) return Printf("%.4g GiB", bytes / (1 << 30));
+  if (bytes >= 1 << 20) return Printf("%.4g MiB", bytes / (1 << 20));
+  if (bytes >= 1 << 10) return Printf("%.4g KiB", bytes / (1 << 10));
   return Printf("%.0f B", bytes);
 }
 
@@ -359,7 +359,8 @@ std::string SummaryTable(const ReportInputs& inputs, double peak) {
   if (baseline) html += GateBanner(*inputs.comparison);
   html +=
       "<p class=\"muted\">Medians over the repetitions; cv is the coefficient of variation of the "
-      "GPU time. Click a column to sort.</p><table id=\"summary\" class=\"sortable\"><thead><tr>"
+      "GPU time. Click a column to sort.</p><div class=\"table-wrap\"><table id=\"summary\" "
+      "class=\"sortable\"><thead><tr>"
       "<th data-type=\"text\">Benchmark</th><th>Reps</th><th>Median GPU time</th><th>cv</th>"
       "<th>Bytes moved</th><th>DRAM bandwidth</th><th>% of peak</th><th>SM clock</th>";
   if (baseline) {
@@ -429,7 +430,7 @@ std::string SummaryTable(const ReportInputs& inputs, double peak) {
               (benchmark.fails_gate ? " (fails)" : "") + "</td></tr>\n";
     }
   }
-  return html + "</tbody></table></section>\n";
+  return html + "</tbody></table></div></section>\n";
 }
 
 // The data the page's script draws: per benchmark, its family, argument and the per-repetition
@@ -506,13 +507,14 @@ h1 { margin: 18px 0 2px; font-size: 24px; } h2 { font-size: 17px; margin: 18px 0
 .sub, .muted { color: #5b6475; } .muted { font-size: 13px; }
 .cards { display: flex; flex-wrap: wrap; gap: 16px; }
 .card { background: #fff; border: 1px solid #dde1e8; border-radius: 6px; padding: 4px 14px 10px;
-        flex: 1 1 520px; }
+        flex: 1 1 520px; min-width: 0; }
 table { border-collapse: collapse; } .facts th { text-align: left; padding: 2px 14px 2px 0;
         color: #5b6475; font-weight: 600; white-space: nowrap; vertical-align: top; }
-.facts td { padding: 2px 0; }
+.facts td { padding: 2px 0; overflow-wrap: anywhere; }
 #warnings ul { margin: 0; padding-left: 20px; } li.bad { color: #b42318; } li.warn { color: #9a6700; }
 p.ok { color: #1a7f37; margin: 4px 0; }
-#summary { background: #fff; border: 1px solid #dde1e8; width: 100%; }
+.table-wrap { max-height: 70vh; overflow: auto; border: 1px solid #dde1e8; }
+#summary { background: #fff; width: 100%; }
 #summary th { background: #eef1f5; padding: 6px 8px; text-align: right; cursor: pointer;
               position: sticky; top: 0; white-space: nowrap; user-select: none; }
 #summary th:first-child { text-align: left; }
@@ -528,7 +530,7 @@ p.gate.bad { background: #ffebe9; }
 .chart { background: #fff; border: 1px solid #dde1e8; border-radius: 6px; padding: 8px 12px;
          flex: 1 1 560px; max-width: 900px; min-width: 0; }
 .chart h3 { margin: 2px 0 6px; font-size: 14px; font-family: ui-monospace, Menlo, Consolas, monospace; }
-.chart .box { position: relative; height: 280px; } .chart.wide { max-width: none; flex-basis: 100%; }
+.chart .box { position: relative; height: 280px; overflow: hidden; } .chart.wide { max-width: none; flex-basis: 100%; }
 .chart.wide .box { height: 360px; }
 #gpubench-status { color: #5b6475; font-size: 12px; margin-top: 24px; }
 code { background: #eef1f5; padding: 0 3px; border-radius: 3px; }
@@ -539,6 +541,7 @@ code { background: #eef1f5; padding: 0 3px; border-radius: 3px; }
 constexpr const char* kScript = R"js(
 (function () {
   'use strict';
+  var scriptStart = performance.now();
   var status = document.getElementById('gpubench-status');
   var errors = [];
   var expected = 0, drawn = 0;
@@ -711,7 +714,7 @@ constexpr const char* kScript = R"js(
 
   function options(xScale, yScaleOptions, format) {
     return {
-      animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
+      animation: false, responsive: false, maintainAspectRatio: false, parsing: false,
       plugins: {
         legend: {labels: {boxWidth: 12}},
         tooltip: {callbacks: {label: function (c) {
@@ -803,31 +806,94 @@ constexpr const char* kScript = R"js(
       }
     }
     if (!singles.length) others.parentNode.style.display = 'none';
-    // Cards are laid out first, so that every chart is sized to its final box.
-    pending.forEach(function (item) { new Chart(item[0], item[1]); });
+    // Charts are drawn when their card comes near the viewport (all at once with #all in the URL,
+    // before printing, or without IntersectionObserver): a report of 1,000 benchmarks has a few
+    // hundred charts, and the first screen should not wait for all of them. Cards are laid out
+    // first; each chart gets the fixed size of its box.
+    var charts = [];
+    function create(i) {
+      if (charts[i]) return;
+      var canvas = pending[i][0], box = canvas.parentNode;
+      canvas.width = box.clientWidth;
+      canvas.height = box.clientHeight;
+      charts[i] = new Chart(canvas, pending[i][1]);
+    }
+    function createAll() {
+      var sizes = pending.map(function (item) {
+        return [item[0].parentNode.clientWidth, item[0].parentNode.clientHeight];
+      });
+      pending.forEach(function (item, i) {
+        if (charts[i]) return;
+        item[0].width = sizes[i][0];
+        item[0].height = sizes[i][1];
+        charts[i] = new Chart(item[0], item[1]);
+      });
+    }
+    window.addEventListener('beforeprint', createAll);
+    var resizeTimer = null;
+    window.addEventListener('resize', function () {
+      clearTimeout(resizeTimer);
+      resizeTimer = setTimeout(function () {
+        var live = charts.filter(function (chart) { return chart; });
+        var boxes = live.map(function (chart) {
+          return [chart.canvas.parentNode.clientWidth, chart.canvas.parentNode.clientHeight];
+        });
+        live.forEach(function (chart, i) { chart.resize(boxes[i][0], boxes[i][1]); });
+      }, 150);
+    });
+    if (location.hash === '#all' || !('IntersectionObserver' in window)) {
+      createAll();
+      return true;
+    }
+    var finished = false;
+    var observer = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        if (!entry.isIntersecting) return;
+        observer.unobserve(entry.target);
+        create(Number(entry.target.getAttribute('data-chart')));
+      });
+      if (!finished) {
+        finished = true;
+        finish();
+      } else {
+        show('done');
+      }
+    }, {rootMargin: '100% 0px'});
+    pending.forEach(function (item, i) {
+      var card = item[0].parentNode.parentNode;
+      card.setAttribute('data-chart', String(i));
+      observer.observe(card);
+    });
+    return false;
   }
 
+  function finish() {
+    status.setAttribute('data-script-start-ms', scriptStart.toFixed(0));
+    status.setAttribute('data-render-ms', performance.now().toFixed(0));
+    // Every chart drawn so far painted something: pixels that are not transparent.
+    var blank = 0;
+    Array.prototype.forEach.call(document.querySelectorAll('.chart canvas'), function (canvas) {
+      if (!canvas.$chartjs) return;
+      var w = canvas.width, h = canvas.height, painted = false;
+      if (w && h) {
+        var pixels = canvas.getContext('2d').getImageData(0, 0, w, h).data;
+        for (var i = 3; i < pixels.length; i += 4 * 7) { if (pixels[i] !== 0) { painted = true; break; } }
+      }
+      if (!painted) blank++;
+    });
+    status.setAttribute('data-charts-blank', String(blank));
+    show('done');
+  }
+
+  var complete = true;
   try {
     setupTable();
     if (typeof Chart === 'undefined') throw new Error('Chart.js did not load');
-    draw();
+    complete = draw();
   } catch (error) {
     errors.push(String(error && error.stack || error));
   }
-  status.setAttribute('data-render-ms', performance.now().toFixed(0));
-  // Every chart drew something: a canvas with pixels that are not transparent.
-  var blank = 0;
-  Array.prototype.forEach.call(document.querySelectorAll('.chart canvas'), function (canvas) {
-    var context = canvas.getContext('2d');
-    var w = canvas.width, h = canvas.height, painted = false;
-    if (w && h) {
-      var pixels = context.getImageData(0, 0, w, h).data;
-      for (var i = 3; i < pixels.length; i += 4 * 7) { if (pixels[i] !== 0) { painted = true; break; } }
-    }
-    if (!painted) blank++;
-  });
-  status.setAttribute('data-charts-blank', String(blank));
-  show('done');
+  if (complete) finish();
 })();
 )js";
 
