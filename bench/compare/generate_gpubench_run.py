@@ -4,7 +4,7 @@ gpubench-export and gpubench-report (not a test).
 
 Families of benchmarks sweep a power-of-two argument; every instance has R repetitions with
 all of gpubench's counters (values modelled on tests/compare/data/h200/examples_a1.json) and
-GB's four aggregate rows (mean, median, stddev, cv). The context is the H200 run's.
+GB's four aggregate rows (mean, median, stddev, cv) when R > 1. The context is the H200 run's.
 
 usage: generate_gpubench_run.py OUT.json --benchmarks N [--repetitions R] [--args-per-family A]
                                 [--seed S] [--slowdown F]
@@ -75,6 +75,8 @@ def main():
                 "sm_clock_mhz": clock, "sm_clock_rated_mhz": 1980.0, "sm_clock_throttled": 0.0})
         for i, values in enumerate(series):
             rows.append(row(name, family, instance, reps, i, values))
+        if reps == 1:
+            continue  # GB writes aggregates only with repetitions
         keys = list(series[0])
         columns = {key: [values[key] for values in series] for key in keys}
         mean = {key: statistics.fmean(columns[key]) for key in keys}

@@ -1,6 +1,7 @@
 #include "compare/export_format.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <set>
 #include <unordered_set>
@@ -142,7 +143,34 @@ std::string ExtraText(const BenchmarkFile& run, const BenchmarkRecord& record) {
 // github-action-benchmark's extractRangeInfo reads ("±" or "+-", then a number).
 std::string RangeText(const Spread& spread) { return "\u00b1 " + Printf("%.6g", spread.stddev); }
 
-std::string Dump(const OrderedJson& json) { return json.dump(2, ' ', false) + "\n"; }
+// A JSON number: the shortest text that reads back as the same double.
+void AppendNumber(std::string& out, double value) {
+  char buffer[32];
+  const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, error == std::errc() ? end : buffer);
+}
+
+// A JSON string with nlohmann's escaping.
+void AppendString(std::string& out, const std::string& text) { out += OrderedJson(text).dump(); }
+
+// One entry of github-action-benchmark's custom format. The files hold one entry per benchmark
+// and counter (50,000 for 10,000 benchmarks), so they are written directly.
+void AppendEntry(std::string& out, const std::string& name, const std::string& unit,
+                 const Spread& spread, const std::string& extra) {
+  out += out.size() <= 2 ? "\n  {\n    \"name\": " : ",\n  {\n    \"name\": ";
+  AppendString(out, name);
+  out += ",\n    \"unit\": ";
+  AppendString(out, unit);
+  out += ",\n    \"value\": ";
+  AppendNumber(out, spread.median);
+  if (spread.count >= 2) {
+    out += ",\n    \"range\": ";
+    AppendString(out, RangeText(spread));
+  }
+  out += ",\n    \"extra\": ";
+  AppendString(out, extra);
+  out += "\n  }";
+}
 
 }  // namespace
 
@@ -161,12 +189,11 @@ ExportResult ExportGithubActionBenchmark(const BenchmarkFile& run, const ExportO
         Join(undirected, ", ") + "; pass --direction NAME=higher or --direction NAME=lower");
   }
   ExportResult result;
-  OrderedJson smaller = OrderedJson::array(), bigger = OrderedJson::array();
-  std::size_t failed = 0;
+  std::string smaller = "[", bigger = "[";
+  std::size_t smaller_count = 0, bigger_count = 0;
   for (const BenchmarkRecord& record : run.benchmarks) {
     if (record.failed) {
       result.notes.push_back(FailureNote(record));
-      ++failed;
       continue;
     }
     std::string extra;
@@ -175,23 +202,19 @@ ExportResult ExportGithubActionBenchmark(const BenchmarkFile& run, const ExportO
       const Value value = ValueOf(record, metrics[i], result.notes);
       if (!value.ok) continue;
       if (extra.empty()) extra = ExtraText(run, record);
-      OrderedJson entry;
-      entry["name"] = record.name + " - " + metrics[i];
-      entry["unit"] = descriptions[i].unit.empty() ? "value" : descriptions[i].unit;
-      entry["value"] = value.spread.median;
-      if (value.spread.count >= 2) entry["range"] = RangeText(value.spread);
-      entry["extra"] = extra;
-      (descriptions[i].direction == Direction::kHigherIsBetter ? bigger : smaller)
-          .push_back(std::move(entry));
+      const bool higher = descriptions[i].direction == Direction::kHigherIsBetter;
+      AppendEntry(higher ? bigger : smaller, record.name + " - " + metrics[i],
+                  descriptions[i].unit.empty() ? "value" : descriptions[i].unit, value.spread,
+                  extra);
+      ++(higher ? bigger_count : smaller_count);
       any = true;
     }
     if (any) ++result.benchmarks;
   }
-  (void)failed;
-  result.smaller_is_better.count = smaller.size();
-  result.bigger_is_better.count = bigger.size();
-  if (!smaller.empty()) result.smaller_is_better.text = Dump(smaller);
-  if (!bigger.empty()) result.bigger_is_better.text = Dump(bigger);
+  result.smaller_is_better.count = smaller_count;
+  result.bigger_is_better.count = bigger_count;
+  if (smaller_count > 0) result.smaller_is_better.text = smaller + "\n]\n";
+  if (bigger_count > 0) result.bigger_is_better.text = bigger + "\n]\n";
   return result;
 }
 
@@ -273,22 +296,27 @@ ExportResult ExportBencher(const BenchmarkFile& run, const ExportOptions& option
                         " bytes; Bencher takes benchmark names of 1 to " +
                         std::to_string(kBencherMaxBenchmarkName) + " bytes");
     }
-    OrderedJson benchmark = OrderedJson::object();
+    std::string benchmark;
     for (std::size_t i = 0; i < metrics.size(); ++i) {
       const Value value = ValueOf(record, metrics[i], result.notes);
       if (!value.ok) continue;
-      OrderedJson metric;
-      metric["value"] = value.spread.median;
+      benchmark += benchmark.empty() ? "{\"" : ", \"";
+      benchmark += slugs[i];  // [a-z0-9-]: nothing to escape
+      benchmark += "\": {\"value\": ";
+      AppendNumber(benchmark, value.spread.median);
       if (value.spread.count >= 2) {
-        metric["lower_value"] = value.spread.min;
-        metric["upper_value"] = value.spread.max;
+        benchmark += ", \"lower_value\": ";
+        AppendNumber(benchmark, value.spread.min);
+        benchmark += ", \"upper_value\": ";
+        AppendNumber(benchmark, value.spread.max);
       }
-      benchmark[slugs[i]] = std::move(metric);
+      benchmark += "}";
       ++measures;
     }
     if (benchmark.empty()) continue;
     text += result.benchmarks == 0 ? "\n  " : ",\n  ";
-    text += OrderedJson(record.name).dump() + ": " + benchmark.dump();
+    AppendString(text, record.name);
+    text += ": " + benchmark + "}";
     ++result.benchmarks;
   }
   text += result.benchmarks == 0 ? "}\n" : "\n}\n";

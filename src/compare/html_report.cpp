@@ -521,7 +521,8 @@ p.ok { color: #1a7f37; margin: 4px 0; }
 #summary th.asc::after { content: " \25B2"; } #summary th.desc::after { content: " \25BC"; }
 #summary td { padding: 3px 8px; border-top: 1px solid #edf0f4; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.name { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; }
+td.name { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px;
+          overflow-wrap: anywhere; min-width: 12em; }
 td.bad, .bad { color: #b42318; font-weight: 600; } td.good { color: #1a7f37; font-weight: 600; }
 td.warn { color: #9a6700; }
 p.gate { padding: 8px 12px; border-radius: 6px; } p.gate.ok { background: #dafbe1; }
