@@ -1,0 +1,171 @@
+// gpubench-report: one offline HTML file that shows a gpubench run, optionally against a
+// baseline with gpubench-compare's verdicts.
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "compare/comparison.hpp"
+#include "compare/html_report.hpp"
+#include "compare/loader.hpp"
+#include "compare/run_summary.hpp"
+
+namespace {
+
+using gpubench::compare::kExitBadInput;
+using gpubench::compare::kExitOk;
+using gpubench::compare::kExitSettingsMismatch;
+
+constexpr const char* kDescription =
+    "Write a self-contained HTML report of gpubench / Google Benchmark JSON: device, clocks,\n"
+    "settings and warnings, a sortable summary table, sweep charts and every repetition; with\n"
+    "--baseline, the changes and gpubench-compare's verdicts. The file needs no network.\n"
+    "Exit codes: 0 written, 2 bad input or usage, 3 the settings fingerprints differ.";
+
+bool ReadFile(const std::string& path, std::string* text) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return false;
+  std::ostringstream buffer;
+  buffer << file.rdbuf();
+  *text = buffer.str();
+  return static_cast<bool>(file) || file.eof();
+}
+
+// gpubench says on stderr when a reported call's counters were copied from an earlier call.
+std::vector<std::string> CopiedCounterLines(const std::string& log) {
+  std::vector<std::string> lines;
+  std::istringstream stream(log);
+  std::string line;
+  while (std::getline(stream, line)) {
+    if (line.find("hardware counters were copied") != std::string::npos) lines.push_back(line);
+  }
+  return lines;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> inputs, threshold_specs, direction_specs;
+  std::string baseline_path, output = "report.html", log_path, unconfirmed = "fail";
+  std::string chart_js_path(gpubench::compare::kDefaultChartJsPath);
+  gpubench::compare::CompareOptions compare;
+
+  CLI::App app{kDescription, "gpubench-report"};
+  app.add_option("RESULTS", inputs, "gpubench JSON (--benchmark_out); several files are shards")
+      ->required();
+  app.add_option("--baseline", baseline_path, "Baseline JSON: changes and the gate's verdicts");
+  app.add_option("--output,-o", output, "The HTML file to write")->capture_default_str();
+  app.add_option("--log", log_path,
+                 "gpubench's stderr of the run: lines about copied counters become warnings");
+  app.add_option("--chartjs", chart_js_path, "Chart.js to inline (Debian: libjs-chart.js)")
+      ->capture_default_str();
+  app.add_flag("--allow-settings-mismatch", compare.allow_settings_mismatch,
+               "Report against a baseline whose settings fingerprint differs (with a warning)");
+  app.add_option("--threshold", threshold_specs, "As gpubench-compare --threshold (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--direction", direction_specs, "As gpubench-compare --direction (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--unconfirmed", unconfirmed, "As gpubench-compare --unconfirmed")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"fail", "warn"}));
+  try {
+    app.parse(argc, argv);
+    for (const std::string& spec : threshold_specs) {
+      auto [metric, threshold] = gpubench::compare::ParseThresholdSpec(spec);
+      compare.overrides.thresholds.insert_or_assign(metric, threshold);
+    }
+    for (const std::string& spec : direction_specs) {
+      auto [metric, direction] = gpubench::compare::ParseDirectionSpec(spec);
+      compare.overrides.directions.insert_or_assign(metric, direction);
+    }
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return kExitOk;
+  } catch (const CLI::ParseError& error) {
+    std::cerr << "gpubench-report: usage error: " << error.what() << "\n"
+              << "Run 'gpubench-report --help' for usage.\n";
+    return kExitBadInput;
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "gpubench-report: usage error: " << error.what() << "\n";
+    return kExitBadInput;
+  }
+  compare.unconfirmed = unconfirmed == "warn" ? gpubench::compare::UnconfirmedPolicy::kWarn
+                                              : gpubench::compare::UnconfirmedPolicy::kFail;
+
+  gpubench::compare::ReportInputs report;
+  if (!ReadFile(chart_js_path, &report.chart_js) || report.chart_js.empty()) {
+    std::cerr << "gpubench-report: error: cannot read Chart.js at " << chart_js_path
+              << " (install Debian's libjs-chart.js, or pass --chartjs PATH)\n";
+    return kExitBadInput;
+  }
+  if (report.chart_js.find("</script") != std::string::npos) {
+    std::cerr << "gpubench-report: error: " << chart_js_path
+              << " contains \"</script\" and cannot be inlined\n";
+    return kExitBadInput;
+  }
+  report.chart_js_source = chart_js_path;
+  try {
+    const gpubench::compare::BenchmarkFile run = gpubench::compare::LoadRun(inputs);
+    report.run = &run;
+    std::optional<gpubench::compare::BenchmarkFile> baseline;
+    gpubench::compare::ComparisonReport comparison;
+    if (!baseline_path.empty()) {
+      baseline = gpubench::compare::LoadBenchmarkFile(baseline_path);
+      const gpubench::compare::SettingsCheck check =
+          gpubench::compare::CheckSettings(*baseline, run);
+      if (check.mismatch && !compare.allow_settings_mismatch) {
+        std::cerr << "gpubench-report: error: "
+                  << gpubench::compare::DescribeSettingsMismatch(check, baseline_path, run.path)
+                  << "\ngpubench-report: not reporting against this baseline; pass "
+                     "--allow-settings-mismatch to report anyway (with a warning).\n";
+        return kExitSettingsMismatch;
+      }
+      comparison = gpubench::compare::CompareFiles(*baseline, run, compare);
+      report.baseline = &*baseline;
+      report.comparison = &comparison;
+    }
+    if (!log_path.empty()) {
+      std::string log;
+      if (!ReadFile(log_path, &log)) {
+        std::cerr << "gpubench-report: error: cannot read the log " << log_path << "\n";
+        return kExitBadInput;
+      }
+      report.copied_counter_lines = CopiedCounterLines(log);
+      report.log_given = true;
+    }
+    const std::string html = gpubench::compare::RenderHtmlReport(report);
+    std::ofstream file(output, std::ios::binary | std::ios::trunc);
+    file << html;
+    file.close();
+    if (!file) {
+      std::cerr << "gpubench-report: error: cannot write " << output << "\n";
+      return kExitBadInput;
+    }
+    std::cout << "wrote " << output << ": " << run.benchmarks.size() << " benchmarks, "
+              << html.size() << " bytes";
+    if (report.comparison) {
+      std::cout << "; gate against " << baseline_path << ": "
+                << (comparison.exit_code == kExitOk ? "pass" : "fail") << " (gpubench-compare "
+                << "would exit " << comparison.exit_code << ")";
+    }
+    std::cout << "\n";
+    return kExitOk;
+  } catch (const gpubench::compare::SettingsMismatchError& error) {
+    std::cerr << "gpubench-report: error: " << error.what() << "\n";
+    return kExitSettingsMismatch;
+  } catch (const gpubench::compare::LoadError& error) {
+    std::cerr << "gpubench-report: error: " << error.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "gpubench-report: error: out of memory\n";
+    return kExitBadInput;
+  } catch (const std::exception& error) {
+    std::cerr << "gpubench-report: internal error: " << error.what() << "\n";
+    return kExitBadInput;
+  }
+}

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""gpubench-report on the committed H200 JSON, rendered in headless Chromium.
+
+For each report: it opens from disk with no network (no external resources, a CSP that forbids
+them), Chromium runs its scripts, and the rendered DOM's status element says that every chart
+drew (and painted pixels) and no script error happened; the header, warnings, summary table and
+the gate's verdicts are checked in the rendered DOM, and a screenshot is taken.
+
+Exits 77 (ctest SKIP_RETURN_CODE) with the reason when chromium or Chart.js (Debian's
+libjs-chart.js) is missing; .ci/run installs both.
+
+usage: check_report.py GPUBENCH_REPORT GPUBENCH_COMPARE DATA_DIR WORK_DIR
+"""
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+FAILURES = []
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
+
+
+def check(condition, message):
+    if not condition:
+        FAILURES.append(message)
+    return condition
+
+
+def run(command, timeout=120):
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
+def chromium_binary():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def chromium(browser, url, extra):
+    with tempfile.TemporaryDirectory() as profile:
+        return run([browser] + CHROMIUM_FLAGS + ["--user-data-dir=" + profile] + extra + [url],
+                   timeout=180)
+
+
+def render(browser, path, fragment="#all"):
+    """The DOM after the page's scripts ran, and the status element's attributes. With #all the
+    page draws every chart at once instead of when it scrolls into view."""
+    result = chromium(browser, "file://" + os.path.abspath(path) + fragment,
+                      ["--virtual-time-budget=20000", "--window-size=1400,900", "--dump-dom"])
+    dom = result.stdout
+    match = re.search(r'<p id="gpubench-status"([^>]*)>([^<]*)</p>', dom)
+    status = dict(re.findall(r'(data-[\w-]+)="([^"]*)"', match.group(1))) if match else {}
+    if match:
+        status["text"] = html.unescape(match.group(2))
+    return dom, status
+
+
+def check_rendered(label, dom, status, min_charts):
+    if not check(status, "%s: no #gpubench-status in the rendered DOM" % label):
+        return
+    check(status.get("data-state") == "done", "%s: state %r (%s)" % (label, status.get(
+        "data-state"), status.get("text")))
+    expected = int(status.get("data-charts-expected", "0"))
+    drawn = int(status.get("data-charts-drawn", "-1"))
+    check(expected >= min_charts, "%s: %d charts expected, at least %d" % (label, expected,
+                                                                         min_charts))
+    check(drawn == expected, "%s: %d of %d charts drew" % (label, drawn, expected))
+    check(status.get("data-charts-blank") == "0", "%s: %s charts stayed blank" %
+          (label, status.get("data-charts-blank")))
+    check(status.get("data-errors") == "0", "%s: script errors: %s" % (label, status.get("text")))
+    check(dom.count("<canvas") == expected, "%s: %d canvases for %d charts" %
+          (label, dom.count("<canvas"), expected))
+    print("OK: %s rendered: %s" % (label, status.get("text")))
+
+
+def check_offline(label, text):
+    """Nothing in the file asks the network for anything."""
+    for pattern in (r"<script[^>]+src=", r"<link\b", r"<img\b", r"@import", r"url\(\s*['\"]?https?:",
+                    r"<iframe\b"):
+        check(not re.search(pattern, text, re.IGNORECASE), "%s: external resource %s" %
+              (label, pattern))
+    check("Content-Security-Policy" in text and "default-src 'none'" in text,
+          "%s: no CSP forbidding network loads" % label)
+    check("Chart.js v" in text and "Released under the MIT License" in text,
+          "%s: Chart.js not inlined with its licence header" % label)
+    check("<noscript>" in text, "%s: no <noscript> table" % label)
+
+
+def write_report(exe, args, out):
+    return run([exe] + args + ["-o", out])
+
+
+def main():
+    exe, compare, data_dir, work_dir = sys.argv[1:5]
+    os.makedirs(work_dir, exist_ok=True)
+    browser = chromium_binary()
+    if not browser:
+        print("SKIP: chromium is not installed (apt-get install chromium)")
+        return SKIP
+    data = lambda name: os.path.join(data_dir, name + ".json")
+
+    # 1. A run against a baseline of the same suite: every gate verdict "same".
+    out = os.path.join(work_dir, "examples.html")
+    result = write_report(exe, [data("examples_b1"), "--baseline", data("examples_a1")], out)
+    if "cannot read Chart.js" in result.stderr:
+        print("SKIP: " + result.stderr.strip())
+        return SKIP
+    if not check(result.returncode == 0, "examples: exit %d %s" % (result.returncode,
+                                                                   result.stderr)):
+        return finish()
+    with open(out, encoding="utf-8") as handle:
+        text = handle.read()
+    check_offline("examples", text)
+    dom, status = render(browser, out)
+    # BM_Copy sweeps 2 arguments (time, bandwidth); 6 other benchmarks (time, bandwidth).
+    check_rendered("examples", dom, status, 4)
+    page = html.unescape(re.sub(r"<[^>]+>", " ", dom))
+    for needle in ("NVIDIA H200", "driver 13.0, runtime 13.0, CUPTI API 130001", "rated 1980 MHz",
+                   "b4318ba04f6a40f1", "theoretical peak 4.81 TB/s", "gpubench-compare: PASS (exit 0)",
+                   "flush (l2_read_evict)", "BM_Copy: GPU time", "BM_Copy: DRAM bandwidth"):
+        check(needle in page, "examples: rendered page lacks %r" % needle)
+    with open(data("examples_b1")) as handle:
+        names = {row["run_name"] for row in json.load(handle)["benchmarks"]}
+    rows = re.findall(r'<tr><td class="name">([^<]*)</td>', dom)
+    check(sorted(html.unescape(r) for r in rows) == sorted(names),
+          "examples: summary rows %s" % rows)
+    check(len(re.findall(r">same</td>", dom)) == len(names), "examples: not every verdict 'same'")
+    # Without #all, charts are drawn as they come into view: the first screen, no errors.
+    lazy_dom, lazy = render(browser, out, fragment="")
+    check(lazy.get("data-state") == "done" and lazy.get("data-errors") == "0" and
+          lazy.get("data-charts-blank") == "0", "examples, lazy: %s" % lazy.get("text"))
+    shot = os.path.join(work_dir, "examples.png")
+    result = chromium(browser, "file://" + os.path.abspath(out) + "#all",
+                      ["--virtual-time-budget=20000", "--window-size=1400,2300",
+                       "--screenshot=" + shot])
+    check(os.path.exists(shot) and os.path.getsize(shot) > 20000, "examples: no screenshot")
+
+    # 2. The injected 2.4% slowdown of Gate_Fma: the gate's regression in the table.
+    out = os.path.join(work_dir, "gate.html")
+    result = write_report(exe, [data("gate_inject_time"), "--baseline", data("gate_b1")], out)
+    check(result.returncode == 0 and "would exit 1" in result.stdout,
+          "gate: exit %d %s %s" % (result.returncode, result.stdout, result.stderr))
+    dom, status = render(browser, out)
+    check_rendered("gate", dom, status, 4)
+    check("gpubench-compare: FAIL (exit 1)" in dom, "gate: no FAIL banner")
+    fma = re.search(r'Gate_Fma/2112/manual_time</td>(.*?)</tr>', dom, re.S)
+    check(fma and "regression (fails)" in fma.group(1), "gate: Gate_Fma row lacks the regression")
+    check(dom.count("(fails)") == 1, "gate: %d failing rows, expected 1" % dom.count("(fails)"))
+
+    # 3. No baseline; a throttled repetition and copied counters become warnings.
+    with open(data("gate_a1")) as handle:
+        gb = json.load(handle)
+    for row in gb["benchmarks"]:
+        if row["run_name"].startswith("Gate_Tiny") and row.get("repetition_index") == 3:
+            row["sm_clock_throttled"] = 1.0
+    throttled = os.path.join(work_dir, "throttled.json")
+    with open(throttled, "w") as handle:
+        json.dump(gb, handle)
+    log = os.path.join(work_dir, "run.log")
+    with open(log, "w") as handle:
+        handle.write("gpubench: Gate_Tiny: GB reported the call with 100 iterations (0.0004 s of "
+                     "GPU time), ...; its hardware counters were copied from the same instance's "
+                     "profiled call with 10 iterations\n")
+    out = os.path.join(work_dir, "alone.html")
+    result = write_report(exe, [throttled, "--log", log], out)
+    check(result.returncode == 0, "alone: exit %d %s" % (result.returncode, result.stderr))
+    dom, status = render(browser, out)
+    check_rendered("alone", dom, status, 3)
+    check("SM clock throttled" in dom and "Gate_Tiny/manual_time (1 of 10 repetitions)" in dom,
+          "alone: no throttle warning")
+    check("copied counters: gpubench: Gate_Tiny" in html.unescape(dom), "alone: no copied warning")
+    check("THROTTLED" in dom, "alone: throttled row not marked")
+
+    # 4. A baseline with other settings: refused like the gate (3), or reported with a warning.
+    with open(data("gate_b1")) as handle:
+        other = json.load(handle)
+    other["context"]["gpubench_cache"] = "keep"
+    other["context"]["gpubench_settings_fingerprint"] = "0123456789abcdef"
+    other_path = os.path.join(work_dir, "other_settings.json")
+    with open(other_path, "w") as handle:
+        json.dump(other, handle)
+    out = os.path.join(work_dir, "mismatch.html")
+    result = write_report(exe, [data("gate_a1"), "--baseline", other_path], out)
+    check(result.returncode == 3 and "gpubench_cache" in result.stderr,
+          "mismatch: exit %d %s" % (result.returncode, result.stderr))
+    result = write_report(exe, [data("gate_a1"), "--baseline", other_path,
+                                "--allow-settings-mismatch"], out)
+    check(result.returncode == 0, "mismatch allowed: exit %d" % result.returncode)
+    with open(out, encoding="utf-8") as handle:
+        check("settings differ from the baseline" in html.unescape(handle.read()),
+              "mismatch allowed: no warning")
+
+    # 5. Bad input: exit 2 with gpubench-compare's message.
+    bad = os.path.join(work_dir, "bad.json")
+    with open(bad, "w") as handle:
+        handle.write('{"benchmarks": [ {"name": "a"')
+    reported = write_report(exe, [bad], os.path.join(work_dir, "bad.html"))
+    compared = run([compare, bad, data("gate_a1")])
+    check(reported.returncode == 2 and compared.returncode == 2 and
+          reported.stderr.replace("gpubench-report: ", "") ==
+          compared.stderr.replace("gpubench-compare: ", ""),
+          "bad input: %r vs %r" % (reported.stderr, compared.stderr))
+    return finish()
+
+
+def finish():
+    for failure in FAILURES:
+        print("FAIL: " + failure)
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
