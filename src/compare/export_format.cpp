@@ -130,6 +130,11 @@ std::string ExtraText(const BenchmarkFile& run, const BenchmarkRecord& record) {
     extra += "\nthrottled: " + std::to_string(throttled) + " of " +
              std::to_string(record.RepetitionCount()) + " repetitions";
   }
+  std::size_t shared = 0;
+  if (Shared(record, &shared)) {
+    extra += "\ngpu_shared: another process used the GPU in " + std::to_string(shared) + " of " +
+             std::to_string(record.RepetitionCount()) + " repetitions";
+  }
   extra += "\nrepetitions: " + std::to_string(record.RepetitionCount());
   if (record.aggregates_only) {
     extra += " (file has aggregates only: the value is GB's median, no spread)";

@@ -204,13 +204,17 @@ std::vector<Warning> CollectWarnings(const ReportInputs& inputs) {
   if (!run.ContextValue(kSettingsFingerprintKey)) {
     warnings.push_back({"warn", run.path + " has no gpubench settings (not written by gpubench)"});
   }
-  std::vector<std::string> throttled;
+  std::vector<std::string> throttled, shared;
   std::size_t failed = 0;
   for (const BenchmarkRecord& record : run.benchmarks) {
     std::size_t count = 0;
     if (Throttled(record, &count)) {
       throttled.push_back(record.name + " (" + std::to_string(count) + " of " +
                           std::to_string(record.RepetitionCount()) + " repetitions)");
+    }
+    if (Shared(record, &count)) {
+      shared.push_back(record.name + " (" + std::to_string(count) + " of " +
+                       std::to_string(record.RepetitionCount()) + " repetitions)");
     }
     if (record.failed) ++failed;
   }
@@ -222,6 +226,15 @@ std::vector<Warning> CollectWarnings(const ReportInputs& inputs) {
       text += (i ? ", " : "") + throttled[i];
     }
     if (throttled.size() > 20) text += ", ...";
+    warnings.push_back({"bad", text});
+  }
+  if (!shared.empty()) {
+    std::string text = "GPU shared: another process used the GPU during " +
+                       std::to_string(shared.size()) +
+                       " benchmark(s) (gpu_shared); their times and device-wide counters are "
+                       "doubtful and the gate does not judge them: ";
+    for (std::size_t i = 0; i < shared.size() && i < 20; ++i) text += (i ? ", " : "") + shared[i];
+    if (shared.size() > 20) text += ", ...";
     warnings.push_back({"bad", text});
   }
   if (failed > 0) {
@@ -386,8 +399,9 @@ std::string SummaryTable(const ReportInputs& inputs, double peak) {
         percent = bandwidth / peak * 100;
       }
       const double clock = MedianOf(record, "sm_clock_mhz");
-      std::size_t throttled = 0;
+      std::size_t throttled = 0, shared = 0;
       Throttled(record, &throttled);
+      Shared(record, &shared);
       html += Cell(std::to_string(record.RepetitionCount()),
                    static_cast<double>(record.RepetitionCount()));
       html += Cell(FormatTime(spread.median), spread.median);
@@ -396,8 +410,8 @@ std::string SummaryTable(const ReportInputs& inputs, double peak) {
       html += Cell(FormatBandwidth(bandwidth), bandwidth);
       html += Cell(FormatPercentValue(percent, "%.1f%%"), percent);
       html += Cell((std::isfinite(clock) ? Printf("%.0f MHz", clock) : std::string("-")) +
-                       (throttled ? " THROTTLED" : ""),
-                   clock, throttled ? "num bad" : "num");
+                       (throttled ? " THROTTLED" : "") + (shared ? " GPU SHARED" : ""),
+                   clock, throttled || shared ? "num bad" : "num");
     }
     if (baseline) {
       const MetricComparison* time = nullptr;

@@ -124,14 +124,24 @@ std::vector<std::string> DefaultGatedMetrics() {
   return names;
 }
 
-bool Throttled(const BenchmarkRecord& record, std::size_t* count) {
-  std::size_t throttled = 0;
-  if (const MetricSeries* series = record.FindMetric("sm_clock_throttled")) {
-    throttled = static_cast<std::size_t>(std::count_if(series->values.begin(), series->values.end(),
-                                                       [](double v) { return v >= 0.5; }));
+namespace {
+bool Flagged(const BenchmarkRecord& record, std::string_view counter, std::size_t* count) {
+  std::size_t flagged = 0;
+  if (const MetricSeries* series = record.FindMetric(counter)) {
+    flagged = static_cast<std::size_t>(std::count_if(series->values.begin(), series->values.end(),
+                                                     [](double v) { return v >= 0.5; }));
   }
-  if (count) *count = throttled;
-  return throttled > 0;
+  if (count) *count = flagged;
+  return flagged > 0;
+}
+}  // namespace
+
+bool Throttled(const BenchmarkRecord& record, std::size_t* count) {
+  return Flagged(record, "sm_clock_throttled", count);
+}
+
+bool Shared(const BenchmarkRecord& record, std::size_t* count) {
+  return Flagged(record, "gpu_shared", count);
 }
 
 }  // namespace gpubench::compare

@@ -66,6 +66,8 @@ std::vector<std::string> DefaultGatedMetrics();
 
 // True when sm_clock_throttled was 1 in at least one repetition; `count` gets how many.
 bool Throttled(const BenchmarkRecord& record, std::size_t* count = nullptr);
+// True when gpu_shared was 1 (another process used the GPU) in at least one repetition.
+bool Shared(const BenchmarkRecord& record, std::size_t* count = nullptr);
 
 }  // namespace gpubench::compare
 

@@ -159,6 +159,31 @@ def check_bencher(exe, data_dir, work_dir, name):
     print("OK: Bencher export of %s: %d benchmarks" % (name, len(bmf)))
 
 
+def check_shared_flag(exe, data_dir, work_dir):
+    """A run marked gpu_shared carries the flag into the dashboard's extra text."""
+    with open(os.path.join(data_dir, "gate_a1.json")) as handle:
+        gb_json = json.load(handle)
+    for row in gb_json["benchmarks"]:
+        if row["run_name"].startswith("Gate_Fma") and row.get("run_type") == "iteration":
+            row["gpu_shared"] = 1.0 if row.get("repetition_index") in (0, 1) else 0.0
+    source = os.path.join(work_dir, "shared.json")
+    with open(source, "w") as handle:
+        json.dump(gb_json, handle)
+    prefix = os.path.join(work_dir, "shared")
+    result = run([exe, source, "--to", "github-action-benchmark", "-o", prefix])
+    if not check(result.returncode == 0, "shared: exit %d: %s" % (result.returncode,
+                                                                  result.stderr)):
+        return
+    with open(prefix + ".customSmallerIsBetter.json") as handle:
+        entries = json.load(handle)
+    fma = [e for e in entries if e["name"].startswith("Gate_Fma/")]
+    other = [e for e in entries if not e["name"].startswith("Gate_Fma/")]
+    check(fma and all("gpu_shared: another process used the GPU in 2 of 10 repetitions"
+                      in e.get("extra", "") for e in fma), "shared: Gate_Fma extra lacks the flag")
+    check(all("gpu_shared" not in e.get("extra", "") for e in other),
+          "shared: the flag leaked into other benchmarks")
+
+
 def check_options_and_errors(exe, compare, data_dir, work_dir):
     source = os.path.join(data_dir, "examples_a1.json")
     # --counters picks others (and takes "time" for real_time).
@@ -245,6 +270,7 @@ def main():
         check_github_action_benchmark(exe, data_dir, work_dir, name)
         check_bencher(exe, data_dir, work_dir, name)
     check_options_and_errors(exe, compare, data_dir, work_dir)
+    check_shared_flag(exe, data_dir, work_dir)
     for failure in FAILURES:
         print("FAIL: " + failure)
     return 1 if FAILURES else 0

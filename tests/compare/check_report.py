@@ -162,6 +162,8 @@ def main():
     for row in gb["benchmarks"]:
         if row["run_name"].startswith("Gate_Tiny") and row.get("repetition_index") == 3:
             row["sm_clock_throttled"] = 1.0
+        if row["run_name"].startswith("Gate_SortPairs") and row.get("repetition_index") == 2:
+            row["gpu_shared"] = 1.0
     throttled = os.path.join(work_dir, "throttled.json")
     with open(throttled, "w") as handle:
         json.dump(gb, handle)
@@ -179,6 +181,10 @@ def main():
           "alone: no throttle warning")
     check("copied counters: gpubench: Gate_Tiny" in html.unescape(dom), "alone: no copied warning")
     check("THROTTLED" in dom, "alone: throttled row not marked")
+    check("GPU shared: another process used the GPU during 1 benchmark(s)" in dom and
+          "Gate_SortPairs/16777216/manual_time (1 of 10 repetitions)" in dom,
+          "alone: no shared-GPU warning")
+    check("GPU SHARED" in dom, "alone: shared row not marked")
 
     # 4. A baseline with other settings: refused like the gate (3), or reported with a warning.
     with open(data("gate_b1")) as handle:
