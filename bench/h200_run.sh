@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How the H200 numbers in the docs were produced: build on the device machine (no network:
 # Debian packages carried in .deps), run the GPU tests and the benchmarks, keep logs in $OUT.
-# Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|overhead|rss|
+# Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|overhead|rss|
 #                          suite|suitecost|crosscheck|tarjson|pack|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
@@ -115,6 +115,33 @@ step_rerun() {
   GATE_TAG=b GATE_RUNS="1 2" GATE_ARGS=--benchmark_min_time=0.1 step_gate3
   GATE_ARGS=--benchmark_min_time=0.1 run_suite gpubench_gate_suite 10 gate_inject_time \
     GATE_SUITE_INJECT=time
+}
+# Two copies of the example suite started together on one GPU, then one alone: the shared runs
+# are flagged gpu_shared=1, the lone run is not (issue #16).
+step_shared() {
+  local ex=$BUILD/bench/gpubench_examples
+  $ex --benchmark_out="$OUT/shared_a.json" --benchmark_out_format=json >"$OUT/shared_a.log" 2>&1 &
+  local a=$!
+  sleep 1
+  $ex --benchmark_out="$OUT/shared_b.json" --benchmark_out_format=json >"$OUT/shared_b.log" 2>&1
+  wait $a
+  $ex --benchmark_out="$OUT/alone.json" --benchmark_out_format=json >"$OUT/alone.log" 2>&1
+  python3 - "$OUT" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+for name in ("shared_a", "shared_b", "alone"):
+    d = json.load(open(os.path.join(out, name + ".json")))
+    rows = [b for b in d["benchmarks"] if b.get("run_type") == "iteration"]
+    shared = [b["name"] for b in rows if b.get("gpu_shared") == 1]
+    print("%s: %d of %d rows gpu_shared=1; sharing at start: %s; profiler: %s" % (
+        name, len(shared), len(rows), d["context"].get("gpubench_gpu_sharing"),
+        d["context"].get("gpubench_profiler")[:90]))
+    for b in rows:
+        print("   %-40s %10.1f us shared=%s" % (b["name"], b["real_time"] / 1e3 if b["time_unit"] == "ns" else b["real_time"], b.get("gpu_shared")))
+    for line in open(os.path.join(out, name + ".log")):
+        if "GPU is shared" in line or "HARDWARE_BUSY" in line:
+            print("   stderr: " + line.strip()[:300])
+PY
 }
 step_tarjson() { (cd "$OUT" && tar czf runs.tgz *.json *.log && rm -f *.json *.log); }
 # The gate suite with a shorter min_time (its two launch-bound benchmarks take 0.5 s of GPU time
