@@ -480,6 +480,32 @@ TEST(RealH200Data, ASharedGpuRunIsShownButNotJudged) {
   EXPECT_THAT(console.out, HasSubstr("GPU SHARED (contender)"));
 }
 
+// Two example suites started together on one H200 (shared_a, shared_b), then one alone: the
+// contended runs carry gpu_shared=1 and the gate does not call their 2.5x slowdown a regression.
+TEST(RealH200Data, ContendedRunsAreFlaggedAndNotJudged) {
+  const std::string alone = Data("h200/shared/alone.json");
+  const std::string shared_a = Data("h200/shared/shared_a.json");
+  const std::string shared_b = Data("h200/shared/shared_b.json");
+  const ToolRun a = RunTool({alone, shared_a, "--format", "json"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(nlohmann::json::parse(a.out).at("summary").at("gpu_shared"), 7);
+  const ToolRun b = RunTool({shared_b, alone, "--format", "json"});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(nlohmann::json::parse(b.out).at("summary").at("gpu_shared"), 8);
+  // The same contended file without its flags fails the gate: the flag is what keeps it out.
+  std::string unflagged = ReadFile(shared_a);
+  const std::string flag = "\"gpu_shared\": 1.0000000000000000e+00";
+  for (std::size_t at = unflagged.find(flag); at != std::string::npos; at = unflagged.find(flag)) {
+    unflagged.replace(at, flag.size(), "\"gpu_shared\": 0");
+  }
+  const std::string path =
+      ::testing::TempDir() + "gpubench_unflagged_" + std::to_string(::getpid()) + ".json";
+  std::ofstream(path) << unflagged;
+  const ToolRun stripped = RunTool({alone, path});
+  std::remove(path.c_str());
+  EXPECT_EQ(stripped.exit_code, 1) << stripped.out;
+}
+
 TEST(RealH200Data, EveryGatedRowShowsTheThresholdApplied) {
   const std::vector<std::string> files = H200Reruns("examples");
   ASSERT_GE(files.size(), 2u);
