@@ -94,6 +94,7 @@ void Runtime::ResetForTesting() {
   profiler_.reset();
   sharing_.reset();
   shared_warned_ = false;
+  fastest_calls_.clear();
   context_lost_reason_.clear();
   configured_ = false;
   trials_ = TrialRunDetector();

@@ -45,6 +45,17 @@ class Runtime {
   void SetSharingMonitorForTesting(std::unique_ptr<SharingMonitor> monitor) {
     sharing_ = std::move(monitor);
   }
+  /// The fastest GPU seconds per iteration of earlier calls of `instance` with the same
+  /// iteration count (GB's repetitions), 0 if none; then records this call's.
+  double ExchangeFastestCall(const std::string& instance, int64_t iterations, double seconds) {
+    auto& [count, fastest] = fastest_calls_[instance];
+    const double earlier = count == iterations ? fastest : 0;
+    if (count != iterations || seconds < fastest) {
+      count = iterations;
+      fastest = seconds;
+    }
+    return earlier;
+  }
   /// True once the user has been told that the GPU is shared (the warning is printed once).
   bool TakeSharedWarning() { return !std::exchange(shared_warned_, true); }
 
@@ -86,6 +97,7 @@ class Runtime {
   std::unique_ptr<Profiler> profiler_;
   std::unique_ptr<SharingMonitor> sharing_;
   bool shared_warned_ = false;
+  std::map<std::string, std::pair<int64_t, double>> fastest_calls_;
   std::string profiler_status_ = "off: not initialized";
   std::map<std::string, std::string> metric_units_;
   std::string context_lost_reason_;

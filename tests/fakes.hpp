@@ -72,7 +72,10 @@ class FakeOps : public detail::GpuOps {
 class FakeTimer : public detail::IterationTimer {
  public:
   explicit FakeTimer(Log* log) : log_(log) {}
-  void BeginRun() override { open_ = 0; }
+  void BeginRun() override {
+    open_ = 0;
+    ++runs;
+  }
   Status Begin(cudaStream_t) override {
     log_->Add("timer_begin");
     return Status::Ok();
@@ -85,10 +88,14 @@ class FakeTimer : public detail::IterationTimer {
   Status Collect(bool wait_all, std::vector<double>* seconds) override {
     // Like the event pool: results come back when waited for.
     if (!wait_all) return Status::Ok();
-    for (; open_ > 0; --open_) seconds->push_back(region_seconds);
+    const bool slow = slow_from_run > 0 && runs >= slow_from_run;
+    for (; open_ > 0; --open_) seconds->push_back(region_seconds * (slow ? slow_factor : 1.0));
     return Status::Ok();
   }
   double region_seconds = 1e-3;
+  int runs = 0;           // GB calls so far (BeginRun)
+  int slow_from_run = 0;  // from this call on, regions take slow_factor times longer
+  double slow_factor = 1;
 
  private:
   Log* log_;

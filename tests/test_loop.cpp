@@ -59,6 +59,12 @@ void LoopTest_OwnMinTime(benchmark::State& state) {
 }
 GPUBENCH_BENCHMARK(LoopTest_OwnMinTime)->MinTime(0.05);
 
+// Three calls of five iterations each: GB's repetitions, whatever its version.
+void LoopTest_ThreeRepetitions(benchmark::State& state) {
+  for (auto _ : Loop(state)) Body();
+}
+GPUBENCH_BENCHMARK(LoopTest_ThreeRepetitions)->Iterations(5)->Repetitions(3);
+
 class LoopFixture : public gpubench::Fixture {};
 GPUBENCH_DEFINE_F(LoopFixture, Case)(benchmark::State& state) {
   for (auto _ : Iterations(state)) Body();
@@ -433,6 +439,41 @@ TEST_F(LoopTest, AProfilerHeldByAnotherProcessMarksTheRunShared) {
   ASSERT_EQ(reporter.runs.size(), 1u);
   EXPECT_EQ(reporter.runs[0].counters.at("gpu_shared").value, 1.0);
   EXPECT_NE(warning.find("another process profiles this GPU"), std::string::npos) << warning;
+}
+
+TEST_F(LoopTest, ARepetitionFarSlowerThanTheEarlierOnesIsMarkedShared) {
+  // No NVML: the measurement's own sign. The third repetition takes 2.5x as long.
+  detail::SharingSample unknown;
+  unknown.unknown_reason = "libnvidia-ml.so.1 (the driver's NVML) not found";
+  sharing_owner_ =
+      std::make_unique<FakeSharingMonitor>(std::vector<detail::SharingSample>{unknown});
+  timer_->slow_from_run = 3;
+  timer_->slow_factor = 2.5;
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_ThreeRepetitions/");
+  const std::string warning = ::testing::internal::GetCapturedStderr();
+  std::vector<double> shared;
+  for (const auto& run : runs) {
+    if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) continue;
+    auto flag = run.counters.find("gpu_shared");
+    shared.push_back(flag == run.counters.end() ? -1 : flag->second.value);
+  }
+  EXPECT_EQ(shared, (std::vector<double>{-1, -1, 1}));  // unknown, unknown, slow
+  EXPECT_NE(warning.find("GPU time 2.50x the fastest earlier repetition of this instance"),
+            std::string::npos)
+      << warning;
+}
+
+TEST_F(LoopTest, RepetitionsOfTheUsualSpreadAreNotMarked) {
+  sharing_owner_ = std::make_unique<FakeSharingMonitor>(
+      std::vector<detail::SharingSample>{Processes({kThisProcess})});
+  timer_->slow_from_run = 2;
+  timer_->slow_factor = 1.2;  // a launch-bound kernel's repetitions differ by ~1.15x
+  auto runs = Run("^LoopTest_ThreeRepetitions/");
+  for (const auto& run : runs) {
+    if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) continue;
+    EXPECT_EQ(run.counters.at("gpu_shared").value, 0.0);
+  }
 }
 
 TEST(GpuSharing, OtherProcessesLeaveThisOneOut) {
