@@ -105,6 +105,16 @@ TEST(Context, FingerprintKeysNameExactlyTheHashedSettings) {
   EXPECT_EQ(context["gpubench_fingerprint_keys"], keys);
 }
 
+// The flush reads twice the L2 (so no line of the previous iteration can survive it), and at
+// least 8 MiB on small-L2 GPUs.
+TEST(Flush, SizeIsTwiceTheL2AndAtLeastEightMiB) {
+  EXPECT_EQ(FlushBytes(62914560), 125829120);  // H200: 60 MiB L2 -> 120 MiB
+  EXPECT_EQ(FlushBytes(50331648), 100663296);  // H100 PCIe: 48 MiB
+  EXPECT_EQ(FlushBytes(6291456), 12582912);    // 6 MiB
+  EXPECT_EQ(FlushBytes(1048576), 8388608);     // 1 MiB -> the 8 MiB minimum
+  EXPECT_EQ(FlushBytes(0), 8388608);           // unknown L2
+}
+
 TEST(Fingerprint, IsStableAndHexadecimal) {
   const std::string first = SettingsFingerprint(Defaults());
   EXPECT_EQ(first, SettingsFingerprint(Defaults()));
