@@ -14,6 +14,8 @@ std::ofstream& LogStream() {
 }  // namespace
 
 std::string OpenProfileLog(const std::string& path) {
+  if (LogStream().is_open()) LogStream().close();
+  LogStream().clear();
   if (path.empty()) return "";
   LogStream().open(path, std::ios::app);
   if (!LogStream()) {

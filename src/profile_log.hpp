@@ -9,7 +9,8 @@
 
 namespace gpubench::detail {
 
-/// Opens (appends to) `path`; an empty path turns the log off. Returns an error message or "".
+/// Opens (appends to) `path`, closing the file opened before; an empty path turns the log off.
+/// Returns an error message or "".
 std::string OpenProfileLog(const std::string& path);
 
 /// One JSON line: {"benchmark", "iterations" (of the GB call it belongs to, as in GB's output),

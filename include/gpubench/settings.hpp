@@ -22,7 +22,7 @@ enum class CachePolicy {
 /// Which of GB's calls of a benchmark function run profiling sessions.
 enum class ProfileRuns {
   kReported,  ///< Calls GB may report; its iteration-count trials reuse the instance's counters.
-  kAll,       ///< Every call, trials included (slower; for a ->MinTime() gpubench cannot see).
+  kAll,       ///< Every call, trials included (slower; for a ->MinTime() gpubench cannot read).
 };
 
 /// The settings in effect for a run of benchmarks. Clock control is not a field: gpubench never
