@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "gpubench/registration.hpp"
 #include "status.hpp"
 
 namespace gpubench::detail {
@@ -12,7 +13,12 @@ namespace gpubench::detail {
 struct CurrentInstance {
   const std::string* family = nullptr;  ///< null: not registered through gpubench
   int args_count = -1;                  ///< GB's ArgsCnt(): -1 when the family has no args
+  double own_min_time_seconds = 0;      ///< the family's ->MinTime(); 0 when it has none
 };
+
+/// The benchmark's own ->MinTime() in seconds, 0 when it has none: GB applies it in place of
+/// --benchmark_min_time.
+double OwnMinTimeSeconds(const BenchmarkHandle& benchmark);
 
 /// The instance running on this thread (set by InstanceScope).
 const CurrentInstance& GetCurrentInstance();

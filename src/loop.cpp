@@ -86,13 +86,17 @@ class IterationController {
           "gpubench::Initialize(&argc, argv) before benchmark::Initialize, so that the settings "
           "are recorded in the context block");
     }
+    // name_ is GB's name for the instance (State::name() from GB 1.8, so a later ->Name() is
+    // seen) with its arguments: the NVTX ranges, the profile records and the trial detector all
+    // key on it.
     const CurrentInstance& instance = GetCurrentInstance();
     if (instance.family != nullptr) {
       name_ = InstanceName(instance, state_);
     } else if (Status status = NameOfUnregisteredInstance(state_, &name_); !status.ok()) {
       return status;
     }
-    std::cerr << runtime_.trials().BeginCall(name_, state_.max_iterations);
+    std::cerr << runtime_.trials().BeginCall(name_, state_.max_iterations,
+                                             instance.own_min_time_seconds);
     if (state_.threads() > 1) {
       return Status::Error(
           "->Threads(" + std::to_string(state_.threads()) +

@@ -37,7 +37,26 @@ auto RegisterOwned(B* benchmark, long)
   return benchmark::internal::RegisterBenchmarkInternal(benchmark);
 }
 
+// GB applies a benchmark's own ->MinTime() in place of --benchmark_min_time, and keeps it in a
+// private member (double min_time_, 0 when unset) in every version from 1.7 to main, with no
+// getter. C++ does not check access for names in an explicit instantiation, so the
+// instantiation below hands out a pointer to that member; a GB that renamed the member would
+// fail to compile here rather than be misread.
+struct MinTimeMember {
+  using type = double BenchmarkHandle::*;
+  friend type Pointer(MinTimeMember);
+};
+template <class Tag, typename Tag::type kMember>
+struct ExposeMember {
+  friend typename Tag::type Pointer(Tag) { return kMember; }
+};
+template struct ExposeMember<MinTimeMember, &BenchmarkHandle::min_time_>;
+
 }  // namespace
+
+double OwnMinTimeSeconds(const BenchmarkHandle& benchmark) {
+  return benchmark.*Pointer(MinTimeMember());
+}
 
 const CurrentInstance& GetCurrentInstance() { return current_instance; }
 
@@ -103,6 +122,7 @@ InstanceScope::InstanceScope(const std::string* registered, const BenchmarkHandl
   family_ = gb_name ? *gb_name : *registered;
   current_instance.family = &family_;
   current_instance.args_count = ArgsCountReader::Read(benchmark);
+  current_instance.own_min_time_seconds = OwnMinTimeSeconds(benchmark);
 }
 
 InstanceScope::~InstanceScope() { current_instance = CurrentInstance(); }

@@ -1,5 +1,6 @@
 #include "gpubench/reporter.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -50,12 +51,50 @@ bool CounterReporter::ReportContext(const Context& context) {
       << " profile_runs=" << ToString(settings.profile_runs)
       << " exclusive=" << ToString(settings.exclusive) << " metrics=" << settings.metrics.size()
       << " profiler=" << runtime.profiler_status() << "\n  settings fingerprint "
-      << detail::SettingsFingerprint(settings) << "; time columns are GPU time per iteration\n";
+      << detail::SettingsFingerprint(settings)
+      << "\n  rows under a \"GPU time\" header: GPU time per iteration (gpubench::Loop); rows "
+         "under GB's \"Time\" header: GB's own time (other benchmarks)\n";
   return result;
 }
 
+bool CounterReporter::IsGpuTimed(const Run& run) {
+  return !detail::RunFailed(run) && run.counters.count("sm_clock_mhz") != 0;
+}
+
+CounterReporter::RowKind CounterReporter::KindOf(const Run& run) {
+  if (detail::RunFailed(run) || run.report_big_o || run.report_rms) return RowKind::kNone;
+  return IsGpuTimed(run) ? RowKind::kGpu : RowKind::kCpu;
+}
+
+void CounterReporter::ReportRuns(const std::vector<Run>& reports) {
+  for (const Run& run : reports) {
+    // A header before the first row and whenever the kind of time changes, so that every time
+    // is under its own title; GB's rows in tabular mode also when their counters change (GB
+    // titles each counter's column). gpubench's rows print counters as name=value: no columns.
+    const RowKind kind = KindOf(run);
+    bool header = !printed_header_ || (kind != RowKind::kNone && kind != header_kind_);
+    if (!header && kind == RowKind::kCpu && (output_options_ & OO_Tabular) != 0) {
+      header = run.counters.size() != prev_counters_.size() ||
+               !std::equal(run.counters.begin(), run.counters.end(), prev_counters_.begin(),
+                           [](const auto& a, const auto& b) { return a.first == b.first; });
+    }
+    if (header) {
+      printed_header_ = true;
+      prev_counters_ = run.counters;
+      PrintHeader(run);
+    }
+    PrintRunData(run);
+  }
+}
+
 void CounterReporter::PrintHeader(const Run& run) {
-  (void)run;
+  RowKind kind = KindOf(run);
+  if (kind == RowKind::kNone) kind = header_kind_ == RowKind::kNone ? RowKind::kGpu : header_kind_;
+  header_kind_ = kind;
+  if (kind == RowKind::kCpu) {
+    ConsoleReporter::PrintHeader(run);
+    return;
+  }
   std::string header;
   char line[256];
   std::snprintf(line, sizeof(line), "%-*s %15s %15s %12s  %s", static_cast<int>(name_field_width_),
@@ -67,6 +106,11 @@ void CounterReporter::PrintHeader(const Run& run) {
 }
 
 void CounterReporter::PrintRunData(const Run& run) {
+  if (!detail::RunFailed(run) && !IsGpuTimed(run)) {
+    // Not GPU time: GB's own row (a CPU benchmark, or a complexity fit, which GB formats).
+    ConsoleReporter::PrintRunData(run);
+    return;
+  }
   std::ostream& out = GetOutputStream();
   const bool color = (output_options_ & OO_Color) != 0;
   auto paint = [&](const char* code, const std::string& text) {

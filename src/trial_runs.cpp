@@ -30,7 +30,8 @@ std::optional<double> MinTimeSeconds(const std::string& flag_value) {
   return seconds;
 }
 
-std::string TrialRunDetector::BeginCall(const std::string& instance, int64_t iterations) {
+std::string TrialRunDetector::BeginCall(const std::string& instance, int64_t iterations,
+                                        double own_min_time_seconds) {
   std::string warning;
   // A trial is always followed by a longer call of the same instance; anything else means
   // GB reported the call.
@@ -39,15 +40,23 @@ std::string TrialRunDetector::BeginCall(const std::string& instance, int64_t ite
   }
   copied_.reset();
   auto [last, first_call] = last_iterations_.try_emplace(instance, iterations);
-  current_ = {instance, iterations, !first_call && iterations > last->second};
+  current_ = {instance, iterations, !first_call && iterations > last->second, own_min_time_seconds};
   last->second = iterations;
   return warning;
 }
 
+std::optional<double> TrialRunDetector::CallMinTimeSeconds() const {
+  // No global min_time (an explicit --benchmark_min_time=<n>x makes GB report every call, its
+  // own ->MinTime() notwithstanding): nothing is judged a trial.
+  if (!min_time_seconds_) return std::nullopt;
+  return current_.own_min_time_seconds > 0 ? current_.own_min_time_seconds : *min_time_seconds_;
+}
+
 bool TrialRunDetector::IsTrial(double gpu_seconds) const {
-  return min_time_seconds_.has_value() && current_.follows_shorter_call &&
+  const std::optional<double> min_time = CallMinTimeSeconds();
+  return min_time.has_value() && current_.follows_shorter_call &&
          current_.iterations < kGoogleBenchmarkMaxIterations &&
-         gpu_seconds < *min_time_seconds_ * (1 - kRoundingMargin);
+         gpu_seconds < *min_time * (1 - kRoundingMargin);
 }
 
 void TrialRunDetector::NoteCopiedCounters(double gpu_seconds, int64_t source_iterations) {
@@ -65,11 +74,14 @@ std::string TrialRunDetector::Misjudged(const CopiedCall& copied) const {
   out << "gpubench: " << copied.call.instance << ": GB reported the call with "
       << copied.call.iterations << " iterations (" << copied.gpu_seconds
       << " s of GPU time), which gpubench took for an iteration-count trial because it was "
-         "shorter than --benchmark_min_time ("
-      << min_time_seconds_.value_or(0) << " s); its hardware counters were copied from the "
-      << "same instance's profiled call with " << copied.source_iterations
+         "shorter than the min_time it knew ("
+      << (copied.call.own_min_time_seconds > 0 ? copied.call.own_min_time_seconds
+                                               : min_time_seconds_.value_or(0))
+      << " s); its hardware counters were copied from the same instance's profiled call with "
+      << copied.source_iterations
       << " iterations (same body, metrics and settings, not this call's own session). A "
-         "per-benchmark ->MinTime() below --benchmark_min_time causes this: give the same "
+         "->MinTime() that gpubench cannot read (a benchmark registered with GB's own macro) "
+         "below --benchmark_min_time causes this: register it through gpubench, give the same "
          "value to --benchmark_min_time, or pass --gpubench_profile_runs=all to profile every "
          "call\n";
   return out.str();

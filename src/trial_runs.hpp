@@ -7,15 +7,20 @@
 //
 // A profiling session costs about 15 ms of CUPTI time, and a suite makes several trial calls per
 // instance, so gpubench profiles only calls that GB can report. A call is certainly a trial when
-// GB's min_time is known, the call's GPU time (what GB compares: gpubench benchmarks use manual
-// time, and GB refuses to mix that with UseRealTime) is below it, and the same instance has just
-// run with fewer iterations (so this is neither the first call, which may carry an explicit
-// count, nor a repetition, which repeats the count, nor the restart after a warm-up phase).
+// the min_time GB applies to it is known, the call's GPU time (what GB compares: gpubench
+// benchmarks use manual time, and GB refuses to mix that with UseRealTime) is below it, and the
+// same instance has just run with fewer iterations (so this is neither the first call, which may
+// carry an explicit count, nor a repetition, which repeats the count, nor the restart after a
+// warm-up phase).
 //
-// What this cannot see: a per-benchmark ->MinTime() below the global min_time (GB keeps it
-// private). A reported call is then taken for a trial. GB's calling pattern gives it away
-// afterwards: a trial is always followed by a longer call of the same instance. BeginCall and
-// Finish check that and return a warning for the call that was misjudged.
+// The min_time GB applies is the benchmark's own ->MinTime() when it has one, else
+// --benchmark_min_time. gpubench reads ->MinTime() from GB's benchmark object for every
+// benchmark registered through gpubench (and every gpubench::Fixture). It cannot read it for a
+// benchmark registered with GB's own function macros (GB >= 1.9.5 lets those run): an own
+// min_time below the global one then makes a reported call look like a trial. GB's calling
+// pattern gives it away afterwards: a trial is always followed by a longer call of the same
+// instance. BeginCall and Finish check that and return a warning for the call that was
+// misjudged.
 #pragma once
 
 #include <cstdint>
@@ -40,12 +45,17 @@ class TrialRunDetector {
   explicit TrialRunDetector(std::optional<double> min_time_seconds = std::nullopt)
       : min_time_seconds_(min_time_seconds) {}
 
-  /// At the start of every call of a gpubench benchmark. Returns a warning (or "") when the
-  /// call noted by NoteCopiedCounters turns out to have been reported.
-  std::string BeginCall(const std::string& instance, int64_t iterations);
+  /// At the start of every call of a gpubench benchmark; `own_min_time_seconds` is the
+  /// benchmark's ->MinTime() (0: none, or unknown). Returns a warning (or "") when the call
+  /// noted by NoteCopiedCounters turns out to have been reported.
+  std::string BeginCall(const std::string& instance, int64_t iterations,
+                        double own_min_time_seconds = 0);
 
   /// After the timed iterations of the call begun last: true when GB will discard the call.
   bool IsTrial(double gpu_seconds) const;
+
+  /// The min_time GB applies to the call begun last; nullopt judges no call a trial.
+  std::optional<double> CallMinTimeSeconds() const;
 
   /// The call begun last, judged a trial, got the counters of the same instance's profiled
   /// call with `source_iterations` iterations instead of a profiling session of its own.
@@ -61,6 +71,7 @@ class TrialRunDetector {
     std::string instance;
     int64_t iterations = 0;
     bool follows_shorter_call = false;
+    double own_min_time_seconds = 0;
   };
   struct CopiedCall {
     Call call;

@@ -15,6 +15,7 @@
 
 #include "fakes.hpp"
 #include "gb_compat.hpp"
+#include "gb_version.hpp"
 
 namespace gpubench::testing {
 namespace {
@@ -253,20 +254,6 @@ void Renamed(benchmark::State& state) {
   for (auto _ : Loop(state)) Body();
 }
 GPUBENCH_BENCHMARK(Renamed)->Name("RenamedLater")->Arg(23);
-
-// What this GB version offers, found independently of gpubench's own detection.
-template <class S, class = void>
-struct GbHasStateName : std::false_type {};
-template <class S>
-struct GbHasStateName<S, std::void_t<decltype(std::declval<const S&>().name())>> : std::true_type {
-};
-template <class S, class = void>
-struct GbHasRangeSize : std::false_type {};
-template <class S>
-struct GbHasRangeSize<S, std::void_t<decltype(std::declval<const S&>().range_size())>>
-    : std::true_type {};
-constexpr bool kGbHasStateName = GbHasStateName<benchmark::State>::value;
-constexpr bool kGbHasRangeSize = GbHasRangeSize<benchmark::State>::value;
 
 using GbRun = benchmark::BenchmarkReporter::Run;
 

@@ -8,9 +8,13 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "fakes.hpp"
 #include "gb_compat.hpp"
+#include "gb_version.hpp"
+#include "instance.hpp"
 #include "profile_log.hpp"
 
 namespace gpubench::testing {
@@ -53,7 +57,7 @@ void LoopTest_Repeated(benchmark::State& state) {
 }
 GPUBENCH_BENCHMARK(LoopTest_Repeated)->Repetitions(3);
 
-// A min_time of its own, which gpubench cannot see (GB keeps it private).
+// A min_time of its own, which GB applies in place of --benchmark_min_time.
 void LoopTest_OwnMinTime(benchmark::State& state) {
   for (auto _ : Loop(state)) Body();
 }
@@ -65,11 +69,22 @@ void LoopTest_ThreeRepetitions(benchmark::State& state) {
 }
 GPUBENCH_BENCHMARK(LoopTest_ThreeRepetitions)->Iterations(5)->Repetitions(3);
 
+// A name set after registration, and a search for the iteration count.
+void LoopTest_Renamed(benchmark::State& state) {
+  for (auto _ : Loop(state)) Body();
+}
+GPUBENCH_BENCHMARK(LoopTest_Renamed)->Name("LoopTest_RenamedLater")->Arg(3);
+
 class LoopFixture : public gpubench::Fixture {};
 GPUBENCH_DEFINE_F(LoopFixture, Case)(benchmark::State& state) {
   for (auto _ : Iterations(state)) Body();
 }
 GPUBENCH_REGISTER_F(LoopFixture, Case)->Arg(5)->Iterations(2);
+
+BenchmarkHandle* const own_min_time_registration =
+    gpubench::RegisterBenchmark("LoopTest_MinTimeRead", [](benchmark::State& state) {
+      for (auto _ : Loop(state)) Body();
+    })->MinTime(0.25);
 
 auto* const lambda_registration =
     gpubench::RegisterBenchmark("LoopTest_Lambda", [](benchmark::State& state) {
@@ -270,19 +285,62 @@ TEST_F(LoopTest, EveryRepetitionIsProfiledOnItsOwn) {
   EXPECT_EQ(profiler_->sessions, 4);
 }
 
-TEST_F(LoopTest, AReportedCallTakenForATrialIsNamed) {
+TEST(OwnMinTime, IsReadFromGbsBenchmarkObject) {
+  ASSERT_NE(own_min_time_registration, nullptr);
+  EXPECT_EQ(detail::OwnMinTimeSeconds(*own_min_time_registration), 0.25);
+  ASSERT_NE(lambda_registration, nullptr);
+  EXPECT_EQ(detail::OwnMinTimeSeconds(*lambda_registration), 0.0);
+}
+
+// ->MinTime(0.05) with GB's default --benchmark_min_time (0.5 s): GB reports the call that
+// reaches 50 ms, and gpubench, which reads the benchmark's own min_time, profiles that call.
+TEST_F(LoopTest, ABenchmarksOwnMinTimeDecidesWhichCallsAreTrials) {
   settings_.profile_iterations = 1;
+  ::testing::internal::CaptureStderr();
   auto runs = Run("^LoopTest_OwnMinTime/", true);
+  const std::string said = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 1u);
+  EXPECT_GE(runs[0].real_accumulated_time, 0.05);
   ASSERT_LT(runs[0].real_accumulated_time, detail::kDefaultMinTimeSeconds);
-  // Its counters are the first call's (same instance and settings), and gpubench says so.
-  EXPECT_EQ(profiler_->sessions, 1);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("dram_write_bytes").value, 50.0);
-  const std::string warning = detail::Runtime::Get().trials().Finish();
-  EXPECT_NE(warning.find("LoopTest_OwnMinTime: GB reported the call with " +
-                         std::to_string(runs[0].iterations) + " iterations"),
-            std::string::npos)
-      << warning;
+  EXPECT_GE(log_.Count("prepare"), 3);  // 1, 10, then enough for 50 ms
+  // Profiled: the first call and the reported one, whose counters are its own session's.
+  EXPECT_EQ(profiler_->sessions, 2);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("dram_write_bytes").value, 100.0);
+  EXPECT_EQ(said.find("GB reported the call"), std::string::npos) << said;
+  EXPECT_EQ(detail::Runtime::Get().trials().Finish(), "");
+}
+
+// The name GB gives the instance (State::name() from GB 1.8 sees ->Name(); GB 1.7 does not tell
+// it, and the registered name stays) is the one of the NVTX ranges, the profiled ranges, the
+// --gpubench_profile_out records and the trial detector, which copies a trial's counters only
+// from a profiled call of the same name.
+TEST_F(LoopTest, RangesProfileRecordsAndTrialsUseGbsName) {
+  const std::string name = kGbHasStateName ? "LoopTest_RenamedLater/3" : "LoopTest_Renamed/3";
+  const std::string other = kGbHasStateName ? "LoopTest_Renamed/3" : "LoopTest_RenamedLater/3";
+  const std::string path = ::testing::TempDir() + "gpubench_renamed_profile.jsonl";
+  std::remove(path.c_str());
+  ASSERT_EQ(detail::OpenProfileLog(path), "");
+  settings_.profile_iterations = 1;
+  auto runs = Run("^LoopTest_RenamedLater/", true);
+  detail::OpenProfileLog("");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].benchmark_name(), "LoopTest_RenamedLater/3/manual_time");
+  EXPECT_EQ(log_.Count("push " + name), log_.Count("timer_begin"));
+  EXPECT_EQ(log_.Count("push " + other), 0);
+  EXPECT_EQ(log_.Count("range " + name + "/profiled:0"), 2 * profiler_->passes);
+  // GB's search made at least 3 calls; the trials between the first and the reported call took
+  // the counters of the first, found under the same name.
+  EXPECT_GE(log_.Count("prepare"), 3);
+  EXPECT_EQ(profiler_->sessions, 2);
+  EXPECT_EQ(detail::Runtime::Get().trials().Finish(), "");
+  std::ifstream in(path);
+  std::vector<nlohmann::json> records;
+  for (std::string line; std::getline(in, line);) records.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0]["benchmark"], name);
+  EXPECT_EQ(records[0]["iterations"], 1);
+  EXPECT_EQ(records[1]["benchmark"], name);
+  EXPECT_EQ(records[1]["iterations"], runs[0].iterations);  // the reported call
 }
 
 TEST_F(LoopTest, ProfileFailureKeepsTheTimingAndDropsOnlyTheMetrics) {

@@ -2,6 +2,8 @@
 
 #include <gpubench/reporter.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "runtime.hpp"
 
@@ -101,10 +103,94 @@ TEST(Reporter, CoefficientOfVariationIsShownAsPercent) {
   run.cpu_accumulated_time = 0.25;
   run.counters.clear();
   run.counters["bytes_moved"] = benchmark::Counter(0.001);
+  run.counters["sm_clock_mhz"] = benchmark::Counter(0.0005);  // every GPU row carries it
   const std::string line = reporter.Print(run);
   EXPECT_NE(line.find("  1.20 %"), std::string::npos) << line;
   EXPECT_NE(line.find("  25.00 %"), std::string::npos) << line;
   EXPECT_NE(line.find("bytes_moved=0.1 %"), std::string::npos) << line;
+}
+
+benchmark::BenchmarkReporter::Run CpuRun(const std::string& name) {
+  benchmark::BenchmarkReporter::Run run;
+  run.run_name.function_name = name;
+  run.iterations = 1000;
+  run.time_unit = benchmark::kNanosecond;
+  run.real_accumulated_time = 1000 * 52e-9;
+  run.cpu_accumulated_time = 1000 * 51e-9;
+  return run;
+}
+
+// The header lines (the ones between dashed lines) and the rows, in order.
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of('-') != std::string::npos) lines.push_back(line);
+  }
+  return lines;
+}
+
+bool StartsWith(const std::string& text, const std::string& prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+// A suite that mixes plain CPU benchmarks with GPU ones: each time sits under a header that
+// says what it is, and a new header comes whenever the kind of time changes.
+TEST(Reporter, MixedRowsEachComeUnderTheirOwnTimeTitle) {
+  for (auto options :
+       {benchmark::ConsoleReporter::OO_Tabular, benchmark::ConsoleReporter::OO_None}) {
+    CounterReporter reporter(options);
+    std::ostringstream out;
+    reporter.SetOutputStream(&out);
+    reporter.SetErrorStream(&out);
+    benchmark::BenchmarkReporter::Run failed = CopyRun();
+    failed.run_name.function_name = "BM_Failed";
+    failed.counters.clear();
+    MarkError(failed, "gpubench: no usable CUDA device: cudaErrorNoDevice", 0);
+    benchmark::BenchmarkReporter::Run cpu_with_counter = CpuRun("BM_HostCounter");
+    cpu_with_counter.counters["items"] = benchmark::Counter(7.0);
+    reporter.ReportRuns({CpuRun("BM_HostSort"), CopyRun(), failed, CopyRun(),
+                         CpuRun("BM_HostParse"), cpu_with_counter});
+    const std::vector<std::string> lines = Lines(out.str());
+    ASSERT_EQ(lines.size(), options == benchmark::ConsoleReporter::OO_Tabular ? 10u : 9u)
+        << out.str();
+    size_t i = 0;
+    auto expect_header = [&](bool gpu) {
+      ASSERT_LT(i, lines.size());
+      const std::string& line = lines[i++];
+      EXPECT_TRUE(StartsWith(line, "Benchmark")) << line;
+      EXPECT_EQ(line.find("GPU time") != std::string::npos, gpu) << line;
+      EXPECT_EQ(line.find("GPU counters") != std::string::npos, gpu) << line;
+      if (!gpu) EXPECT_NE(line.find(" Time "), std::string::npos) << line;
+    };
+    auto expect_row = [&](const std::string& name) {
+      ASSERT_LT(i, lines.size());
+      EXPECT_TRUE(StartsWith(lines[i++], name)) << lines[i - 1] << " is not " << name;
+    };
+    expect_header(false);
+    expect_row("BM_HostSort");
+    expect_header(true);
+    expect_row("BM_Copy/268435456/manual_time");
+    expect_row("BM_Failed");  // an error row has no time: no new header
+    expect_row("BM_Copy/268435456/manual_time");
+    expect_header(false);
+    expect_row("BM_HostParse");
+    // GB's tabular mode titles each counter column: a new GB header for new counters.
+    if (options == benchmark::ConsoleReporter::OO_Tabular) expect_header(false);
+    expect_row("BM_HostCounter");
+    // The CPU rows are GB's own: GB's time format, no gpubench units.
+    const std::string text = out.str();
+    EXPECT_NE(text.find("BM_HostSort"), std::string::npos);
+    EXPECT_NE(text.find("52.0 ns"), std::string::npos) << text;
+  }
+}
+
+TEST(Reporter, GpuTimeIsRecognisedByGpubenchsClockCounters) {
+  EXPECT_TRUE(CounterReporter::IsGpuTimed(CopyRun()));
+  EXPECT_FALSE(CounterReporter::IsGpuTimed(CpuRun("BM_HostSort")));
+  benchmark::BenchmarkReporter::Run failed = CopyRun();
+  MarkError(failed, "gpubench: no usable CUDA device", 0);
+  EXPECT_FALSE(CounterReporter::IsGpuTimed(failed));
 }
 
 TEST(Reporter, BannerNamesSettingsAndDevice) {
@@ -130,7 +216,10 @@ TEST(Reporter, BannerNamesSettingsAndDevice) {
   EXPECT_NE(text.find("NVIDIA H200 (sm_90, 132 SMs"), std::string::npos) << text;
   EXPECT_NE(text.find("rated SM clock 1980 MHz"), std::string::npos) << text;
   EXPECT_NE(text.find("timer=events cache=flush clock_control=none"), std::string::npos) << text;
-  EXPECT_NE(text.find("GPU time per iteration"), std::string::npos) << text;
+  EXPECT_NE(text.find("rows under a \"GPU time\" header: GPU time per iteration"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("under GB's \"Time\" header: GB's own time"), std::string::npos) << text;
 }
 
 }  // namespace

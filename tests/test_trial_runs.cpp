@@ -99,7 +99,35 @@ TEST(TrialRunDetector, ACopiedTrialFollowedByALongerCallIsConfirmedSilently) {
   EXPECT_EQ(detector.Finish(), "");
 }
 
-// ->MinTime(0.05) on the benchmark, invisible to gpubench: GB reports the call of 70 iterations.
+// A benchmark's own ->MinTime() replaces the global min_time, below it or above it.
+TEST(TrialRunDetector, ABenchmarksOwnMinTimeReplacesTheGlobalOne) {
+  TrialRunDetector detector(0.5);
+  detector.BeginCall("BM_A", 1, 0.05);
+  EXPECT_EQ(detector.CallMinTimeSeconds(), 0.05);
+  EXPECT_FALSE(detector.IsTrial(0.001));
+  detector.BeginCall("BM_A", 10, 0.05);
+  EXPECT_TRUE(detector.IsTrial(0.01));
+  detector.BeginCall("BM_A", 70, 0.05);
+  EXPECT_FALSE(detector.IsTrial(0.07));  // reported although below --benchmark_min_time
+  detector.BeginCall("BM_B", 1, 2.0);
+  detector.BeginCall("BM_B", 1000, 2.0);
+  EXPECT_EQ(detector.CallMinTimeSeconds(), 2.0);
+  EXPECT_TRUE(detector.IsTrial(1.0));  // above --benchmark_min_time, still a trial
+  detector.BeginCall("BM_C", 1);
+  EXPECT_EQ(detector.CallMinTimeSeconds(), 0.5);
+}
+
+// --benchmark_min_time=<n>x: GB reports every call, whatever the benchmark's own min_time.
+TEST(TrialRunDetector, ExplicitIterationsOverrideAnOwnMinTime) {
+  TrialRunDetector detector(std::nullopt);
+  detector.BeginCall("BM_A", 1, 0.05);
+  detector.BeginCall("BM_A", 10, 0.05);
+  EXPECT_EQ(detector.CallMinTimeSeconds(), std::nullopt);
+  EXPECT_FALSE(detector.IsTrial(1e-6));
+}
+
+// ->MinTime(0.05) on a benchmark registered with GB's own macro (gpubench cannot read its
+// min_time): GB reports the call of 70 iterations.
 TEST(TrialRunDetector, AMisjudgedCallIsNamedWhenGbMovesOn) {
   TrialRunDetector detector(0.5);
   detector.BeginCall("BM_A", 1);

@@ -22,7 +22,7 @@ enum class CachePolicy {
 /// Which of GB's calls of a benchmark function run profiling sessions.
 enum class ProfileRuns {
   kReported,  ///< Calls GB may report; its iteration-count trials reuse the instance's counters.
-  kAll,       ///< Every call, trials included (slower; for a ->MinTime() gpubench cannot see).
+  kAll,       ///< Every call, trials included (slower; for a ->MinTime() gpubench cannot read).
 };
 
 /// What to do when another process uses the GPU before a benchmark runs (seen through NVML).
