@@ -6,9 +6,9 @@
 //   time   Gate_Fma runs 2.3% more FMAs per thread (its time grows ~2%, its bytes do not);
 //   bytes  Gate_Copy/268435456 copies 2% more elements (2% more DRAM bytes, and time).
 // Nothing else changes between an injected run and a plain one.
-#include <cub/device/device_radix_sort.cuh>
 #include <cstdlib>
 #include <cstring>
+#include <cub/device/device_radix_sort.cuh>
 #include <gpubench/gpubench.hpp>
 
 #include "device_array.cuh"
@@ -37,7 +37,8 @@ __global__ void GateFmaKernel(float* out, int steps, float seed) {
 }
 
 // Compute bound: 4096 FMAs per thread (512 steps of 8 chains). Injected: 524 steps (+2.3% work;
-// the compiler unrolls the loop by 4, and 522 steps, off that multiple, ran 7.9% slower on the H200).
+// the compiler unrolls the loop by 4, and 522 steps, off that multiple, ran 7.9% slower on the
+// H200).
 void Gate_Fma(benchmark::State& state) {
   const int blocks = static_cast<int>(state.range(0));
   const int steps = Injected("time") ? 524 : 512;

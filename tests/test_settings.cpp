@@ -24,11 +24,10 @@ TEST(Settings, DefaultsWithoutFlagsOrEnvironment) {
 }
 
 TEST(Settings, FlagsSetEverySetting) {
-  ParseResult result =
-      Parse({"--gpubench_timer=cupti", "--gpubench_cache=keep", "--gpubench_clock_control=none",
-             "--gpubench_profile_iterations=0", "--gpubench_device=2",
-             "--gpubench_profile_out=/tmp/p.jsonl", "--gpubench_profile_runs=all",
-             "--gpubench_exclusive=fail"});
+  ParseResult result = Parse({"--gpubench_timer=cupti", "--gpubench_cache=keep",
+                              "--gpubench_clock_control=none", "--gpubench_profile_iterations=0",
+                              "--gpubench_device=2", "--gpubench_profile_out=/tmp/p.jsonl",
+                              "--gpubench_profile_runs=all", "--gpubench_exclusive=fail"});
   ASSERT_TRUE(result.ok) << result.error;
   const Settings& settings = result.command_line.settings;
   EXPECT_EQ(settings.profile_runs, ProfileRuns::kAll);
