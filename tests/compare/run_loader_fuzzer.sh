@@ -36,7 +36,7 @@ if [ -z "$fuzzer" ]; then
   fi
   fuzzer="$work/gpubench_compare_loader_fuzzer"
   echo "building $fuzzer with $clang"
-  core_sources=$(ls "$repo"/src/compare/*.cpp | grep -v '/main\.cpp$')
+  core_sources=$(ls "$repo"/src/compare/*.cpp | grep -v 'main\.cpp$')  # every tool's main out
   # shellcheck disable=SC2086
   "$clang" -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=undefined -I"$repo/src" -I"$repo/include" \
