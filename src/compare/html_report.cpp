@@ -860,26 +860,31 @@ constexpr const char* kScript = R"js(
       createAll();
       return true;
     }
-    var finished = false;
+    // The first screens are drawn now, from layout, so the page's state does not depend on when
+    // the browser first delivers IntersectionObserver callbacks (a loaded machine may not before
+    // a headless dump); the observer draws the cards further down as they come near.
     var observer = new IntersectionObserver(function (entries) {
       entries.forEach(function (entry) {
         if (!entry.isIntersecting) return;
         observer.unobserve(entry.target);
         create(Number(entry.target.getAttribute('data-chart')));
       });
-      if (!finished) {
-        finished = true;
-        finish();
-      } else {
-        show('done');
-      }
+      show('done');
     }, {rootMargin: '100% 0px'});
+    var nearEnough = 2 * (window.innerHeight || document.documentElement.clientHeight || 900);
+    var tops = pending.map(function (item) {
+      return item[0].parentNode.parentNode.getBoundingClientRect().top;
+    });
     pending.forEach(function (item, i) {
+      if (tops[i] < nearEnough) {
+        create(i);
+        return;
+      }
       var card = item[0].parentNode.parentNode;
       card.setAttribute('data-chart', String(i));
       observer.observe(card);
     });
-    return false;
+    return true;
   }
 
   function finish() {

@@ -137,7 +137,8 @@ def main():
     # Without #all, charts are drawn as they come into view: the first screen, no errors.
     lazy_dom, lazy = render(browser, out, fragment="")
     check(lazy.get("data-state") == "done" and lazy.get("data-errors") == "0" and
-          lazy.get("data-charts-blank") == "0", "examples, lazy: %s" % lazy.get("text"))
+          lazy.get("data-charts-blank") == "0" and int(lazy.get("data-charts-drawn", "0")) >= 1,
+          "examples, lazy: %s" % lazy.get("text"))
     shot = os.path.join(work_dir, "examples.png")
     result = chromium(browser, "file://" + os.path.abspath(out) + "#all",
                       ["--virtual-time-budget=20000", "--window-size=1400,2300",
