@@ -2,11 +2,46 @@
 
 #include <cupti.h>
 
+#include <string>
+
 #include "cuda_status.hpp"
 #include "cupti_status.hpp"
+#include "status.hpp"
 
 namespace gpubench::detail {
 namespace {
+
+Status FailSecond(int* steps) {
+  GPUBENCH_RETURN_IF_ERROR(Status::Ok());
+  ++*steps;
+  GPUBENCH_RETURN_IF_ERROR(Status::InvalidInput("second"));
+  ++*steps;
+  return Status::Ok();
+}
+
+TEST(Status, ReturnIfErrorStopsAtTheFirstFailure) {
+  int steps = 0;
+  Status status = FailSecond(&steps);
+  EXPECT_EQ(steps, 1);
+  EXPECT_EQ(status.code(), Status::Code::kInvalidInput);
+  EXPECT_EQ(status.message(), "second");
+}
+
+Result<std::string> Named(bool ok) {
+  if (!ok) return Status::SettingsMismatch("cache differs");
+  return std::string("value");
+}
+
+TEST(Result, HoldsAValueOrTheFailure) {
+  Result<std::string> good = Named(true);
+  ASSERT_TRUE(good.ok());
+  EXPECT_EQ(good.value(), "value");
+  EXPECT_TRUE(good.status().ok());
+  Result<std::string> bad = Named(false);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), Status::Code::kSettingsMismatch);
+  EXPECT_EQ(bad.status().message(), "cache differs");
+}
 
 TEST(CudaStatus, SuccessIsOk) { EXPECT_TRUE(CudaStatus(cudaSuccess, "x").ok()); }
 
