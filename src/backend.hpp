@@ -5,9 +5,12 @@
 #include <cuda_runtime_api.h>
 
 #include <map>
+#include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include "device_info.hpp"
 #include "gpubench/settings.hpp"
 #include "status.hpp"
 
@@ -33,10 +36,6 @@ class GpuOps {
   virtual void PushRange(const std::string& name) = 0;
   virtual void PopRange() = 0;
 };
-
-/// "BM_Copy/1048576" -> {"BM_Copy", "1048576"}: ncu and nsys read '/' in a push/pop filter as
-/// nesting, so each part is its own nested NVTX range. Empty parts are dropped.
-std::vector<std::string> NvtxRangePath(const std::string& name);
 
 /// GPU time of regions of stream work.
 class IterationTimer {
@@ -73,5 +72,25 @@ class Profiler {
   /// CUPTI's unit of each configured metric ("byte", "%", ...), where CUPTI names one.
   virtual std::map<std::string, std::string> MetricUnits() const { return {}; }
 };
+
+// The real backends. Each is defined in its own file: cuda_backend.cu (GpuOps, the event
+// timer), cupti_timer.cpp (timer=cupti), cupti_profiler.cpp (the Range Profiler).
+
+/// GpuOps on the CUDA device of `facts`.
+std::unique_ptr<GpuOps> MakeCudaOps(const DeviceFacts& facts);
+/// timer=events: a CUDA event pair around each timed region.
+std::unique_ptr<IterationTimer> MakeEventTimer();
+/// timer=cupti: the CUPTI activity timer.
+std::unique_ptr<IterationTimer> MakeCuptiTimer();
+
+/// The CUPTI Range Profiler for `settings.metrics` on the device, or null with the reason
+/// ("unavailable: ..." / "off: ..."); the string becomes the gpubench_profiler context value.
+std::unique_ptr<Profiler> MakeCuptiProfiler(const Settings& settings, const DeviceFacts& facts,
+                                            std::string* status);
+
+/// Prints the metrics of `chip` (or of the device when chip is empty) whose names contain
+/// `filter`: name, unit, description. Returns an error message, or "" on success.
+std::string ListMetrics(const std::string& chip, const DeviceFacts& facts,
+                        const std::string& filter, std::ostream& out);
 
 }  // namespace gpubench::detail

@@ -10,14 +10,6 @@
 namespace gpubench::detail {
 namespace {
 
-std::string JoinSortedUnique(std::vector<std::string> items) {
-  std::sort(items.begin(), items.end());
-  items.erase(std::unique(items.begin(), items.end()), items.end());
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
-  return out;
-}
-
 std::string FormatDouble(double value, int decimals) {
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
@@ -25,36 +17,6 @@ std::string FormatDouble(double value, int decimals) {
 }
 
 }  // namespace
-
-KeyValues FingerprintedSettings(const Settings& settings) {
-  const bool profiling = settings.profile_iterations > 0;
-  return {
-      {"gpubench_method_version", std::to_string(kMethodVersion)},
-      {"gpubench_timer", ToString(settings.timer)},
-      {"gpubench_cache", ToString(settings.cache)},
-      {"gpubench_flush_method", settings.cache == CachePolicy::kFlush ? "l2_read_evict" : "none"},
-      {"gpubench_clock_control", "none"},
-      {"gpubench_profiling", profiling ? "on" : "off"},
-      {"gpubench_metrics", profiling ? JoinSortedUnique(settings.metrics) : "none"},
-  };
-}
-
-std::string SettingsFingerprint(const Settings& settings) {
-  KeyValues entries = FingerprintedSettings(settings);
-  std::sort(entries.begin(), entries.end());
-  uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a offset basis
-  for (const auto& [key, value] : entries) {
-    for (unsigned char c : key + "=" + value + "\n") {
-      hash ^= c;
-      hash *= 0x100000001b3ULL;  // FNV prime
-    }
-  }
-  char buffer[17];
-  std::snprintf(buffer, sizeof(buffer), "%016" PRIx64, hash);
-  return buffer;
-}
-
-int64_t FlushBytes(int64_t l2_bytes) { return std::max<int64_t>(2 * l2_bytes, 8 << 20); }
 
 std::string FlushMethodDescription(const Settings& settings, int64_t flush_bytes) {
   if (settings.cache == CachePolicy::kKeep) return "none (cache=keep)";
@@ -121,12 +83,13 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
   context.push_back(
       {"gpubench_flush_description",
        FlushMethodDescription(settings, facts.available ? FlushBytes(facts.l2_bytes) : 0)});
-  context.push_back({"gpubench_profile_iterations", std::to_string(settings.profile_iterations)});
-  context.push_back({"gpubench_profile_runs", ToString(settings.profile_runs)});
+  CommandLine line;
+  line.settings = settings;
+  for (const SettingRow& row : SettingRows()) {
+    if (row.in_context) context.push_back({"gpubench_" + std::string(row.name), row.print(line)});
+  }
   context.push_back({"gpubench_profiler", profiler_status});
   context.push_back({"gpubench_warmup_iterations", "1"});
-  context.push_back({"gpubench_device", std::to_string(settings.device)});
-  context.push_back({"gpubench_exclusive", ToString(settings.exclusive)});
   context.push_back({"gpubench_gpu_sharing", gpu_sharing});
   context.push_back({std::string(kSettingsFingerprintKey), SettingsFingerprint(settings)});
   context.push_back({std::string(kFingerprintKeysKey), keys});

@@ -7,29 +7,17 @@
 #include <vector>
 
 #include "device_info.hpp"
+#include "flush.hpp"
 #include "gpubench/settings.hpp"
+#include "settings_table.hpp"
 
 namespace gpubench::detail {
-
-using KeyValues = std::vector<std::pair<std::string, std::string>>;
-
-/// Bumped whenever the measurement method changes what a number means (fingerprinted).
-inline constexpr int kMethodVersion = 1;
-
-/// The settings that change what a number means, as context keys and values; the fingerprint
-/// is a hash of exactly these.
-KeyValues FingerprintedSettings(const Settings& settings);
-
-/// 16 hex digits: FNV-1a (64 bit) of the sorted "key=value" lines of FingerprintedSettings.
-std::string SettingsFingerprint(const Settings& settings);
 
 /// How the L2 flush is done (for the context), given the device's L2 size.
 std::string FlushMethodDescription(const Settings& settings, int64_t flush_bytes);
 
-/// Bytes read by the flush kernel: twice the L2 size (at least 8 MiB).
-int64_t FlushBytes(int64_t l2_bytes);
-
-/// Everything gpubench adds to GB's context block, in a fixed order.
+/// Everything gpubench adds to GB's context block, in a fixed order: the fingerprinted settings,
+/// the other rows of the settings table marked in_context, run facts, the device's facts.
 /// `profiler_status`: "on: ..." / "off: ..." / "unavailable: ..." (see README).
 /// `metric_units`: CUPTI's unit of each configured metric (Profiler::MetricUnits).
 /// `gpu_sharing`: what NVML saw on the device at start (gpubench_gpu_sharing).

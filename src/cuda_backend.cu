@@ -8,9 +8,10 @@
 #include <memory>
 #include <vector>
 
-#include "context.hpp"
+#include "backend.hpp"
 #include "cuda_status.hpp"
-#include "runtime.hpp"
+#include "flush.hpp"
+#include "range_names.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "backend.hpp"
 #include "cuda_status.hpp"
 #include "cupti_status.hpp"
 #include "metrics.hpp"
-#include "runtime.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -14,9 +14,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backend.hpp"
 #include "cuda_status.hpp"
 #include "cupti_status.hpp"
-#include "runtime.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -1,428 +1,187 @@
 #include "gpubench/loop.hpp"
 
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdio>
 #include <iostream>
-#include <set>
 #include <string>
-#include <thread>
-#include <vector>
 
-#include "gpu_sharing.hpp"
+#include "call_result.hpp"
 #include "instance.hpp"
-#include "metrics.hpp"
-#include "profile_log.hpp"
-#include "runtime.hpp"
+#include "phases.hpp"
+#include "process_state.hpp"
+#include "publish.hpp"
+#include "sharing_check.hpp"
 
 namespace gpubench {
 namespace detail {
 
-// The loop's state machine. Next() is called before every body execution and once after the
-// last; it returns whether the body runs (again). Phases: warm-up (untimed), timed (GB's
-// iterations), profiled (CUPTI ranges, after GB's timer has stopped), done.
+// Sequences the phases of one call (phases.hpp). Next() is called before every body execution
+// and once after the last; it returns whether the body runs (again). Each phase leaves its data
+// in call_; Publish turns it into counters at the end. A failed Status ends the call with
+// SkipWithError, so no exception reaches GB's runner.
 class IterationController {
  public:
   IterationController(benchmark::State& state, cudaStream_t stream)
-      : state_(state), stream_(stream), runtime_(Runtime::Get()) {}
-
-  ~IterationController() {
-    // Only reachable with an open range if the body left the loop early (break/return/throw).
-    if (range_open_) runtime_.ops().PopRange();
-    if (profiling_) runtime_.profiler()->AbortSession();
-  }
+      : state_(state),
+        stream_(stream),
+        process_(ProcessState::Get()),
+        harness_(process_.harness),
+        warmup_(harness_, stream),
+        timed_(harness_, state, stream),
+        profiling_(harness_, stream) {}
 
   bool Next() {
-    switch (phase_) {
-      case Phase::kStart:
+    switch (step_) {
+      case Step::kStart:
         return Start();
-      case Phase::kWarmup:
+      case Step::kWarmup:
         return AfterWarmup();
-      case Phase::kTimed:
+      case Step::kTimed:
         return AfterTimedBody();
-      case Phase::kProfiled:
+      case Step::kProfiled:
         return AfterProfiledBody();
-      case Phase::kDone:
+      case Step::kDone:
         return false;
     }
     return false;
   }
 
  private:
-  enum class Phase { kStart, kWarmup, kTimed, kProfiled, kDone };
-  // Contended H200 runs were 2.4-2.8x slower; a launch-bound kernel's repetitions vary by ~1.15x.
-  static constexpr double kSharedSlowdown = 1.5;
-  // Far above any real pass count (11 metrics take 9 passes on GH100): a guard against a
-  // profiler that never reports completion.
-  static constexpr int kMaxPasses = 1000;
+  enum class Step { kStart, kWarmup, kTimed, kProfiled, kDone };
 
-  const Settings& settings() const { return runtime_.settings(); }
-  bool flushing() const { return settings().cache == CachePolicy::kFlush; }
+  const Settings& settings() const { return harness_.settings(); }
+  const std::string& name() const { return call_.instance; }
 
-  bool Fail(const Status& status) {
-    if (status.code() == Status::Code::kContextLost) {
-      runtime_.MarkContextLost(name_.empty() ? status.message() : name_ + ": " + status.message());
-    }
-    if (range_open_) {
-      runtime_.ops().PopRange();
-      range_open_ = false;
-    }
-    if (profiling_) {
-      runtime_.profiler()->AbortSession();
-      profiling_ = false;
-    }
-    std::string message = "gpubench: " + status.message();
-    state_.SkipWithError(message.c_str());
-    phase_ = Phase::kDone;
-    return false;
-  }
-
-  // Checks that make the whole run impossible, in the order a user would fix them.
+  // Checks that make the whole call impossible, in the order a user would fix them.
   Status Admit() {
-    if (!runtime_.configured()) {
+    if (!harness_.configured()) {
       return Status::Error(
           "gpubench is not initialized: use GPUBENCH_MAIN() instead of BENCHMARK_MAIN(), or call "
           "gpubench::Initialize(&argc, argv) before benchmark::Initialize, so that the settings "
           "are recorded in the context block");
     }
-    // name_ is GB's name for the instance (State::name() from GB 1.8, so a later ->Name() is
-    // seen) with its arguments: the NVTX ranges, the profile records and the trial detector all
-    // key on it.
+    // GB's name for the instance (State::name() from GB 1.8, so a later ->Name() is seen) with
+    // its arguments: the NVTX ranges, the profile records and the trial detector all key on it.
     const CurrentInstance& instance = GetCurrentInstance();
     if (instance.family != nullptr) {
-      name_ = InstanceName(instance, state_);
-    } else if (Status status = NameOfUnregisteredInstance(state_, &name_); !status.ok()) {
-      return status;
+      call_.instance = InstanceName(instance, state_);
+    } else {
+      GPUBENCH_RETURN_IF_ERROR(NameOfUnregisteredInstance(state_, &call_.instance));
     }
-    std::cerr << runtime_.trials().BeginCall(name_, state_.max_iterations,
-                                             instance.own_min_time_seconds);
+    std::cerr << process_.policy.trials().BeginCall(name(), state_.max_iterations,
+                                                    instance.own_min_time_seconds);
     if (state_.threads() > 1) {
       return Status::Error(
           "->Threads(" + std::to_string(state_.threads()) +
           ") is not supported: GPU time of one stream cannot be split between host threads; "
           "register GPU benchmarks with one thread (launch more work per iteration instead)");
     }
-    const DeviceFacts& facts = runtime_.facts();
+    const DeviceFacts& facts = harness_.facts();
     if (!facts.available)
       return Status::Error("no usable CUDA device: " + facts.unavailable_reason);
-    if (!runtime_.context_lost_reason().empty()) {
+    if (!process_.context_lost_reason.empty()) {
       return Status::Error("skipped: the CUDA context was lost earlier (" +
-                           runtime_.context_lost_reason() +
+                           process_.context_lost_reason +
                            "); no GPU work can run in this process any more, fix that benchmark "
                            "or exclude it with --benchmark_filter");
     }
     return Status::Ok();
   }
 
-  bool Start() {
-    if (Status status = Admit(); !status.ok()) return Fail(status);
-    if (Status status = runtime_.ops().Prepare(stream_, settings().cache); !status.ok()) {
-      return Fail(status);
-    }
+  Status Prepare() {
+    GPUBENCH_RETURN_IF_ERROR(Admit());
+    GPUBENCH_RETURN_IF_ERROR(harness_.ops().Prepare(stream_, settings().cache));
     // After Prepare: this process holds its context, so NVML lists it beside any other.
-    if (Status status = LookForOtherWork(/*before_run=*/true); !status.ok()) return Fail(status);
-    runtime_.timer().BeginRun();
-    phase_ = Phase::kWarmup;
-    return BeginUntimed();
+    GPUBENCH_RETURN_IF_ERROR(CheckBeforeRun(harness_.sharing(), settings(),
+                                            harness_.profiler_status(), name(), &call_.sharing));
+    harness_.timer().BeginRun();
+    return warmup_.Before();
   }
 
-  bool BeginUntimed() {
-    if (flushing()) {
-      if (Status status = runtime_.ops().FlushCache(stream_); !status.ok()) return Fail(status);
-    }
+  bool Start() {
+    if (Status status = Prepare(); !status.ok()) return Fail(status);
+    step_ = Step::kWarmup;
     return true;
   }
 
   bool AfterWarmup() {
-    GpuOps& ops = runtime_.ops();
-    if (Status status = ops.CheckLaunch(); !status.ok()) return Fail(BodyError(status));
-    // Waiting here surfaces the body's asynchronous errors before anything is timed.
-    if (Status status = ops.Synchronize(stream_); !status.ok()) return Fail(BodyError(status));
-    if (Status status = ops.BeginClockProbe(stream_); !status.ok()) return Fail(status);
-    phase_ = Phase::kTimed;
-    return BeginTimedIteration();
+    if (Status status = warmup_.After(name()); !status.ok()) return Fail(status);
+    if (Status status = timed_.Begin(); !status.ok()) return Fail(status);
+    step_ = Step::kTimed;
+    return BeforeTimedBody();
   }
 
-  bool BeginTimedIteration() {
-    if (!state_.KeepRunning()) return FinishTimed();
-    GpuOps& ops = runtime_.ops();
-    if (flushing()) {
-      if (Status status = ops.FlushCache(stream_); !status.ok()) return Fail(status);
-    }
-    ops.PushRange(name_);
-    range_open_ = true;
-    // cache=flush: one event pair per iteration. cache=keep: one pair around the whole run.
-    if (flushing() || !region_open_) {
-      if (Status status = runtime_.timer().Begin(stream_); !status.ok()) return Fail(status);
-      region_open_ = true;
-    }
-    ++iterations_in_region_;
+  bool BeforeTimedBody() {
+    if (!state_.KeepRunning()) return EndTimed();
+    if (Status status = timed_.BeforeBody(name()); !status.ok()) return Fail(status);
     return true;
   }
 
   bool AfterTimedBody() {
-    GpuOps& ops = runtime_.ops();
-    IterationTimer& timer = runtime_.timer();
-    Status launch = ops.CheckLaunch();
-    const bool last = state_.iterations() >= state_.max_iterations;
-    if (flushing() || last) {
-      if (Status status = timer.End(stream_); !status.ok()) return Fail(status);
-      region_open_ = false;
-    }
-    ops.PopRange();
-    range_open_ = false;
-    if (!launch.ok()) return Fail(BodyError(launch));
-    times_.clear();
-    if (Status status = timer.Collect(last, &times_); !status.ok()) return Fail(BodyError(status));
-    for (double seconds : times_) {
-      // A region covers one iteration (flush) or the whole run (keep): spread it evenly.
-      const int64_t covered = flushing() ? 1 : iterations_in_region_;
-      for (int64_t i = 0; i < covered; ++i) state_.SetIterationTime(seconds / covered);
-      gpu_seconds_ += seconds;
-    }
-    return BeginTimedIteration();
+    if (Status status = timed_.AfterBody(name(), &call_); !status.ok()) return Fail(status);
+    return BeforeTimedBody();
   }
 
-  // Other processes on the GPU (NVML) before and after the timed iterations, and a profiler
-  // held by another process (CUPTI_ERROR_HARDWARE_BUSY at start): gpu_shared, and what to do
-  // about it before the run (--gpubench_exclusive).
-  Status LookForOtherWork(bool before_run) {
-    if (runtime_.profiler_status().find("HARDWARE_BUSY") != std::string::npos) {
-      shared_ = true;
-      sharing_known_ = true;
-      others_ = "another process profiles this GPU (its performance counters were busy at start)";
-    }
-    SharingSample sample = runtime_.sharing().Sample();
-    std::vector<GpuProcess> others = OtherProcesses(sample, static_cast<unsigned>(::getpid()));
-    if (before_run && sample.known && !others.empty() && settings().exclusive == Exclusive::kWait) {
-      const auto start = std::chrono::steady_clock::now();
-      double waited = 0, last_message = -1;
-      while (sample.known && !others.empty() && waited < kExclusiveWaitSeconds) {
-        if (waited - last_message >= 10 || last_message < 0) {
-          std::cerr << "gpubench: " << name_ << ": waiting for the GPU, used by "
-                    << DescribeProcesses(others) << " (" << static_cast<int>(waited) << " s of "
-                    << static_cast<int>(kExclusiveWaitSeconds) << " s)\n";
-          last_message = waited;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        sample = runtime_.sharing().Sample();
-        others = OtherProcesses(sample, static_cast<unsigned>(::getpid()));
-        waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      }
-    }
-    sharing_known_ = sharing_known_ || sample.known;
-    if (!sample.known || others.empty()) return Status::Ok();
-    const std::string who = DescribeProcesses(others);
-    if (before_run && settings().exclusive != Exclusive::kWarn) {
-      return Status::Error("the GPU is used by another process: " + who +
-                           (settings().exclusive == Exclusive::kWait
-                                ? "; still after waiting " +
-                                      std::to_string(static_cast<int>(kExclusiveWaitSeconds)) +
-                                      " s (--gpubench_exclusive=wait)"
-                                : " (--gpubench_exclusive=fail; use warn to run anyway)"));
-    }
-    shared_ = true;
-    if (others_.find(who) == std::string::npos) others_ += (others_.empty() ? "" : "; ") + who;
-    return Status::Ok();
+  bool EndTimed() {
+    if (Status status = timed_.End(&call_); !status.ok()) return Fail(status);
+    CheckAfterRun(harness_.sharing(), process_.sharing_history, call_, &call_.sharing);
+    return StartProfiling();
   }
 
-  // A repetition far slower than the fastest earlier one of the same instance (same iteration
-  // count) is the measurement's own sign of other work on the GPU, also without NVML.
-  void NoteSlowRepetition() {
-    const int64_t iterations = state_.iterations();
-    if (iterations <= 0 || gpu_seconds_ <= 0) return;
-    const double per_iteration = gpu_seconds_ / static_cast<double>(iterations);
-    const double fastest = runtime_.ExchangeFastestCall(name_, iterations, per_iteration);
-    if (fastest <= 0 || per_iteration <= kSharedSlowdown * fastest) return;
-    shared_ = true;
-    sharing_known_ = true;
-    char text[160];
-    std::snprintf(text, sizeof(text),
-                  "GPU time %.2fx the fastest earlier repetition of this instance (%.4g us vs "
-                  "%.4g us per iteration)",
-                  per_iteration / fastest, per_iteration * 1e6, fastest * 1e6);
-    others_ += (others_.empty() ? "" : "; ") + std::string(text);
-  }
-
-  void PublishSharing() {
-    if (!sharing_known_) return;  // without NVML nothing is claimed either way
-    state_.counters["gpu_shared"] = shared_ ? 1.0 : 0.0;
-    if (shared_ && runtime_.TakeSharedWarning()) {
-      std::cerr << "gpubench: the GPU is shared: " << others_ << " (seen around " << name_
-                << "); times and device-wide counters of such runs may be inflated, so they are "
-                   "marked gpu_shared=1 and gpubench-compare does not judge them\n";
+  bool StartProfiling() {
+    const int ranges = settings().profile_iterations;
+    if (harness_.profiler() == nullptr || ranges <= 0) return Done();
+    if (const auto* latest =
+            process_.policy.CountersForTrial(settings(), name(), call_.gpu_seconds)) {
+      call_.profile.kind = ProfileOutcome::Kind::kCopied;
+      call_.profile.counters = latest->counters;
+      call_.profile.copied_from_iterations = latest->iterations;
+      return Done();
     }
-  }
-
-  bool FinishTimed() {
-    double sm_clock_mhz = 0;
-    if (Status status = runtime_.ops().EndClockProbe(stream_, &sm_clock_mhz); !status.ok()) {
+    bool body = false;
+    if (Status status = profiling_.Begin(name(), ranges, &call_.profile, &body); !status.ok()) {
       return Fail(status);
     }
-    LookForOtherWork(/*before_run=*/false);
-    NoteSlowRepetition();
-    PublishSharing();
-    for (const auto& [name, value] : ClockCounters(sm_clock_mhz, runtime_.facts())) {
-      state_.counters[name] = value;
-    }
-    for (const auto& [kernel, seconds] : runtime_.timer().KernelSeconds()) {
-      state_.counters["kernel_time/" + kernel] = seconds / static_cast<double>(state_.iterations());
-    }
-    return StartProfile();
-  }
-
-  bool StartProfile() {
-    Profiler* profiler = runtime_.profiler();
-    ranges_ = settings().profile_iterations;
-    if (profiler == nullptr || ranges_ <= 0) {
-      phase_ = Phase::kDone;
-      return false;
-    }
-    if (CopyCountersIntoTrial()) {
-      phase_ = Phase::kDone;
-      return false;
-    }
-    profile_start_ = std::chrono::steady_clock::now();
-    if (Status status = profiler->BeginSession(stream_, ranges_); !status.ok()) {
-      return ProfileFailed(status);
-    }
-    profiling_ = true;
-    phase_ = Phase::kProfiled;
-    pass_ = 0;
-    return BeginPass();
-  }
-
-  // GB discards its iteration-count trials, so a trial takes the counters of the instance's
-  // latest profiled call instead of paying for a session (see trial_runs.hpp).
-  bool CopyCountersIntoTrial() {
-    if (settings().profile_runs != ProfileRuns::kReported) return false;
-    if (!runtime_.trials().IsTrial(gpu_seconds_)) return false;
-    const Runtime::ProfiledCall* latest = runtime_.LatestProfiledCall(name_);
-    if (latest == nullptr) return false;
-    for (const auto& [name, value] : latest->counters) state_.counters[name] = value;
-    runtime_.trials().NoteCopiedCounters(gpu_seconds_, latest->iterations);
-    return true;
-  }
-
-  bool BeginPass() {
-    ShowProgress();
-    if (Status status = runtime_.profiler()->BeginPass(); !status.ok())
-      return ProfileFailed(status);
-    range_ = 0;
-    return BeginProfiledIteration();
-  }
-
-  bool BeginProfiledIteration() {
-    if (flushing()) {
-      if (Status status = runtime_.ops().FlushCache(stream_); !status.ok()) return Fail(status);
-    }
-    // Unique per range: CUPTI merges ranges that share a name.
-    std::string range_name = name_ + "/profiled:" + std::to_string(range_);
-    if (Status status = runtime_.profiler()->PushRange(range_name); !status.ok()) {
-      return ProfileFailed(status);
-    }
+    if (!body) return Done();
+    step_ = Step::kProfiled;
     return true;
   }
 
   bool AfterProfiledBody() {
-    Profiler& profiler = *runtime_.profiler();
-    Status launch = runtime_.ops().CheckLaunch();
-    Status pop = profiler.PopRange();
-    if (!launch.ok()) return Fail(BodyError(launch));
-    if (!pop.ok()) return ProfileFailed(pop);
-    if (++range_ < ranges_) return BeginProfiledIteration();
-    bool done = false;
-    if (Status status = profiler.EndPass(&done); !status.ok()) return ProfileFailed(status);
-    ++pass_;
-    if (!done) {
-      if (pass_ >= kMaxPasses) {
-        return ProfileFailed(Status::Error("CUPTI still wanted passes after " +
-                                           std::to_string(pass_) + " replay passes; giving up"));
-      }
-      return BeginPass();
+    bool body = false;
+    if (Status status = profiling_.AfterBody(harness_.facts(), &call_.profile, &body);
+        !status.ok()) {
+      return Fail(status);
     }
-    ClearProgress();
-    std::vector<std::map<std::string, double>> values;
-    Status status = profiler.EndSession(&values);
-    profiling_ = false;
-    if (!status.ok()) return ProfileFailed(status);
-    Runtime::ProfiledCall profiled{name_, state_.max_iterations,
-                                   DeriveMetricCounters(AverageRanges(values), runtime_.facts())};
-    profiled.counters["profile_passes"] = pass_;
-    for (const auto& [name, value] : profiled.counters) state_.counters[name] = value;
-    runtime_.RememberProfiledCall(std::move(profiled));
-    AppendProfileRecord(name_, state_.max_iterations, pass_, ProfileSeconds(), values, "");
-    phase_ = Phase::kDone;
+    return body || Done();
+  }
+
+  bool Done() {
+    Publish(call_, state_, process_);
+    step_ = Step::kDone;
     return false;
   }
 
-  // Hardware metrics failed for this run: timing stays valid, so the run is kept without the
-  // metric counters, and the reason is printed once per benchmark instance and message.
-  bool ProfileFailed(const Status& status) {
-    ClearProgress();
-    if (status.code() == Status::Code::kContextLost) return Fail(BodyError(status));
-    if (profiling_) runtime_.profiler()->AbortSession();
-    profiling_ = false;
-    static std::set<std::string> reported;
-    if (reported.insert(name_ + "\n" + status.message()).second) {
-      std::cerr << "gpubench: " << name_ << ": hardware metrics not collected: " << status.message()
-                << "\n";
+  bool Fail(const Status& status) {
+    if (status.code() == Status::Code::kContextLost) {
+      process_.MarkContextLost(name().empty() ? status.message()
+                                              : name() + ": " + status.message());
     }
-    // Trials of this instance profile again rather than copy counters from an older call.
-    runtime_.ForgetProfiledCall();
-    AppendProfileRecord(name_, state_.max_iterations, pass_, ProfileSeconds(), {},
-                        status.message());
-    phase_ = Phase::kDone;
+    timed_.CloseRange();
+    profiling_.Abort();
+    const std::string message = "gpubench: " + status.message();
+    state_.SkipWithError(message.c_str());
+    step_ = Step::kDone;
     return false;
-  }
-
-  double ProfileSeconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - profile_start_).count();
-  }
-
-  Status BodyError(const Status& status) const {
-    std::string message = "CUDA error in the benchmark body of " + name_ + ": " + status.message();
-    return status.code() == Status::Code::kContextLost ? Status::ContextLost(message)
-                                                       : Status::Error(message);
-  }
-
-  void ShowProgress() {
-    static const bool terminal = isatty(STDERR_FILENO) != 0;
-    if (!terminal) return;
-    const int total = runtime_.profiler()->PassCount();
-    std::fprintf(stderr, "\r\033[K[gpubench] %s: profiling pass %d/%d", name_.c_str(), pass_ + 1,
-                 total > 0 ? total : pass_ + 1);
-    std::fflush(stderr);
-    progress_shown_ = true;
-  }
-
-  void ClearProgress() {
-    if (!progress_shown_) return;
-    std::fprintf(stderr, "\r\033[K");
-    std::fflush(stderr);
-    progress_shown_ = false;
   }
 
   benchmark::State& state_;
   cudaStream_t stream_;
-  Runtime& runtime_;
-  Phase phase_ = Phase::kStart;
-  std::string name_;
-  bool range_open_ = false;
-  bool region_open_ = false;
-  int64_t iterations_in_region_ = 0;
-  std::vector<double> times_;
-  double gpu_seconds_ = 0;  // what GB compares with min_time (manual time)
-  bool profiling_ = false;
-  bool progress_shown_ = false;
-  bool shared_ = false;         // another process used the GPU around this run
-  bool sharing_known_ = false;  // NVML (or the profiler) could tell
-  std::string others_;          // who, for the warning
-  int ranges_ = 0;
-  int range_ = 0;
-  int pass_ = 0;
-  std::chrono::steady_clock::time_point profile_start_;
+  ProcessState& process_;
+  Harness& harness_;
+  WarmupPhase warmup_;
+  TimedPhase timed_;
+  ProfilingPhase profiling_;
+  Step step_ = Step::kStart;
+  CallResult call_;
 };
 
 }  // namespace detail

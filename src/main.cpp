@@ -11,8 +11,7 @@
 
 #include "context.hpp"
 #include "gpubench/reporter.hpp"
-#include "profile_log.hpp"
-#include "runtime.hpp"
+#include "process_state.hpp"
 #include "settings_parse.hpp"
 
 namespace gpubench {
@@ -47,7 +46,7 @@ bool UseColor(int argc, char** argv) {
 }
 
 // GB's last call of the process had no successor to show whether it was a trial.
-void CheckLastCallAtExit() { std::cerr << detail::Runtime::Get().trials().Finish(); }
+void CheckLastCallAtExit() { std::cerr << detail::ProcessState::Get().policy.trials().Finish(); }
 
 }  // namespace
 
@@ -87,15 +86,15 @@ InitResult Initialize(int* argc, char** argv) {
     }
     return {false, 0};
   }
-  if (std::string error = detail::OpenProfileLog(command_line.profile_out); !error.empty()) {
-    std::cerr << "gpubench: " << error << "\n";
+  auto& process = detail::ProcessState::Get();
+  if (detail::Status status = process.profile_log.Open(command_line.profile_out); !status.ok()) {
+    std::cerr << "gpubench: " << status.message() << "\n";
     return {false, 2};
   }
-
-  auto& runtime = detail::Runtime::Get();
-  runtime.Configure(settings, facts);
+  detail::Harness& harness = process.harness;
+  harness.Configure(settings, facts);
   // Read before benchmark::Initialize removes GB's flags from argv.
-  runtime.SetTrialRunDetector(detail::TrialRunDetector(
+  process.policy.SetTrialRunDetector(detail::TrialRunDetector(
       detail::MinTimeSeconds(GoogleBenchmarkFlag(*argc, argv, "min_time"))));
   static const bool at_exit_registered = std::atexit(CheckLastCallAtExit) == 0;
   (void)at_exit_registered;
@@ -112,12 +111,12 @@ InitResult Initialize(int* argc, char** argv) {
                 << profiler_status << "\n";
     }
   }
-  runtime.SetProfiler(std::move(profiler), profiler_status);
+  harness.SetProfiler(std::move(profiler), profiler_status);
 
   // Who else is on the GPU as the run starts (each run is checked again; see gpu_shared).
   std::string gpu_sharing = "unknown: no usable CUDA device";
   if (facts.available) {
-    const detail::SharingSample sample = runtime.sharing().Sample();
+    const detail::SharingSample sample = harness.sharing().Sample();
     const auto others = detail::OtherProcesses(sample, static_cast<unsigned>(::getpid()));
     gpu_sharing = !sample.known ? "unknown: " + sample.unknown_reason
                   : others.empty()
@@ -125,7 +124,7 @@ InitResult Initialize(int* argc, char** argv) {
                       : "checked with NVML: at start also " + detail::DescribeProcesses(others);
   }
   for (const auto& [key, value] : detail::BuildContext(settings, facts, profiler_status,
-                                                       runtime.metric_units(), gpu_sharing)) {
+                                                       harness.metric_units(), gpu_sharing)) {
     benchmark::AddCustomContext(key, value);
   }
   return {true, 0};
@@ -155,7 +154,7 @@ int Main(int argc, char** argv) {
     benchmark::RunSpecifiedBenchmarks();
   }
   benchmark::Shutdown();
-  detail::Runtime::Get().Shutdown();
+  detail::ProcessState::Get().Shutdown();
   return 0;
 }
 

@@ -1,35 +1,33 @@
 #include "profile_log.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
+#include <cstring>
+
 namespace gpubench::detail {
-namespace {
-std::ofstream& LogStream() {
-  static std::ofstream stream;
-  return stream;
-}
-}  // namespace
 
-std::string OpenProfileLog(const std::string& path) {
-  if (LogStream().is_open()) LogStream().close();
-  if (path.empty()) return "";
-  LogStream().clear();
-  LogStream().open(path, std::ios::app);
-  if (!LogStream()) {
-    return "cannot open --gpubench_profile_out file '" + path +
-           "' for appending: " + std::strerror(errno) + "; give a writable file path";
+Status ProfileLog::Open(const std::string& path) {
+  Close();
+  if (path.empty()) return Status::Ok();
+  stream_.clear();
+  stream_.open(path, std::ios::app);
+  if (!stream_) {
+    return Status::InvalidInput("cannot open --gpubench_profile_out file '" + path +
+                                "' for appending: " + std::strerror(errno) +
+                                "; give a writable file path");
   }
-  return "";
+  return Status::Ok();
 }
 
-void AppendProfileRecord(const std::string& benchmark, int64_t iterations, int passes,
-                         double seconds, const std::vector<std::map<std::string, double>>& ranges,
-                         const std::string& error) {
-  std::ofstream& out = LogStream();
-  if (!out.is_open()) return;
+void ProfileLog::Close() {
+  if (stream_.is_open()) stream_.close();
+}
+
+void ProfileLog::Append(const std::string& benchmark, int64_t iterations, int passes,
+                        double seconds, const std::vector<std::map<std::string, double>>& ranges,
+                        const std::string& error) {
+  if (!stream_.is_open()) return;
   nlohmann::json record = {{"benchmark", benchmark},
                            {"iterations", iterations},
                            {"passes", passes},
@@ -37,8 +35,8 @@ void AppendProfileRecord(const std::string& benchmark, int64_t iterations, int p
   record["ranges"] = nlohmann::json::array();
   for (const auto& range : ranges) record["ranges"].push_back(range);
   if (!error.empty()) record["error"] = error;
-  out << record.dump() << '\n';
-  out.flush();
+  stream_ << record.dump() << '\n';
+  stream_.flush();
 }
 
 }  // namespace gpubench::detail

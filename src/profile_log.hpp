@@ -3,21 +3,29 @@
 #pragma once
 
 #include <cstdint>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "status.hpp"
+
 namespace gpubench::detail {
 
-/// Opens (appends to) `path`, closing an earlier log; an empty path turns the log off. Returns an
-/// error message or "".
-std::string OpenProfileLog(const std::string& path);
+class ProfileLog {
+ public:
+  /// Opens (appends to) `path`, closing an earlier log; an empty path turns the log off.
+  Status Open(const std::string& path);
+  void Close();
 
-/// One JSON line: {"benchmark", "iterations" (of the GB call it belongs to, as in GB's output),
-/// "passes", "seconds" (host time the profiled iterations took), "ranges": [{metric: value}...],
-/// "error"}.
-void AppendProfileRecord(const std::string& benchmark, int64_t iterations, int passes,
-                         double seconds, const std::vector<std::map<std::string, double>>& ranges,
-                         const std::string& error);
+  /// One JSON line: {"benchmark", "iterations" (of the GB call it belongs to, as in GB's output),
+  /// "passes", "seconds" (host time the profiled iterations took), "ranges": [{metric: value}...],
+  /// "error"}. Nothing when the log is off.
+  void Append(const std::string& benchmark, int64_t iterations, int passes, double seconds,
+              const std::vector<std::map<std::string, double>>& ranges, const std::string& error);
+
+ private:
+  std::ofstream stream_;
+};
 
 }  // namespace gpubench::detail

@@ -1,15 +1,14 @@
 #include <benchmark/benchmark.h>
 
-#include "backend.hpp"
 #include "gb_compat.hpp"
 #include "gpubench/fixture.hpp"
 #include "gpubench/registration.hpp"
 #include "instance.hpp"
+#include "process_state.hpp"
 
 #include <algorithm>
 #include <iostream>
 #include <optional>
-#include <set>
 
 namespace gpubench {
 namespace detail {
@@ -72,8 +71,7 @@ Status NameOfUnregisteredInstance(const benchmark::State& state, std::string* na
   if (family && args) {
     // GB >= 1.9.5 tells the name and the arguments, but not whether the benchmark asked for
     // manual time: say once per family what GB's time means.
-    static std::set<std::string> noted;
-    if (noted.insert(*family).second) {
+    if (ProcessState::Get().policy.FirstTime("unregistered:" + *family)) {
       std::cerr << "gpubench: " << *family
                 << " is registered through GB (BENCHMARK_* or benchmark::RegisterBenchmark), not "
                    "gpubench: GB reports its GPU time only if it was registered with "
@@ -102,17 +100,6 @@ Status NameOfUnregisteredInstance(const benchmark::State& state, std::string* na
       "gpubench::Fixture for fixtures, so that GB reports GPU time (UseManualTime) and the NVTX "
       "ranges carry the benchmark's name; " +
       why);
-}
-
-std::vector<std::string> NvtxRangePath(const std::string& name) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= name.size()) {
-    const size_t slash = std::min(name.find('/', start), name.size());
-    if (slash > start) parts.push_back(name.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return parts;
 }
 
 InstanceScope::InstanceScope(const std::string* registered, const BenchmarkHandle& benchmark,

@@ -8,7 +8,8 @@
 #include "format.hpp"
 #include "gb_compat.hpp"
 #include "gpubench/version.hpp"
-#include "runtime.hpp"
+#include "process_state.hpp"
+#include "settings_table.hpp"
 
 namespace gpubench {
 namespace {
@@ -25,9 +26,9 @@ CounterReporter::CounterReporter(OutputOptions options) : ConsoleReporter(option
 
 bool CounterReporter::ReportContext(const Context& context) {
   const bool result = ConsoleReporter::ReportContext(context);
-  const auto& runtime = detail::Runtime::Get();
-  const Settings& settings = runtime.settings();
-  const detail::DeviceFacts& facts = runtime.facts();
+  const detail::Harness& harness = detail::ProcessState::Get().harness;
+  const Settings& settings = harness.settings();
+  const detail::DeviceFacts& facts = harness.facts();
   std::ostream& out = GetOutputStream();
   out << "gpubench " << kVersion << ": ";
   if (facts.available) {
@@ -46,12 +47,14 @@ bool CounterReporter::ReportContext(const Context& context) {
   } else {
     out << "no usable GPU (" << facts.unavailable_reason << "): GPU benchmarks are skipped\n";
   }
-  out << "  timer=" << ToString(settings.timer) << " cache=" << ToString(settings.cache)
-      << " clock_control=none profile_iterations=" << settings.profile_iterations
-      << " profile_runs=" << ToString(settings.profile_runs)
-      << " exclusive=" << ToString(settings.exclusive) << " metrics=" << settings.metrics.size()
-      << " profiler=" << runtime.profiler_status() << "\n  settings fingerprint "
-      << detail::SettingsFingerprint(settings)
+  detail::CommandLine line;
+  line.settings = settings;
+  out << " ";
+  for (const detail::SettingRow& row : detail::SettingRows()) {
+    if (row.in_banner) out << " " << row.name << "=" << row.print(line);
+  }
+  out << " metrics=" << settings.metrics.size() << " profiler=" << harness.profiler_status()
+      << "\n  settings fingerprint " << detail::SettingsFingerprint(settings)
       << "\n  rows under a \"GPU time\" header: GPU time per iteration (gpubench::Loop); rows "
          "under GB's \"Time\" header: GB's own time (other benchmarks)\n";
   return result;
@@ -124,7 +127,7 @@ void CounterReporter::PrintRunData(const Run& run) {
     out << paint(kRed, "ERROR OCCURRED: '" + detail::RunErrorMessage(run) + "'") << "\n";
     return;
   }
-  const auto& runtime = detail::Runtime::Get();
+  const auto& harness = detail::ProcessState::Get().harness;
   const bool percentage = run.aggregate_unit == benchmark::kPercentage;
   char times[128];
   if (percentage) {
@@ -142,7 +145,7 @@ void CounterReporter::PrintRunData(const Run& run) {
     const std::string text =
         percentage ? detail::FormatValue(100 * value.value, detail::CounterUnit::kPercent)
                    : detail::FormatValue(value.value,
-                                         detail::UnitOfCounter(counter, runtime.metric_units()));
+                                         detail::UnitOfCounter(counter, harness.metric_units()));
     out << "  " << counter << "=" << paint(kCyan, text);
   }
   if (auto shared = run.counters.find("gpu_shared");

@@ -1,31 +1,18 @@
-// Turning --gpubench_* flags and GPUBENCH_* environment variables into Settings.
+// Turning --gpubench_* flags and GPUBENCH_* environment variables into Settings, by the rows of
+// the settings table (settings_table.hpp).
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
-#include "gpubench/settings.hpp"
+#include "settings_table.hpp"
 
 namespace gpubench::detail {
 
 /// The process environment, or a fake one in tests.
 using Environment = std::map<std::string, std::string>;
 Environment ProcessEnvironment();
-
-/// What the command line asked gpubench for.
-struct CommandLine {
-  Settings settings;
-  /// argv without gpubench's flags, argv[0] first: what GB parses next.
-  std::vector<std::string> remaining_args;
-  /// --gpubench_list_metrics[=FILTER]: print the chip's metrics and exit.
-  bool list_metrics = false;
-  std::string list_metrics_filter;
-  /// --gpubench_chip=NAME: the chip whose metrics are listed, no GPU needed (e.g. GH100).
-  std::string chip;
-  /// --gpubench_profile_out=FILE: per-range metric values of every profiled run, JSON lines.
-  std::string profile_out;
-};
 
 struct ParseResult {
   bool ok = false;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "backend.hpp"
-#include "runtime.hpp"
+#include "process_state.hpp"
 
 namespace gpubench::testing {
 

@@ -54,7 +54,7 @@ TEST(Format, ValuesCarryTheirUnits) {
 }  // namespace
 }  // namespace gpubench::detail
 
-#include "backend.hpp"
+#include "range_names.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -16,6 +16,7 @@
 #include "fakes.hpp"
 #include "gb_compat.hpp"
 #include "gb_version.hpp"
+#include "range_names.hpp"
 
 namespace gpubench::testing {
 namespace {
@@ -280,17 +281,18 @@ class FormsTest : public ::testing::Test {
     facts_.sm_clock_rated_mhz = 1980;
   }
   void TearDown() override {
-    detail::Runtime::Get().ResetForTesting();
+    detail::ProcessState::Get().ResetForTesting();
     g_log = nullptr;
   }
 
   // Runs the benchmarks matching `filter` on fakes; gpubench's forms and the twins apart.
   std::vector<GbRun> RunAll(const std::string& filter) {
-    auto& runtime = detail::Runtime::Get();
-    runtime.ResetForTesting();
-    runtime.Configure(settings_, facts_);
-    runtime.SetTrialRunDetector(detail::TrialRunDetector(detail::kDefaultMinTimeSeconds));
-    runtime.SetBackendsForTesting(std::make_unique<FakeOps>(&log_),
+    auto& process = detail::ProcessState::Get();
+    process.ResetForTesting();
+    auto& harness = process.harness;
+    harness.Configure(settings_, facts_);
+    process.policy.SetTrialRunDetector(detail::TrialRunDetector(detail::kDefaultMinTimeSeconds));
+    harness.SetBackendsForTesting(std::make_unique<FakeOps>(&log_),
                                   std::make_unique<FakeTimer>(&log_), nullptr);
     CaptureReporter reporter;
     benchmark::RunSpecifiedBenchmarks(&reporter, filter);

@@ -115,23 +115,25 @@ class LoopTest : public ::testing::Test {
   }
 
   void TearDown() override {
-    detail::Runtime::Get().ResetForTesting();
+    detail::ProcessState::Get().ResetForTesting();
     g_log = nullptr;
   }
 
   // Installs the fakes and runs the benchmarks whose names match `filter`.
   std::vector<benchmark::BenchmarkReporter::Run> Run(const std::string& filter,
                                                      bool with_profiler = false) {
-    auto& runtime = detail::Runtime::Get();
-    runtime.ResetForTesting();
-    runtime.Configure(settings_, facts_);
+    auto& process = detail::ProcessState::Get();
+    process.ResetForTesting();
+    if (!profile_out_.empty()) EXPECT_TRUE(process.profile_log.Open(profile_out_).ok());
+    auto& harness = process.harness;
+    harness.Configure(settings_, facts_);
     if (sharing_owner_) {
       sharing_ = sharing_owner_.get();
-      runtime.SetSharingMonitorForTesting(std::move(sharing_owner_));
+      harness.SetSharingMonitorForTesting(std::move(sharing_owner_));
     }
     // The test binary leaves GB's --benchmark_min_time at its default.
-    runtime.SetTrialRunDetector(detail::TrialRunDetector(detail::kDefaultMinTimeSeconds));
-    runtime.SetBackendsForTesting(std::move(ops_owner_), std::move(timer_owner_),
+    process.policy.SetTrialRunDetector(detail::TrialRunDetector(detail::kDefaultMinTimeSeconds));
+    harness.SetBackendsForTesting(std::move(ops_owner_), std::move(timer_owner_),
                                   with_profiler ? std::move(profiler_owner_) : nullptr);
     CaptureReporter reporter;
     benchmark::RunSpecifiedBenchmarks(&reporter, filter);
@@ -148,6 +150,7 @@ class LoopTest : public ::testing::Test {
   std::unique_ptr<detail::IterationTimer> timer_owner_;
   std::unique_ptr<detail::Profiler> profiler_owner_;
   std::unique_ptr<FakeSharingMonitor> sharing_owner_;
+  std::string profile_out_;  // --gpubench_profile_out of the next Run()
   FakeSharingMonitor* sharing_ = nullptr;
 };
 
@@ -257,7 +260,7 @@ TEST_F(LoopTest, GbTrialCallsCopyTheCountersAndOnlyCallsGbMayReportAreProfiled) 
   EXPECT_EQ(profiler_->sessions, 2);
   EXPECT_DOUBLE_EQ(runs[0].counters.at("dram_write_bytes").value, 100.0);  // its own session
   EXPECT_EQ(log_.Count("range_end"), 2 * 2 * 3);  // sessions x passes x ranges
-  EXPECT_EQ(detail::Runtime::Get().trials().Finish(), "");
+  EXPECT_EQ(detail::ProcessState::Get().policy.trials().Finish(), "");
 }
 
 TEST_F(LoopTest, ProfileRunsAllProfilesEveryCall) {
@@ -307,7 +310,7 @@ TEST_F(LoopTest, ABenchmarksOwnMinTimeDecidesWhichCallsAreTrials) {
   EXPECT_EQ(profiler_->sessions, 2);
   EXPECT_DOUBLE_EQ(runs[0].counters.at("dram_write_bytes").value, 100.0);
   EXPECT_EQ(said.find("GB reported the call"), std::string::npos) << said;
-  EXPECT_EQ(detail::Runtime::Get().trials().Finish(), "");
+  EXPECT_EQ(detail::ProcessState::Get().policy.trials().Finish(), "");
 }
 
 // The name GB gives the instance (State::name() from GB 1.8 sees ->Name(); GB 1.7 does not tell
@@ -319,10 +322,10 @@ TEST_F(LoopTest, RangesProfileRecordsAndTrialsUseGbsName) {
   const std::string other = kGbHasStateName ? "LoopTest_Renamed/3" : "LoopTest_RenamedLater/3";
   const std::string path = ::testing::TempDir() + "gpubench_renamed_profile.jsonl";
   std::remove(path.c_str());
-  ASSERT_EQ(detail::OpenProfileLog(path), "");
+  profile_out_ = path;
   settings_.profile_iterations = 1;
   auto runs = Run("^LoopTest_RenamedLater/", true);
-  detail::OpenProfileLog("");
+  detail::ProcessState::Get().profile_log.Close();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].benchmark_name(), "LoopTest_RenamedLater/3/manual_time");
   EXPECT_EQ(log_.Count("push " + name), log_.Count("timer_begin"));
@@ -332,7 +335,7 @@ TEST_F(LoopTest, RangesProfileRecordsAndTrialsUseGbsName) {
   // the counters of the first, found under the same name.
   EXPECT_GE(log_.Count("prepare"), 3);
   EXPECT_EQ(profiler_->sessions, 2);
-  EXPECT_EQ(detail::Runtime::Get().trials().Finish(), "");
+  EXPECT_EQ(detail::ProcessState::Get().policy.trials().Finish(), "");
   std::ifstream in(path);
   std::vector<nlohmann::json> records;
   for (std::string line; std::getline(in, line);) records.push_back(nlohmann::json::parse(line));
@@ -359,11 +362,11 @@ TEST_F(LoopTest, ProfileFailureKeepsTheTimingAndDropsOnlyTheMetrics) {
 TEST_F(LoopTest, ProfileOutRecordsEveryRangeAndErrors) {
   const std::string path = ::testing::TempDir() + "gpubench_profile_out_test.jsonl";
   std::remove(path.c_str());
-  ASSERT_EQ(detail::OpenProfileLog(path), "");
+  profile_out_ = path;
   settings_.profile_iterations = 3;
   auto runs = Run("^LoopTest_Flush/", true);
   ASSERT_EQ(runs.size(), 1u);
-  detail::OpenProfileLog("");  // closes it
+  detail::ProcessState::Get().profile_log.Close();
   std::ifstream file(path);
   std::string line;
   std::vector<nlohmann::json> records;
@@ -385,11 +388,11 @@ TEST_F(LoopTest, ProfileOutRecordsEveryRangeAndErrors) {
 TEST_F(LoopTest, ProfileOutRecordsTheErrorOfAFailedSession) {
   const std::string path = ::testing::TempDir() + "gpubench_profile_out_error.jsonl";
   std::remove(path.c_str());
-  ASSERT_EQ(detail::OpenProfileLog(path), "");
+  profile_out_ = path;
   settings_.profile_iterations = 2;
   profiler_->fail_pass = 1;
   Run("^LoopTest_Flush/", true);
-  detail::OpenProfileLog("");
+  detail::ProcessState::Get().profile_log.Close();
   std::ifstream file(path);
   std::string line;
   ASSERT_TRUE(std::getline(file, line));
@@ -401,13 +404,16 @@ TEST_F(LoopTest, ProfileOutRecordsTheErrorOfAFailedSession) {
 }
 
 TEST(ProfileOut, UnwritablePathSaysWhatToGive) {
-  const std::string error = detail::OpenProfileLog("/nonexistent-dir/x/profile.jsonl");
+  detail::ProfileLog log;
+  const detail::Status status = log.Open("/nonexistent-dir/x/profile.jsonl");
+  EXPECT_EQ(status.code(), detail::Status::Code::kInvalidInput);
+  const std::string error = status.message();
   EXPECT_NE(
       error.find("cannot open --gpubench_profile_out file '/nonexistent-dir/x/profile.jsonl'"),
       std::string::npos)
       << error;
   EXPECT_NE(error.find("give a writable file path"), std::string::npos) << error;
-  EXPECT_EQ(detail::OpenProfileLog(""), "");
+  EXPECT_TRUE(log.Open("").ok());
 }
 
 // ---- another process on the GPU (NVML) ----
@@ -483,12 +489,13 @@ TEST_F(LoopTest, ExclusiveWaitRunsOnceTheGpuIsFree) {
 TEST_F(LoopTest, AProfilerHeldByAnotherProcessMarksTheRunShared) {
   sharing_owner_ = std::make_unique<FakeSharingMonitor>(
       std::vector<detail::SharingSample>{Processes({kThisProcess})});
-  auto& runtime = detail::Runtime::Get();
-  runtime.ResetForTesting();
-  runtime.Configure(settings_, facts_);
-  runtime.SetSharingMonitorForTesting(std::move(sharing_owner_));
-  runtime.SetBackendsForTesting(std::move(ops_owner_), std::move(timer_owner_), nullptr);
-  runtime.SetProfiler(
+  auto& process = detail::ProcessState::Get();
+  process.ResetForTesting();
+  auto& harness = process.harness;
+  harness.Configure(settings_, facts_);
+  harness.SetSharingMonitorForTesting(std::move(sharing_owner_));
+  harness.SetBackendsForTesting(std::move(ops_owner_), std::move(timer_owner_), nullptr);
+  harness.SetProfiler(
       nullptr, "unavailable: cuptiProfilerGetCounterAvailability: CUPTI_ERROR_HARDWARE_BUSY");
   ::testing::internal::CaptureStderr();
   CaptureReporter reporter;
@@ -572,7 +579,7 @@ TEST_F(LoopTest, LaunchErrorInTheBodySkipsWithTheCudaError) {
             "cudaErrorInvalidConfiguration (bad)");
   EXPECT_EQ(log_.events.back(), "after loop");  // code after the loop still runs
   EXPECT_EQ(log_.Count("push LoopTest_Flush"), log_.Count("pop"));
-  EXPECT_TRUE(detail::Runtime::Get().context_lost_reason().empty());
+  EXPECT_TRUE(detail::ProcessState::Get().context_lost_reason.empty());
 }
 
 TEST_F(LoopTest, StickyErrorSkipsEveryLaterBenchmark) {
@@ -597,7 +604,7 @@ TEST_F(LoopTest, SeveralThreadsAreRejected) {
 }
 
 TEST_F(LoopTest, UninitializedGpubenchIsRejected) {
-  detail::Runtime::Get().ResetForTesting();
+  detail::ProcessState::Get().ResetForTesting();
   CaptureReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter, "^LoopTest_Keep/");
   ASSERT_EQ(reporter.runs.size(), 1u);

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime.hpp"
+#include "process_state.hpp"
 
 namespace gpubench {
 namespace {
@@ -203,15 +203,15 @@ TEST(Reporter, BannerNamesSettingsAndDevice) {
   facts.sm_count = 132;
   facts.l2_bytes = 62914560;
   facts.sm_clock_rated_mhz = 1980;
-  detail::Runtime::Get().ResetForTesting();
-  detail::Runtime::Get().Configure(settings, facts);
+  detail::ProcessState::Get().ResetForTesting();
+  detail::ProcessState::Get().harness.Configure(settings, facts);
   CounterReporter reporter(benchmark::ConsoleReporter::OO_None);
   std::ostringstream out;
   reporter.SetOutputStream(&out);
   reporter.SetErrorStream(&out);
   benchmark::BenchmarkReporter::Context context;
   reporter.ReportContext(context);
-  detail::Runtime::Get().ResetForTesting();
+  detail::ProcessState::Get().ResetForTesting();
   const std::string text = out.str();
   EXPECT_NE(text.find("NVIDIA H200 (sm_90, 132 SMs"), std::string::npos) << text;
   EXPECT_NE(text.find("rated SM clock 1980 MHz"), std::string::npos) << text;

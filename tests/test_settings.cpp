@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "context.hpp"
 #include "settings_parse.hpp"
 
 namespace gpubench::detail {
@@ -150,6 +151,75 @@ TEST(Settings, HelpListsEveryFlag) {
                            "profile_runs", "device", "profile_out", "list_metrics", "chip"}) {
     EXPECT_NE(help.find(std::string("--gpubench_") + flag), std::string::npos) << flag;
   }
+}
+
+// The table's default text (shown by --help) means the same as Settings' own defaults.
+TEST(SettingsTable, DefaultTextsParseToTheDefaults) {
+  CommandLine defaults;
+  defaults.settings.metrics = DefaultMetrics();
+  for (const SettingRow& row : SettingRows()) {
+    if (row.default_value.empty()) continue;
+    CommandLine line = defaults;
+    EXPECT_EQ(row.parse(row.default_value, &line), "") << row.name;
+    EXPECT_EQ(row.print(line), row.print(defaults)) << row.name;
+    EXPECT_EQ(row.print(defaults), row.default_value) << row.name;
+  }
+}
+
+// Every accepted value of a choice prints as itself: the context and banner show what was typed.
+TEST(SettingsTable, ChoicesPrintAsTyped) {
+  for (const SettingRow& row : SettingRows()) {
+    const std::string values(row.values);
+    if (values.find('|') == std::string::npos) continue;
+    size_t start = 0;
+    while (start <= values.size()) {
+      const size_t bar = std::min(values.find('|', start), values.size());
+      const std::string value = values.substr(start, bar - start);
+      CommandLine line;
+      EXPECT_EQ(row.parse(value, &line), "") << row.name << "=" << value;
+      EXPECT_EQ(row.print(line), value) << row.name;
+      start = bar + 1;
+    }
+    CommandLine line;
+    EXPECT_NE(row.parse("bogus", &line), "") << row.name;
+  }
+}
+
+// --help, the environment and the context block are made from the table: each row appears.
+TEST(SettingsTable, EveryRowReachesHelpAndItsContextKey) {
+  const std::string help = FlagHelp();
+  DeviceFacts facts;
+  Settings settings;
+  settings.metrics = DefaultMetrics();
+  std::map<std::string, std::string> context;
+  for (const auto& [key, value] : BuildContext(settings, facts, "off: test")) context[key] = value;
+  for (const auto* rows : {&SettingRows(), &ActionRows()}) {
+    for (const SettingRow& row : *rows) {
+      EXPECT_NE(help.find("--gpubench_" + std::string(row.name) + "="), std::string::npos)
+          << row.name;
+      EXPECT_NE(help.find(std::string(row.meaning)), std::string::npos) << row.name;
+      if (row.in_context) EXPECT_EQ(context.count("gpubench_" + std::string(row.name)), 1u);
+      if (row.fingerprint != nullptr) {
+        for (const auto& [key, value] : row.fingerprint(settings)) {
+          EXPECT_EQ(context[key], value) << key;
+        }
+      }
+    }
+  }
+  for (const SettingRow& row : SettingRows()) {
+    std::string variable = "GPUBENCH_" + std::string(row.name);
+    for (char& c : variable) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::string value = row.default_value.empty() ? "x" : std::string(row.default_value);
+    EXPECT_TRUE(Parse({}, {{variable, value}}).ok) << variable;
+  }
+}
+
+TEST(SettingsTable, AFlagWinsOverItsEnvironmentVariable) {
+  ParseResult result = Parse({"--gpubench_metrics=a.sum"}, {{"GPUBENCH_METRICS", "b.sum"}});
+  ASSERT_TRUE(result.ok) << result.error;
+  std::vector<std::string> expected = DefaultMetrics();
+  expected.push_back("a.sum");
+  EXPECT_EQ(result.command_line.settings.metrics, expected);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gpubench/main.hpp"
-#include "runtime.hpp"
+#include "process_state.hpp"
 #include "trial_runs.hpp"
 
 namespace gpubench::detail {
@@ -177,8 +177,8 @@ std::optional<double> MinTimeAfterInitialize(std::vector<std::string> args) {
   const InitResult init = gpubench::Initialize(&argc, argv.data());
   const std::string said = ::testing::internal::GetCapturedStderr();
   EXPECT_TRUE(init.run_benchmarks) << said;
-  const std::optional<double> min_time = Runtime::Get().trials().min_time_seconds();
-  Runtime::Get().ResetForTesting();
+  const std::optional<double> min_time = ProcessState::Get().policy.trials().min_time_seconds();
+  ProcessState::Get().ResetForTesting();
   return min_time;
 }
 

@@ -14,7 +14,7 @@
 #include "device_info.hpp"
 #include "gb_compat.hpp"
 #include "kernels.cuh"
-#include "runtime.hpp"
+#include "process_state.hpp"
 
 namespace {
 
@@ -31,15 +31,15 @@ class Capture : public benchmark::BenchmarkReporter {
 
 // Initializes gpubench as a benchmark binary would, with these flags.
 bool InitializeGpubench(std::vector<std::string> flags, std::string* why_not) {
-  gpubench::detail::Runtime::Get().ResetForTesting();
-  gpubench::detail::Runtime::Get().Shutdown();
+  gpubench::detail::ProcessState::Get().ResetForTesting();
+  gpubench::detail::ProcessState::Get().Shutdown();
   flags.insert(flags.begin(), "gpu_tests");
   std::vector<char*> argv;
   for (auto& flag : flags) argv.push_back(flag.data());
   argv.push_back(nullptr);
   int argc = static_cast<int>(flags.size());
   gpubench::InitResult init = gpubench::Initialize(&argc, argv.data());
-  const auto& facts = gpubench::detail::Runtime::Get().facts();
+  const auto& facts = gpubench::detail::ProcessState::Get().harness.facts();
   if (!init.run_benchmarks || !facts.available) {
     *why_not = "no usable CUDA device: " + facts.unavailable_reason;
     return false;
@@ -131,15 +131,16 @@ TEST_F(Gpu, FourGiBCopyIsTimedAtDramSpeedWithAPlausibleClock) {
   ASSERT_EQ(gpubench::detail::RunErrorMessage(runs[0]), "");
   const double seconds = runs[0].real_accumulated_time / runs[0].iterations;
   const double bandwidth = 2.0 * kBigCopy * 4 / seconds;
-  const double rated = gpubench::detail::Runtime::Get().facts().sm_clock_rated_mhz;
+  const double rated = gpubench::detail::ProcessState::Get().harness.facts().sm_clock_rated_mhz;
   const double clock = Counter(runs[0], "sm_clock_mhz");
   std::printf(
       "[gpu] copy 4 GiB: %.1f us per iteration, %.2f TB/s, SM clock %.0f MHz (rated %.0f)"
       "\n",
       seconds * 1e6, bandwidth / 1e12, clock, rated);
   EXPECT_GT(bandwidth, 1.0e12);
-  EXPECT_LT(bandwidth,
-            1.1 * gpubench::detail::Runtime::Get().facts().DramBandwidthBytesPerSecond());
+  EXPECT_LT(
+      bandwidth,
+      1.1 * gpubench::detail::ProcessState::Get().harness.facts().DramBandwidthBytesPerSecond());
   EXPECT_GT(clock, 0.3 * rated);
   EXPECT_LT(clock, 1.1 * rated);
 }
@@ -147,8 +148,8 @@ TEST_F(Gpu, FourGiBCopyIsTimedAtDramSpeedWithAPlausibleClock) {
 TEST_F(Gpu, CopyBytesMatchTheAnalyticCount) {
   Init({"--gpubench_profile_iterations=3"});
   if (IsSkipped()) return;
-  ASSERT_NE(gpubench::detail::Runtime::Get().profiler(), nullptr)
-      << gpubench::detail::Runtime::Get().profiler_status();
+  ASSERT_NE(gpubench::detail::ProcessState::Get().harness.profiler(), nullptr)
+      << gpubench::detail::ProcessState::Get().harness.profiler_status();
   auto runs = RunMatching("^Gpu_Copy/");
   ASSERT_EQ(runs.size(), 1u);
   ASSERT_EQ(gpubench::detail::RunErrorMessage(runs[0]), "");
@@ -201,8 +202,8 @@ TEST_F(Gpu, ReplayPassesThatDifferAreDetected) {
   Init({"--gpubench_profile_iterations=2",
         "--gpubench_metrics=sm__throughput.avg.pct_of_peak_sustained_elapsed"});
   if (IsSkipped()) return;
-  auto* profiler = gpubench::detail::Runtime::Get().profiler();
-  ASSERT_NE(profiler, nullptr) << gpubench::detail::Runtime::Get().profiler_status();
+  auto* profiler = gpubench::detail::ProcessState::Get().harness.profiler();
+  ASSERT_NE(profiler, nullptr) << gpubench::detail::ProcessState::Get().harness.profiler_status();
   ASSERT_GT(profiler->PassCount(), 1);
   testing::internal::CaptureStderr();
   auto runs = RunMatching("^Gpu_DataDependent/");
@@ -217,8 +218,8 @@ TEST_F(Gpu, ReplayPassesThatDifferAreDetected) {
 TEST_F(Gpu, ProfilingSessionCostBreakdown) {
   Init({"--gpubench_profile_iterations=3"});
   if (IsSkipped()) return;
-  auto* profiler = gpubench::detail::Runtime::Get().profiler();
-  ASSERT_NE(profiler, nullptr) << gpubench::detail::Runtime::Get().profiler_status();
+  auto* profiler = gpubench::detail::ProcessState::Get().harness.profiler();
+  ASSERT_NE(profiler, nullptr) << gpubench::detail::ProcessState::Get().harness.profiler_status();
   float* data = nullptr;
   ASSERT_EQ(cudaMalloc(&data, 4 << 20), cudaSuccess);
   using Clock = std::chrono::steady_clock;
@@ -270,7 +271,7 @@ TEST_F(Gpu, UnknownMetricIsNamedWithCloseMatches) {
   settings.metrics.push_back("dram__byte_read.sum");
   std::string status;
   auto profiler = gpubench::detail::MakeCuptiProfiler(
-      settings, gpubench::detail::Runtime::Get().facts(), &status);
+      settings, gpubench::detail::ProcessState::Get().harness.facts(), &status);
   EXPECT_EQ(profiler, nullptr);
   std::printf("[gpu] %s\n", status.c_str());
   EXPECT_NE(status.find("unknown metric 'dram__byte_read.sum'"), std::string::npos) << status;

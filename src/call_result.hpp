@@ -1,0 +1,49 @@
+// What one call of a benchmark function measured. The phases fill it in (phases.hpp,
+// sharing_check.hpp); publish.cpp turns it into GB counters, the profile log and messages.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpubench::detail {
+
+/// Whether other work shared the GPU with the call, and who.
+struct SharingVerdict {
+  bool known = false;   ///< NVML, the profiler or the timing could tell; else nothing is claimed
+  bool shared = false;  ///< another process used the GPU around the call
+  std::string who;      ///< for the warning
+  void Add(const std::string& what) {
+    if (who.find(what) == std::string::npos) who += (who.empty() ? "" : "; ") + what;
+  }
+};
+
+/// The hardware counters of the call.
+struct ProfileOutcome {
+  enum class Kind {
+    kNone,      ///< metrics off, or no profiled iterations
+    kProfiled,  ///< a session of its own
+    kCopied,    ///< a trial: the counters of the instance's latest profiled call
+    kFailed,    ///< the session failed; timing stays valid
+  };
+  Kind kind = Kind::kNone;
+  std::map<std::string, double> counters;             ///< gpubench's counter names
+  std::vector<std::map<std::string, double>> ranges;  ///< CUPTI's values per profiled range
+  int passes = 0;
+  double seconds = 0;                  ///< host time of the session
+  int64_t copied_from_iterations = 0;  ///< kCopied: the source call's iteration count
+  std::string error;                   ///< kFailed: why
+};
+
+struct CallResult {
+  std::string instance;     ///< GB's name with the arguments ("BM_Copy/1048576")
+  int64_t iterations = 0;   ///< GB's iteration count of the call
+  double gpu_seconds = 0;   ///< GPU time of the timed iterations (what GB's manual time sums)
+  double sm_clock_mhz = 0;  ///< the mean SM clock of the timed iterations (clock probe)
+  std::map<std::string, double> kernel_seconds;  ///< timer=cupti: per kernel, all iterations
+  SharingVerdict sharing;
+  ProfileOutcome profile;
+};
+
+}  // namespace gpubench::detail

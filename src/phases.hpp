@@ -1,0 +1,104 @@
+// The phases of one call of a benchmark function. GB runs the user's body between the loop's
+// steps, so each phase has a step before and a step after a body; each returns a failed Status
+// for what ends the call (SkipWithError) and leaves its data in the CallResult.
+//
+//   warm-up      one untimed body: surfaces launch errors before anything is timed
+//   timed        GB's iterations: L2 flush, NVTX range, GPU timer; the clock probe around them
+//   profiling    profiled iterations after GB's timer stopped: CUPTI passes x ranges
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "call_result.hpp"
+#include "harness.hpp"
+#include "status.hpp"
+
+namespace gpubench::detail {
+
+/// An error of the user's body (launch or asynchronous), named as such.
+Status BodyError(const std::string& instance, const Status& status);
+
+/// The warm-up body: flushed before (cache=flush), checked and waited for after.
+class WarmupPhase {
+ public:
+  WarmupPhase(Harness& harness, cudaStream_t stream) : harness_(harness), stream_(stream) {}
+  Status Before();
+  Status After(const std::string& instance);
+
+ private:
+  Harness& harness_;
+  cudaStream_t stream_;
+};
+
+/// GB's timed iterations. Reports each iteration's GPU time to GB (SetIterationTime).
+class TimedPhase {
+ public:
+  TimedPhase(Harness& harness, benchmark::State& state, cudaStream_t stream)
+      : harness_(harness), state_(state), stream_(stream) {}
+  ~TimedPhase() { CloseRange(); }
+
+  /// Starts the clock probe (after the warm-up).
+  Status Begin();
+  /// Before each timed body: flush (cache=flush), NVTX range, timer region.
+  Status BeforeBody(const std::string& instance);
+  /// After each timed body: closes the range and region, hands GB the GPU time.
+  Status AfterBody(const std::string& instance, CallResult* call);
+  /// After the last body: the clock probe's SM clock and the per-kernel times.
+  Status End(CallResult* call);
+  /// Pops an NVTX range an early exit left open.
+  void CloseRange();
+
+ private:
+  bool flushing() const { return harness_.settings().cache == CachePolicy::kFlush; }
+  Harness& harness_;
+  benchmark::State& state_;
+  cudaStream_t stream_;
+  bool range_open_ = false;
+  bool region_open_ = false;
+  int64_t iterations_in_region_ = 0;
+  std::vector<double> times_;
+};
+
+/// Profiled iterations: one CUPTI session of `ranges` ranges per pass, as many passes as the
+/// metrics need. A failed session is not an error of the call (timing stays valid): it ends
+/// the phase with ProfileOutcome::kFailed; only body errors and a lost context are returned.
+class ProfilingPhase {
+ public:
+  ProfilingPhase(Harness& harness, cudaStream_t stream) : harness_(harness), stream_(stream) {}
+  ~ProfilingPhase() { Abort(); }
+
+  /// Starts the session and the first range; *body: whether a profiled body runs now.
+  Status Begin(const std::string& instance, int ranges, ProfileOutcome* outcome, bool* body);
+  /// After each profiled body; *body: whether another one runs.
+  Status AfterBody(const DeviceFacts& facts, ProfileOutcome* outcome, bool* body);
+  /// Ends a session an error or an early exit left open.
+  void Abort();
+
+ private:
+  Status BeginPass(ProfileOutcome* outcome, bool* body);
+  Status BeginRange(ProfileOutcome* outcome, bool* body);
+  Status Failed(const Status& status, ProfileOutcome* outcome, bool* body);
+  Status Finish(const DeviceFacts& facts, ProfileOutcome* outcome);
+  double Seconds() const;
+  void ShowProgress(int pass);
+  void ClearProgress();
+
+  // Far above any real pass count (11 metrics take 9 passes on GH100): a guard against a
+  // profiler that never reports completion.
+  static constexpr int kMaxPasses = 1000;
+  Harness& harness_;
+  cudaStream_t stream_;
+  std::string instance_;
+  bool open_ = false;
+  bool progress_shown_ = false;
+  int ranges_ = 0;
+  int range_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace gpubench::detail

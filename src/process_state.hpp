@@ -1,0 +1,38 @@
+// All of gpubench's process-wide state, in one place that tests can reset: the harness, the
+// profiling policy, the shared-GPU history, the profile log and the lost-context flag. (Two
+// things stay outside by necessity: the thread-local instance marker of registration.cpp, which
+// lives exactly as long as one GB call, and cupti_timer.cpp's activity sink, whose C callbacks
+// CUPTI calls without a user pointer.)
+#pragma once
+
+#include <string>
+
+#include "harness.hpp"
+#include "profile_log.hpp"
+#include "profiling_policy.hpp"
+#include "sharing_check.hpp"
+
+namespace gpubench::detail {
+
+struct ProcessState {
+  /// The one instance; never destroyed (benchmarks may outlive main's end).
+  static ProcessState& Get();
+
+  Harness harness;
+  ProfilingPolicy policy;
+  SharingHistory sharing_history;
+  ProfileLog profile_log;
+
+  /// After a sticky CUDA error nothing more can run on the GPU in this process.
+  void MarkContextLost(const std::string& reason) {
+    if (context_lost_reason.empty()) context_lost_reason = reason;
+  }
+  std::string context_lost_reason;
+
+  /// Everything back to the state before gpubench::Initialize.
+  void ResetForTesting();
+  /// Releases GPU resources before the CUDA runtime is torn down at exit.
+  void Shutdown() { harness.ReleaseBackends(); }
+};
+
+}  // namespace gpubench::detail

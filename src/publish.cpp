@@ -1,0 +1,60 @@
+#include "publish.hpp"
+
+#include <iostream>
+
+#include "metrics.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+void PublishSharing(const CallResult& call, benchmark::State& state, ProfilingPolicy& policy) {
+  if (!call.sharing.known) return;  // without NVML nothing is claimed either way
+  state.counters["gpu_shared"] = call.sharing.shared ? 1.0 : 0.0;
+  if (call.sharing.shared && policy.FirstTime("shared:")) {
+    std::cerr << "gpubench: the GPU is shared: " << call.sharing.who << " (seen around "
+              << call.instance
+              << "); times and device-wide counters of such runs may be inflated, so they are "
+                 "marked gpu_shared=1 and gpubench-compare does not judge them\n";
+  }
+}
+
+void PublishProfile(const CallResult& call, benchmark::State& state, ProcessState& process) {
+  const ProfileOutcome& profile = call.profile;
+  for (const auto& [name, value] : profile.counters) state.counters[name] = value;
+  switch (profile.kind) {
+    case ProfileOutcome::Kind::kNone:
+      return;
+    case ProfileOutcome::Kind::kProfiled:
+      process.policy.RememberProfiledCall({call.instance, call.iterations, profile.counters});
+      process.profile_log.Append(call.instance, call.iterations, profile.passes, profile.seconds,
+                                 profile.ranges, "");
+      return;
+    case ProfileOutcome::Kind::kCopied:
+      process.policy.trials().NoteCopiedCounters(call.gpu_seconds, profile.copied_from_iterations);
+      return;
+    case ProfileOutcome::Kind::kFailed:
+      if (process.policy.FirstTime("metrics:" + call.instance + "\n" + profile.error)) {
+        std::cerr << "gpubench: " << call.instance
+                  << ": hardware metrics not collected: " << profile.error << "\n";
+      }
+      process.policy.ForgetProfiledCall();
+      process.profile_log.Append(call.instance, call.iterations, profile.passes, profile.seconds,
+                                 {}, profile.error);
+      return;
+  }
+}
+
+}  // namespace
+
+void Publish(const CallResult& call, benchmark::State& state, ProcessState& process) {
+  PublishSharing(call, state, process.policy);
+  for (const auto& [name, value] : ClockCounters(call.sm_clock_mhz, process.harness.facts())) {
+    state.counters[name] = value;
+  }
+  for (const auto& [kernel, seconds] : call.kernel_seconds) {
+    state.counters["kernel_time/" + kernel] = seconds / static_cast<double>(call.iterations);
+  }
+  PublishProfile(call, state, process);
+}
+
+}  // namespace gpubench::detail

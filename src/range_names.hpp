@@ -1,0 +1,17 @@
+// The names of gpubench's NVTX and CUPTI ranges, which users' ncu and nsys filters select on.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpubench::detail {
+
+/// "BM_Copy/1048576" -> {"BM_Copy", "1048576"}: ncu and nsys read '/' in a push/pop filter as
+/// nesting, so each part is its own nested NVTX range. Empty parts are dropped.
+std::vector<std::string> NvtxRangePath(const std::string& name);
+
+/// The CUPTI range of the `index`th profiled iteration of `instance`: unique per range, since
+/// CUPTI merges ranges that share a name.
+std::string ProfiledRangeName(const std::string& instance, int index);
+
+}  // namespace gpubench::detail

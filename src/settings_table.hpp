@@ -1,0 +1,66 @@
+// The one table of gpubench's settings. The command line and environment parser, --help, the
+// context block, the console banner and the settings fingerprint are all made from it, so a
+// setting is spelled out once (settings_table.cpp).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gpubench/settings.hpp"
+
+namespace gpubench::detail {
+
+/// Key/value pairs in a fixed order (the context block, the fingerprinted settings).
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+
+/// What the command line asked gpubench for.
+struct CommandLine {
+  Settings settings;
+  /// argv without gpubench's flags, argv[0] first: what GB parses next.
+  std::vector<std::string> remaining_args;
+  /// --gpubench_list_metrics[=FILTER]: print the chip's metrics and exit.
+  bool list_metrics = false;
+  std::string list_metrics_filter;
+  /// --gpubench_chip=NAME: the chip whose metrics are listed, no GPU needed (e.g. GH100).
+  std::string chip;
+  /// --gpubench_profile_out=FILE: per-range metric values of every profiled run, JSON lines.
+  std::string profile_out;
+};
+
+/// One setting: the flag --gpubench_<name>, the variable GPUBENCH_<NAME> (settings, not
+/// actions) and, where it is recorded, the context key gpubench_<name>.
+struct SettingRow {
+  std::string_view name;
+  std::string_view values;         ///< what is accepted, for --help and error messages
+  std::string_view default_value;  ///< as typed ("" for none)
+  std::string_view meaning;        ///< --help's line
+  /// Written to the context block as gpubench_<name> (its fingerprint entries always are).
+  bool in_context;
+  bool in_banner;  ///< printed in the console banner as name=value
+  /// Reads `text` into `line`: "" when it was valid, else what was wrong and what would be right.
+  std::string (*parse)(std::string_view text, CommandLine* line);
+  /// The value as the context block and the banner show it.
+  std::string (*print)(const CommandLine& line);
+  /// Its entries of the settings fingerprint (context keys and values), in order; null when the
+  /// setting does not change what a number means.
+  KeyValues (*fingerprint)(const Settings& settings);
+};
+
+/// Settings: flags and environment variables, in the order of --help.
+const std::vector<SettingRow>& SettingRows();
+/// Actions: flags only (list the metrics, for a chip).
+const std::vector<SettingRow>& ActionRows();
+
+/// Bumped whenever the measurement method changes what a number means (fingerprinted).
+inline constexpr int kMethodVersion = 1;
+
+/// The settings that change what a number means, as context keys and values: the method version,
+/// then each row's fingerprint entries. The fingerprint is a hash of exactly these.
+KeyValues FingerprintedSettings(const Settings& settings);
+
+/// 16 hex digits: FNV-1a (64 bit) of the sorted "key=value" lines of FingerprintedSettings.
+std::string SettingsFingerprint(const Settings& settings);
+
+}  // namespace gpubench::detail
