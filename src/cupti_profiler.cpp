@@ -1,7 +1,8 @@
 // Hardware metrics through the CUPTI Range Profiler: user ranges with user replay. Call sequence
-// (measured on an H200, see DESIGN.md): initialize -> chip name -> counter availability -> host
-// object with metrics -> config image -> per run: enable -> counter data image -> set config ->
-// passes of {start, ranges, stop} until all passes are submitted -> decode -> evaluate -> disable.
+// (measured on an H200, see docs/accuracy.md): initialize -> chip name -> counter availability ->
+// host object with metrics -> config image -> per run: enable -> counter data image -> set config
+// -> passes of {start, ranges, stop} until all passes are submitted -> decode -> evaluate ->
+// disable.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cupti.h>
@@ -180,55 +181,59 @@ class CuptiRangeProfiler final : public Profiler {
   Status Setup(const Settings& settings, const DeviceFacts& facts) {
     metrics_ = settings.metrics;
     for (const auto& metric : metrics_) metric_names_.push_back(metric.c_str());
-    if (Status status = CudaStatus(cudaSetDevice(facts.ordinal), "cudaSetDevice"); !status.ok()) {
-      return status;
+    GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaSetDevice(facts.ordinal), "cudaSetDevice"));
+    GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaFree(nullptr), "cudaFree(0) (context creation)"));
+    GPUBENCH_RETURN_IF_ERROR(CurrentContext(&context_));
+    GPUBENCH_RETURN_IF_ERROR(InitializeProfilerApi());
+    GPUBENCH_RETURN_IF_ERROR(CheckDeviceSupported(facts.ordinal));
+    GPUBENCH_RETURN_IF_ERROR(DeviceChipName(facts.ordinal, &chip_));
+    GPUBENCH_RETURN_IF_ERROR(ReadCounterAvailability());
+    GPUBENCH_RETURN_IF_ERROR(host_.Initialize(chip_, availability_));
+    GPUBENCH_RETURN_IF_ERROR(BuildConfigImage());
+    // Attached once and kept: enabling costs tens of milliseconds, too much for every run.
+    // Privilege problems show up here, at start, not in every run.
+    GPUBENCH_RETURN_IF_ERROR(Enable());
+    if (cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnDriverCall), this) !=
+        CUPTI_SUCCESS) {
+      subscriber_ = nullptr;  // the launch check is skipped, not the metrics
     }
-    if (Status status = CudaStatus(cudaFree(nullptr), "cudaFree(0) (context creation)");
-        !status.ok()) {
-      return status;
-    }
-    if (Status status = CurrentContext(&context_); !status.ok()) return status;
-    if (Status status = InitializeProfilerApi(); !status.ok()) return status;
+    return Status::Ok();
+  }
 
+  static Status CheckDeviceSupported(int ordinal) {
     GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params, supported);
-    supported.cuDevice = facts.ordinal;
+    supported.cuDevice = ordinal;
     supported.api = CUPTI_PROFILER_RANGE_PROFILING;
-    if (Status status =
-            CuptiStatus(cuptiProfilerDeviceSupported(&supported), "cuptiProfilerDeviceSupported");
-        !status.ok()) {
-      return status;
+    GPUBENCH_RETURN_IF_ERROR(
+        CuptiStatus(cuptiProfilerDeviceSupported(&supported), "cuptiProfilerDeviceSupported"));
+    if (supported.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return Status::Ok();
+    std::string why;
+    if (supported.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " architecture";
+    if (supported.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " vGPU";
+    if (supported.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " SLI";
+    if (supported.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+      why += " confidential-computing";
     }
-    if (supported.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-      std::string why;
-      if (supported.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " architecture";
-      if (supported.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " vGPU";
-      if (supported.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " SLI";
-      if (supported.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-        why += " confidential-computing";
-      }
-      if (supported.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " CMP";
-      if (supported.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " WSL";
-      return Status::Error("the CUPTI range profiler does not support this device (not supported:" +
-                           why + "; MIG instances are reported as unsupported too)");
-    }
-    if (Status status = DeviceChipName(facts.ordinal, &chip_); !status.ok()) return status;
+    if (supported.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " CMP";
+    if (supported.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " WSL";
+    return Status::Error("the CUPTI range profiler does not support this device (not supported:" +
+                         why + "; MIG instances are reported as unsupported too)");
+  }
 
+  // The counter availability image: its size first, then the image.
+  Status ReadCounterAvailability() {
     GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params, availability);
     availability.ctx = context_;
-    if (Status status = CuptiStatus(cuptiProfilerGetCounterAvailability(&availability),
-                                    "cuptiProfilerGetCounterAvailability");
-        !status.ok()) {
-      return status;
-    }
+    GPUBENCH_RETURN_IF_ERROR(CuptiStatus(cuptiProfilerGetCounterAvailability(&availability),
+                                         "cuptiProfilerGetCounterAvailability"));
     availability_.resize(availability.counterAvailabilityImageSize);
     availability.pCounterAvailabilityImage = availability_.data();
-    if (Status status = CuptiStatus(cuptiProfilerGetCounterAvailability(&availability),
-                                    "cuptiProfilerGetCounterAvailability");
-        !status.ok()) {
-      return status;
-    }
-    if (Status status = host_.Initialize(chip_, availability_); !status.ok()) return status;
+    return CuptiStatus(cuptiProfilerGetCounterAvailability(&availability),
+                       "cuptiProfilerGetCounterAvailability");
+  }
 
+  // The configuration image of all metrics and the number of replay passes it needs.
+  Status BuildConfigImage() {
     // All metrics in one call, which lets CUPTI schedule them into the fewest passes (adding
     // them one call at a time gave 4 passes instead of 1 on GH100). Only when that fails are
     // they checked one by one, each on a scratch host object, to name the unknown one: host
@@ -239,44 +244,26 @@ class CuptiRangeProfiler final : public Profiler {
     add.numMetrics = metric_names_.size();
     const CUptiResult added = cuptiProfilerHostConfigAddMetrics(&add);
     if (added != CUPTI_SUCCESS) {
-      if (Status unknown = FindUnknownMetric(); !unknown.ok()) return unknown;
+      GPUBENCH_RETURN_IF_ERROR(FindUnknownMetric());
       return CuptiStatus(added, "cuptiProfilerHostConfigAddMetrics");
     }
     GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, size);
     size.pHostObject = host_.get();
-    if (Status status = CuptiStatus(cuptiProfilerHostGetConfigImageSize(&size),
-                                    "cuptiProfilerHostGetConfigImageSize");
-        !status.ok()) {
-      return status;
-    }
+    GPUBENCH_RETURN_IF_ERROR(CuptiStatus(cuptiProfilerHostGetConfigImageSize(&size),
+                                         "cuptiProfilerHostGetConfigImageSize"));
     config_.resize(size.configImageSize);
     GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, image);
     image.pHostObject = host_.get();
     image.configImageSize = config_.size();
     image.pConfigImage = config_.data();
-    if (Status status =
-            CuptiStatus(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage");
-        !status.ok()) {
-      return status;
-    }
+    GPUBENCH_RETURN_IF_ERROR(
+        CuptiStatus(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage"));
     GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params, passes);
     passes.configImageSize = config_.size();
     passes.pConfigImage = config_.data();
-    if (Status status = CuptiStatus(cuptiProfilerHostGetNumOfPasses(&passes),
-                                    "cuptiProfilerHostGetNumOfPasses");
-        !status.ok()) {
-      return status;
-    }
+    GPUBENCH_RETURN_IF_ERROR(
+        CuptiStatus(cuptiProfilerHostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses"));
     passes_ = static_cast<int>(passes.numOfPasses);
-
-    // Attached once and kept: enabling costs tens of milliseconds, too much for every run.
-    // Privilege problems show up here, at start, not in every run.
-    if (Status status = Enable(); !status.ok()) return status;
-
-    if (cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnDriverCall), this) !=
-        CUPTI_SUCCESS) {
-      subscriber_ = nullptr;  // the launch check is skipped, not the metrics
-    }
     return Status::Ok();
   }
 

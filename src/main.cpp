@@ -48,6 +48,36 @@ bool UseColor(int argc, char** argv) {
 // GB's last call of the process had no successor to show whether it was a trial.
 void CheckLastCallAtExit() { std::cerr << detail::ProcessState::Get().policy.trials().Finish(); }
 
+// The CUPTI Range Profiler, or none with the reason (the gpubench_profiler context value).
+void StartProfiler(detail::Harness& harness) {
+  const Settings& settings = harness.settings();
+  const detail::DeviceFacts& facts = harness.facts();
+  std::string status;
+  std::unique_ptr<detail::Profiler> profiler;
+  if (settings.profile_iterations == 0) {
+    status = "off: --gpubench_profile_iterations=0";
+  } else if (!facts.available) {
+    status = "unavailable: no usable CUDA device";
+  } else {
+    profiler = detail::MakeCuptiProfiler(settings, facts, &status);
+    if (!profiler) {
+      std::cerr << "gpubench: hardware metrics are off for this run, timing is not affected: "
+                << status << "\n";
+    }
+  }
+  harness.SetProfiler(std::move(profiler), status);
+}
+
+// Who else is on the GPU as the run starts (each call is checked again; see gpu_shared).
+std::string GpuSharingAtStart(detail::Harness& harness) {
+  if (!harness.facts().available) return "unknown: no usable CUDA device";
+  const detail::SharingSample sample = harness.sharing().Sample();
+  const auto others = detail::OtherProcesses(sample, static_cast<unsigned>(::getpid()));
+  return !sample.known    ? "unknown: " + sample.unknown_reason
+         : others.empty() ? "checked with NVML: no other process at start"
+                          : "checked with NVML: at start also " + detail::DescribeProcesses(others);
+}
+
 }  // namespace
 
 InitResult Initialize(int* argc, char** argv) {
@@ -98,32 +128,10 @@ InitResult Initialize(int* argc, char** argv) {
       detail::MinTimeSeconds(GoogleBenchmarkFlag(*argc, argv, "min_time"))));
   static const bool at_exit_registered = std::atexit(CheckLastCallAtExit) == 0;
   (void)at_exit_registered;
-  std::string profiler_status;
-  std::unique_ptr<detail::Profiler> profiler;
-  if (settings.profile_iterations == 0) {
-    profiler_status = "off: --gpubench_profile_iterations=0";
-  } else if (!facts.available) {
-    profiler_status = "unavailable: no usable CUDA device";
-  } else {
-    profiler = detail::MakeCuptiProfiler(settings, facts, &profiler_status);
-    if (!profiler) {
-      std::cerr << "gpubench: hardware metrics are off for this run, timing is not affected: "
-                << profiler_status << "\n";
-    }
-  }
-  harness.SetProfiler(std::move(profiler), profiler_status);
+  StartProfiler(harness);
 
-  // Who else is on the GPU as the run starts (each run is checked again; see gpu_shared).
-  std::string gpu_sharing = "unknown: no usable CUDA device";
-  if (facts.available) {
-    const detail::SharingSample sample = harness.sharing().Sample();
-    const auto others = detail::OtherProcesses(sample, static_cast<unsigned>(::getpid()));
-    gpu_sharing = !sample.known ? "unknown: " + sample.unknown_reason
-                  : others.empty()
-                      ? "checked with NVML: no other process at start"
-                      : "checked with NVML: at start also " + detail::DescribeProcesses(others);
-  }
-  for (const auto& [key, value] : detail::BuildContext(settings, facts, profiler_status,
+  const std::string gpu_sharing = GpuSharingAtStart(harness);
+  for (const auto& [key, value] : detail::BuildContext(settings, facts, harness.profiler_status(),
                                                        harness.metric_units(), gpu_sharing)) {
     benchmark::AddCustomContext(key, value);
   }

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "context.hpp"
 #include "settings_parse.hpp"
 
@@ -220,6 +223,42 @@ TEST(SettingsTable, AFlagWinsOverItsEnvironmentVariable) {
   std::vector<std::string> expected = DefaultMetrics();
   expected.push_back("a.sum");
   EXPECT_EQ(result.command_line.settings.metrics, expected);
+}
+
+// README's settings table lists the rows in the table's order, with its defaults, and says
+// "no" in the fingerprinted column exactly for the rows that are not fingerprinted.
+TEST(SettingsTable, ReadmeTableMatchesIt) {
+  std::ifstream file(std::string(GPUBENCH_SOURCE_DIR) + "/README.md");
+  std::string line;
+  bool in_table = false;
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(file, line)) {
+    if (line.rfind("| setting | values | default | meaning | fingerprinted |", 0) == 0) {
+      in_table = true;
+      continue;
+    }
+    if (!in_table) continue;
+    if (line.empty() || line[0] != '|') break;
+    if (line.find("---") != std::string::npos) continue;
+    std::vector<std::string> cells;
+    std::stringstream text(line.substr(1));
+    std::string cell;
+    while (std::getline(text, cell, '|')) {
+      cell.erase(0, cell.find_first_not_of(" `"));
+      cell.erase(cell.find_last_not_of(" `") + 1);
+      cells.push_back(cell);
+    }
+    rows.push_back(cells);
+  }
+  ASSERT_EQ(rows.size(), SettingRows().size()) << "README.md's settings table";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const SettingRow& row = SettingRows()[i];
+    ASSERT_GE(rows[i].size(), 5u);
+    EXPECT_EQ(rows[i][0], row.name);
+    EXPECT_EQ(rows[i][2], row.default_value.empty() ? "—" : std::string(row.default_value))
+        << row.name;
+    EXPECT_EQ(rows[i][4] == "no", row.fingerprint == nullptr) << row.name;
+  }
 }
 
 }  // namespace
