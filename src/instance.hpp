@@ -28,7 +28,9 @@ std::string InstanceName(const CurrentInstance& instance, const benchmark::State
 
 /// The instance name of a benchmark registered with GB's own macro (no InstanceScope), where GB
 /// tells it (State::name() and State::range_size(), GB >= 1.9.5); otherwise an error that says
-/// which gpubench form to use and why.
-Status NameOfUnregisteredInstance(const benchmark::State& state, std::string* name);
+/// which gpubench form to use and why. `note`: what GB's time means for such a benchmark, to be
+/// printed once per family.
+Status NameOfUnregisteredInstance(const benchmark::State& state, std::string* name,
+                                  std::string* note);
 
 }  // namespace gpubench::detail

@@ -64,7 +64,9 @@ class IterationController {
     if (instance.family != nullptr) {
       call_.instance = InstanceName(instance, state_);
     } else {
-      GPUBENCH_RETURN_IF_ERROR(NameOfUnregisteredInstance(state_, &call_.instance));
+      std::string note;
+      GPUBENCH_RETURN_IF_ERROR(NameOfUnregisteredInstance(state_, &call_.instance, &note));
+      if (process_.policy.FirstTime(note)) std::cerr << note;
     }
     std::cerr << process_.policy.trials().BeginCall(name(), state_.max_iterations,
                                                     instance.own_min_time_seconds);

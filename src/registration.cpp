@@ -4,10 +4,8 @@
 #include "gpubench/fixture.hpp"
 #include "gpubench/registration.hpp"
 #include "instance.hpp"
-#include "process_state.hpp"
 
 #include <algorithm>
-#include <iostream>
 #include <optional>
 
 namespace gpubench {
@@ -65,18 +63,17 @@ std::string InstanceName(const CurrentInstance& instance, const benchmark::State
   return name;
 }
 
-Status NameOfUnregisteredInstance(const benchmark::State& state, std::string* name) {
+Status NameOfUnregisteredInstance(const benchmark::State& state, std::string* name,
+                                  std::string* note) {
   const std::optional<std::string> family = StateName(state);
   const std::optional<int> args = StateRangeCount(state);
   if (family && args) {
     // GB >= 1.9.5 tells the name and the arguments, but not whether the benchmark asked for
-    // manual time: say once per family what GB's time means.
-    if (ProcessState::Get().policy.FirstTime("unregistered:" + *family)) {
-      std::cerr << "gpubench: " << *family
-                << " is registered through GB (BENCHMARK_* or benchmark::RegisterBenchmark), not "
-                   "gpubench: GB reports its GPU time only if it was registered with "
-                   "->UseManualTime(), which gpubench cannot check (the GPUBENCH_* forms set it)\n";
-    }
+    // manual time: the note says what GB's time means.
+    *note = "gpubench: " + *family +
+            " is registered through GB (BENCHMARK_* or benchmark::RegisterBenchmark), not "
+            "gpubench: GB reports its GPU time only if it was registered with "
+            "->UseManualTime(), which gpubench cannot check (the GPUBENCH_* forms set it)\n";
     *name = InstanceName(CurrentInstance{&*family, *args}, state);
     return Status::Ok();
   }
