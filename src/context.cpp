@@ -68,10 +68,33 @@ std::string CounterUnits(const Settings& settings,
   return out;
 }
 
+KeyValues DeviceContext(const DeviceFacts& facts) {
+  KeyValues keys;
+  keys.push_back(
+      {"gpu_status", facts.available ? "ok" : "unavailable: " + facts.unavailable_reason});
+  if (facts.available) {
+    keys.push_back({"gpu_name", facts.name});
+    keys.push_back({"gpu_compute_capability", std::to_string(facts.compute_capability_major) + "." +
+                                                  std::to_string(facts.compute_capability_minor)});
+    keys.push_back({"gpu_sm_count", std::to_string(facts.sm_count)});
+    keys.push_back({"gpu_l2_bytes", std::to_string(facts.l2_bytes)});
+    keys.push_back({"gpu_sm_clock_rated_mhz", FormatDouble(facts.sm_clock_rated_mhz, 0)});
+    keys.push_back({"gpu_memory_clock_rated_mhz", FormatDouble(facts.memory_clock_rated_mhz, 0)});
+    keys.push_back({"gpu_memory_bus_width_bits", std::to_string(facts.memory_bus_width_bits)});
+    keys.push_back({"gpu_dram_bandwidth_theoretical_bytes_per_second",
+                    FormatDouble(facts.DramBandwidthBytesPerSecond(), 0)});
+    keys.push_back({"gpu_ecc", facts.ecc_enabled ? "on" : "off"});
+    keys.push_back({"gpu_pci_bus_id", facts.pci_bus_id});
+  } else {
+    keys.push_back({"gpu_name", "none"});
+  }
+  return keys;
+}
+
 KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
                        const std::string& profiler_status,
                        const std::map<std::string, std::string>& metric_units,
-                       const std::string& gpu_sharing) {
+                       const std::string& gpu_sharing, std::optional<int> tagged_device) {
   KeyValues context = {{"gpubench_version", kVersion}};
   KeyValues fingerprinted = FingerprintedSettings(settings);
   std::string keys;
@@ -95,25 +118,14 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
   context.push_back({std::string(kFingerprintKeysKey), keys});
   context.push_back({std::string(kCounterUnitsKey), CounterUnits(settings, metric_units)});
 
-  context.push_back(
-      {"gpu_status", facts.available ? "ok" : "unavailable: " + facts.unavailable_reason});
-  if (facts.available) {
-    context.push_back({"gpu_name", facts.name});
-    context.push_back(
-        {"gpu_compute_capability", std::to_string(facts.compute_capability_major) + "." +
-                                       std::to_string(facts.compute_capability_minor)});
-    context.push_back({"gpu_sm_count", std::to_string(facts.sm_count)});
-    context.push_back({"gpu_l2_bytes", std::to_string(facts.l2_bytes)});
-    context.push_back({"gpu_sm_clock_rated_mhz", FormatDouble(facts.sm_clock_rated_mhz, 0)});
-    context.push_back(
-        {"gpu_memory_clock_rated_mhz", FormatDouble(facts.memory_clock_rated_mhz, 0)});
-    context.push_back({"gpu_memory_bus_width_bits", std::to_string(facts.memory_bus_width_bits)});
-    context.push_back({"gpu_dram_bandwidth_theoretical_bytes_per_second",
-                       FormatDouble(facts.DramBandwidthBytesPerSecond(), 0)});
-    context.push_back({"gpu_ecc", facts.ecc_enabled ? "on" : "off"});
-    context.push_back({"gpu_pci_bus_id", facts.pci_bus_id});
-  } else {
-    context.push_back({"gpu_name", "none"});
+  KeyValues device = DeviceContext(facts);
+  context.insert(context.end(), device.begin(), device.end());
+  if (tagged_device) {
+    // One device of a --gpubench_devices run: its facts again under its own ordinal, so the
+    // merged context of every device's run holds each device's facts.
+    context.push_back({"gpubench_devices", std::to_string(*tagged_device)});
+    const std::string prefix = "gpu_" + std::to_string(*tagged_device) + "_";
+    for (const auto& [key, value] : device) context.push_back({prefix + key.substr(4), value});
   }
   context.push_back({"cuda_driver_version", CudaVersionString(facts.driver_version)});
   context.push_back({"cuda_runtime_version", CudaVersionString(facts.runtime_version)});

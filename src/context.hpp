@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,10 +22,16 @@ std::string FlushMethodDescription(const Settings& settings, int64_t flush_bytes
 /// `profiler_status`: "on: ..." / "off: ..." / "unavailable: ..." (see README).
 /// `metric_units`: CUPTI's unit of each configured metric (Profiler::MetricUnits).
 /// `gpu_sharing`: what NVML saw on the device at start (gpubench_gpu_sharing).
+/// `tagged_device`: the ordinal of one device of a --gpubench_devices run; its facts are written
+/// twice, as gpu_* and as gpu_<ordinal>_*, with gpubench_devices=<ordinal>.
 KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
                        const std::string& profiler_status,
                        const std::map<std::string, std::string>& metric_units = {},
-                       const std::string& gpu_sharing = "unknown: not checked");
+                       const std::string& gpu_sharing = "unknown: not checked",
+                       std::optional<int> tagged_device = std::nullopt);
+
+/// The device's facts as gpu_* context keys (gpu_status, gpu_name, ... gpu_pci_bus_id).
+KeyValues DeviceContext(const DeviceFacts& facts);
 
 /// gpubench_counter_units: "name=unit:better;..." for every counter a run with these settings
 /// can write: the vocabulary's (kernel_time/* with timer=cupti, metric counters when profiling

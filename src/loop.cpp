@@ -4,6 +4,7 @@
 #include <string>
 
 #include "call_result.hpp"
+#include "devices.hpp"
 #include "instance.hpp"
 #include "phases.hpp"
 #include "process_state.hpp"
@@ -68,6 +69,7 @@ class IterationController {
       GPUBENCH_RETURN_IF_ERROR(NameOfUnregisteredInstance(state_, &call_.instance, &note));
       if (process_.policy.FirstTime(note)) std::cerr << note;
     }
+    if (process_.tagged_device) call_.instance = TagInstanceName(name(), *process_.tagged_device);
     std::cerr << process_.policy.trials().BeginCall(name(), state_.max_iterations,
                                                     instance.own_min_time_seconds);
     if (state_.threads() > 1) {

@@ -6,10 +6,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "context.hpp"
+#include "devices.hpp"
 #include "gpubench/reporter.hpp"
 #include "process_state.hpp"
 #include "settings_parse.hpp"
@@ -45,6 +48,10 @@ bool UseColor(int argc, char** argv) {
   return isatty(STDOUT_FILENO) != 0 && term != nullptr && std::strcmp(term, "dumb") != 0;
 }
 
+// Set by Main before it calls Initialize: --gpubench_devices needs Main's reporters, which name
+// every row after its device.
+bool main_reports = false;
+
 // GB's last call of the process had no successor to show whether it was a trial.
 void CheckLastCallAtExit() { std::cerr << detail::ProcessState::Get().policy.trials().Finish(); }
 
@@ -78,6 +85,38 @@ std::string GpuSharingAtStart(detail::Harness& harness) {
                           : "checked with NVML: at start also " + detail::DescribeProcesses(others);
 }
 
+// gpubench's console reporter for the console (GB's own for --benchmark_format=json|csv); for
+// one device of a --gpubench_devices run, both reporters name every row after the device.
+void RunBenchmarks(const std::string& format, const std::string& out, const std::string& out_format,
+                   bool color) {
+  CounterReporter console(color ? benchmark::ConsoleReporter::OO_ColorTabular
+                                : benchmark::ConsoleReporter::OO_Tabular);
+  const std::optional<int> device = detail::ProcessState::Get().tagged_device;
+  if (!device) {
+    if (format.empty() || format == "console") {
+      benchmark::RunSpecifiedBenchmarks(&console);
+    } else {
+      benchmark::RunSpecifiedBenchmarks();  // GB's own format on stdout
+    }
+    return;
+  }
+  auto make = [](const std::string& name) -> std::unique_ptr<benchmark::BenchmarkReporter> {
+    if (name == "csv") return std::make_unique<benchmark::CSVReporter>();
+    if (name == "console") return std::make_unique<benchmark::ConsoleReporter>();
+    return std::make_unique<benchmark::JSONReporter>();
+  };
+  std::unique_ptr<benchmark::BenchmarkReporter> display_format =
+      format.empty() || format == "console" ? nullptr : make(format);
+  detail::DeviceTagReporter display(display_format ? display_format.get() : &console, *device);
+  if (out.empty()) {
+    benchmark::RunSpecifiedBenchmarks(&display);
+    return;
+  }
+  std::unique_ptr<benchmark::BenchmarkReporter> file_format = make(out_format);
+  detail::DeviceTagReporter file(file_format.get(), *device);
+  benchmark::RunSpecifiedBenchmarks(&display, &file);
+}
+
 }  // namespace
 
 InitResult Initialize(int* argc, char** argv) {
@@ -97,7 +136,25 @@ InitResult Initialize(int* argc, char** argv) {
   *argc = kept;
   argv[kept] = nullptr;
 
-  const Settings& settings = command_line.settings;
+  Settings settings = command_line.settings;
+  std::optional<int> tagged_device;
+  if (command_line.all_devices || !command_line.devices.empty()) {
+    if (!main_reports) {
+      std::cerr << "gpubench: --gpubench_devices needs GPUBENCH_MAIN() or gpubench::Main: it runs "
+                   "the suite once per device and names every row after its device in GB's "
+                   "output, which a main of your own does not let gpubench do\n";
+      return {false, 2};
+    }
+    const std::vector<int> devices = detail::ResolveDevices(command_line);
+    if (devices.size() > 1) {
+      const detail::GbOutput output{GoogleBenchmarkFlag(*argc, argv, "format"),
+                                    GoogleBenchmarkFlag(*argc, argv, "out"),
+                                    GoogleBenchmarkFlag(*argc, argv, "out_format")};
+      return {false, detail::RunOnEachDevice(args, devices, output)};
+    }
+    settings.device = devices.front();
+    tagged_device = devices.front();
+  }
   const char* injection = std::getenv("CUDA_INJECTION64_PATH");
   if (settings.timer == Timer::kCupti && injection != nullptr && *injection != '\0') {
     std::cerr << "gpubench: --gpubench_timer=cupti cannot run under another CUDA tool "
@@ -117,6 +174,7 @@ InitResult Initialize(int* argc, char** argv) {
     return {false, 0};
   }
   auto& process = detail::ProcessState::Get();
+  process.tagged_device = tagged_device;
   if (detail::Status status = process.profile_log.Open(command_line.profile_out); !status.ok()) {
     std::cerr << "gpubench: " << status.message() << "\n";
     return {false, 2};
@@ -131,18 +189,22 @@ InitResult Initialize(int* argc, char** argv) {
   StartProfiler(harness);
 
   const std::string gpu_sharing = GpuSharingAtStart(harness);
-  for (const auto& [key, value] : detail::BuildContext(settings, facts, harness.profiler_status(),
-                                                       harness.metric_units(), gpu_sharing)) {
+  for (const auto& [key, value] :
+       detail::BuildContext(settings, facts, harness.profiler_status(), harness.metric_units(),
+                            gpu_sharing, tagged_device)) {
     benchmark::AddCustomContext(key, value);
   }
   return {true, 0};
 }
 
 int Main(int argc, char** argv) {
+  main_reports = true;
   InitResult init = Initialize(&argc, argv);
   if (!init.run_benchmarks) return init.exit_code;
   // Read before benchmark::Initialize, which removes GB's flags from argv.
   const std::string format = GoogleBenchmarkFlag(argc, argv, "format");
+  const std::string out = GoogleBenchmarkFlag(argc, argv, "out");
+  const std::string out_format = GoogleBenchmarkFlag(argc, argv, "out_format");
   const bool color = UseColor(argc, argv);
   benchmark::Initialize(&argc, argv, PrintHelp);
   if (argc > 1) {
@@ -153,14 +215,7 @@ int Main(int argc, char** argv) {
     }
     return 2;
   }
-  if (format.empty() || format == "console") {
-    CounterReporter reporter(color ? benchmark::ConsoleReporter::OO_ColorTabular
-                                   : benchmark::ConsoleReporter::OO_Tabular);
-    benchmark::RunSpecifiedBenchmarks(&reporter);
-  } else {
-    // --benchmark_format=json|csv on stdout stays GB's own format.
-    benchmark::RunSpecifiedBenchmarks();
-  }
+  RunBenchmarks(format, out, out_format, color);
   benchmark::Shutdown();
   detail::ProcessState::Get().Shutdown();
   return 0;

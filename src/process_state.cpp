@@ -30,6 +30,7 @@ void ProcessState::ResetForTesting() {
   sharing_history = SharingHistory();
   profile_log.Close();
   context_lost_reason.clear();
+  tagged_device.reset();
 }
 
 }  // namespace detail

@@ -5,6 +5,7 @@
 // CUPTI calls without a user pointer.)
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "harness.hpp"
@@ -28,6 +29,9 @@ struct ProcessState {
     if (context_lost_reason.empty()) context_lost_reason = reason;
   }
   std::string context_lost_reason;
+
+  /// The device of one device's run of --gpubench_devices: every name gets /gpu:N.
+  std::optional<int> tagged_device;
 
   /// Everything back to the state before gpubench::Initialize.
   void ResetForTesting();

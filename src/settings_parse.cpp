@@ -137,6 +137,24 @@ ParseResult ParseCommandLine(const std::vector<std::string>& args, const Environ
       return result;
     }
   }
+  // --gpubench_device and --gpubench_devices both choose devices: a flag wins over a variable,
+  // two of the same kind contradict each other.
+  const bool device_flag = from_flags.count("device") != 0;
+  const bool devices_flag = from_flags.count("devices") != 0;
+  const bool device_given = device_flag || from_env.count("device") != 0;
+  const bool devices_given = devices_flag || from_env.count("devices") != 0;
+  if (device_given && devices_given) {
+    if (device_flag == devices_flag) {
+      result.error =
+          "give either --gpubench_device=N (one device) or --gpubench_devices=all|N[,N...] (the "
+          "suite once per device), not both (GPUBENCH_DEVICE and GPUBENCH_DEVICES alike)\n";
+      return result;
+    }
+    if (device_flag) {
+      line.devices.clear();
+      line.all_devices = false;
+    }
+  }
   result.ok = true;
   return result;
 }

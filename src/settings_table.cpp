@@ -102,6 +102,33 @@ std::string JoinSortedUnique(std::vector<std::string> items) {
   return out;
 }
 
+// "all", or ordinals separated by commas, each once, in the order given.
+std::string ParseDevices(std::string_view text, CommandLine* line) {
+  line->devices.clear();
+  line->all_devices = text == "all";
+  if (line->all_devices) return "";
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    int device = 0;
+    std::string error = ParseInt(text.substr(start, comma - start), 0, 1023, &device);
+    if (!error.empty()) return error + " (give all, or device ordinals such as 0,2)";
+    if (std::find(line->devices.begin(), line->devices.end(), device) != line->devices.end()) {
+      return "device " + std::to_string(device) + " is listed twice";
+    }
+    line->devices.push_back(device);
+    start = comma + 1;
+  }
+  return "";
+}
+
+std::string PrintDevices(const CommandLine& line) {
+  if (line.all_devices) return "all";
+  std::string out;
+  for (int device : line.devices) out += (out.empty() ? "" : ",") + std::to_string(device);
+  return out;
+}
+
 bool Profiling(const Settings& settings) { return settings.profile_iterations > 0; }
 
 const std::vector<SettingRow> kSettingRows = {
@@ -169,6 +196,11 @@ const std::vector<SettingRow> kSettingRows = {
        return ParseInt(text, 0, 1023, &line->settings.device);
      },
      [](const CommandLine& line) { return std::to_string(line.settings.device); }, nullptr},
+    {"devices", "all|N[,N...]", "",
+     "run the suite once per listed GPU, one device after another (each in a process of its "
+     "own); every row's name gets /gpu:N before its time type, e.g. BM_Copy/1024/gpu:1/"
+     "manual_time; needs GPUBENCH_MAIN() or gpubench::Main",
+     false, false, ParseDevices, PrintDevices, nullptr},
     {"exclusive", "warn|wait|fail", "warn",
      "another process on the GPU: mark the runs gpu_shared and warn (warn), wait until it is "
      "free (wait, at most 600 s per benchmark), or skip the benchmark (fail)",

@@ -27,6 +27,10 @@ struct CommandLine {
   std::string chip;
   /// --gpubench_profile_out=FILE: per-range metric values of every profiled run, JSON lines.
   std::string profile_out;
+  /// --gpubench_devices=all|N[,N...]: run the suite once per device, rows named .../gpu:N/...
+  /// Neither set: one device (--gpubench_device), names as GB gives them.
+  bool all_devices = false;
+  std::vector<int> devices;
 };
 
 /// One setting: the flag --gpubench_<name>, the variable GPUBENCH_<NAME> (settings, not

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,7 @@ class LoopTest : public ::testing::Test {
     auto& process = detail::ProcessState::Get();
     process.ResetForTesting();
     if (!profile_out_.empty()) EXPECT_TRUE(process.profile_log.Open(profile_out_).ok());
+    process.tagged_device = tagged_device_;
     auto& harness = process.harness;
     harness.Configure(settings_, facts_);
     if (sharing_owner_) {
@@ -150,7 +152,8 @@ class LoopTest : public ::testing::Test {
   std::unique_ptr<detail::IterationTimer> timer_owner_;
   std::unique_ptr<detail::Profiler> profiler_owner_;
   std::unique_ptr<FakeSharingMonitor> sharing_owner_;
-  std::string profile_out_;  // --gpubench_profile_out of the next Run()
+  std::string profile_out_;           // --gpubench_profile_out of the next Run()
+  std::optional<int> tagged_device_;  // one device of a --gpubench_devices run
   FakeSharingMonitor* sharing_ = nullptr;
 };
 
@@ -344,6 +347,27 @@ TEST_F(LoopTest, RangesProfileRecordsAndTrialsUseGbsName) {
   EXPECT_EQ(records[0]["iterations"], 1);
   EXPECT_EQ(records[1]["benchmark"], name);
   EXPECT_EQ(records[1]["iterations"], runs[0].iterations);  // the reported call
+}
+
+// One device's run of --gpubench_devices: the NVTX ranges, the CUPTI ranges and the profile log
+// carry the device, so ncu filters and the log tell the devices apart.
+TEST_F(LoopTest, OneDeviceOfSeveralNamesItsRangesAfterTheDevice) {
+  const std::string path = ::testing::TempDir() + "gpubench_device_profile.jsonl";
+  std::remove(path.c_str());
+  profile_out_ = path;
+  tagged_device_ = 3;
+  settings_.profile_iterations = 1;
+  auto runs = Run("^LoopTest_Flush/", /*with_profiler=*/true);
+  detail::ProcessState::Get().profile_log.Close();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(log_.Count("push LoopTest_Flush/gpu:3"), 3);
+  EXPECT_EQ(log_.Count("push LoopTest_Flush"), 0);
+  EXPECT_EQ(log_.Count("range LoopTest_Flush/gpu:3/profiled:0"), profiler_->passes);
+  std::ifstream in(path);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_EQ(nlohmann::json::parse(line)["benchmark"], "LoopTest_Flush/gpu:3");
+  std::remove(path.c_str());
 }
 
 TEST_F(LoopTest, ProfileFailureKeepsTheTimingAndDropsOnlyTheMetrics) {

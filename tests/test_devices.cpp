@@ -1,0 +1,183 @@
+// --gpubench_devices without a GPU: the child processes' command lines, the merge of their JSON
+// files, the names, and the settings. The whole path (children, merge, failures) runs in the
+// devices_each_in_turn ctest; the H200 runs are in docs/accuracy.md.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "devices.hpp"
+#include "gpubench/main.hpp"
+#include "process_state.hpp"
+#include "settings_parse.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+// As GB 1.7-1.9 write it, bare NaN included.
+std::string GbJson(int device, const std::string& fingerprint, const std::string& name) {
+  const std::string d = std::to_string(device);
+  return "{\n  \"context\": {\n    \"date\": \"2026-11-29\",\n    \"gpu_name\": \"NVIDIA H200\",\n"
+         "    \"gpu_pci_bus_id\": \"0000:0" +
+         d + ":00.0\",\n    \"gpu_" + d + "_name\": \"NVIDIA H200\",\n    \"gpu_" + d +
+         "_pci_bus_id\": \"0000:0" + d + ":00.0\",\n    \"gpubench_devices\": \"" + d +
+         "\",\n    \"gpubench_settings_fingerprint\": \"" + fingerprint +
+         "\"\n  },\n  \"benchmarks\": [\n    {\n      \"name\": \"" + name + "/gpu:" + d +
+         "/manual_time\",\n      \"real_time\": NaN\n    }\n  ]\n}\n";
+}
+
+nlohmann::json Parse(std::string text) {
+  for (size_t at = text.find("NaN"); at != std::string::npos; at = text.find("NaN", at)) {
+    text.replace(at, 3, "null");
+  }
+  return nlohmann::json::parse(text);
+}
+
+TEST(Devices, NamesGetTheDeviceAsTheirLastPart) {
+  EXPECT_EQ(DeviceTag(1), "gpu:1");
+  EXPECT_EQ(TagInstanceName("BM_Copy/1048576", 1), "BM_Copy/1048576/gpu:1");
+  EXPECT_EQ(TagInstanceName("BM_Tiny", 0), "BM_Tiny/gpu:0");
+}
+
+TEST(Devices, ChildRunsOneDeviceAndWritesItsOwnFile) {
+  const std::vector<std::string> args = {"./bench",
+                                         "--gpubench_devices=all",
+                                         "--benchmark_out=r.json",
+                                         "--benchmark_out_format=json",
+                                         "--benchmark_filter=Copy",
+                                         "--gpubench_devices",
+                                         "0,1",
+                                         "--gpubench_cache=keep"};
+  EXPECT_EQ(ChildArgs(args, 1, "r.json.gpu1.part"),
+            (std::vector<std::string>{"./bench", "--benchmark_filter=Copy", "--gpubench_cache=keep",
+                                      "--gpubench_devices=1", "--benchmark_out=r.json.gpu1.part",
+                                      "--benchmark_out_format=json"}));
+  EXPECT_EQ(ChildArgs({"./bench", "--gpubench_devices=0,1"}, 0, ""),
+            (std::vector<std::string>{"./bench", "--gpubench_devices=0"}));
+}
+
+TEST(Devices, MergeKeepsEveryDevicesRowsAndFactsInOrder) {
+  Result<std::string> merged = MergeDeviceResults({{0, GbJson(0, "b4318ba04f6a40f1", "BM_Copy")},
+                                                   {1, GbJson(1, "b4318ba04f6a40f1", "BM_Copy")}});
+  ASSERT_TRUE(merged.ok()) << merged.status().message();
+  EXPECT_NE(merged.value().find("\"real_time\": NaN"), std::string::npos);  // spliced as written
+  const nlohmann::json document = Parse(merged.value());
+  const nlohmann::json& context = document["context"];
+  EXPECT_EQ(context["gpubench_devices"], "0,1");
+  EXPECT_EQ(context["gpu_0_pci_bus_id"], "0000:00:00.0");
+  EXPECT_EQ(context["gpu_1_pci_bus_id"], "0000:01:00.0");
+  EXPECT_EQ(context["gpu_pci_bus_id"], "0000:00:00.0");  // the first device's
+  ASSERT_EQ(document["benchmarks"].size(), 2u);
+  EXPECT_EQ(document["benchmarks"][0]["name"], "BM_Copy/gpu:0/manual_time");
+  EXPECT_EQ(document["benchmarks"][1]["name"], "BM_Copy/gpu:1/manual_time");
+}
+
+TEST(Devices, MergeRefusesOtherSettingsAndNamesABrokenFile) {
+  Result<std::string> mixed = MergeDeviceResults({{0, GbJson(0, "b4318ba04f6a40f1", "BM_Copy")},
+                                                  {1, GbJson(1, "0123456789abcdef", "BM_Copy")}});
+  ASSERT_FALSE(mixed.ok());
+  EXPECT_EQ(mixed.status().code(), Status::Code::kSettingsMismatch);
+  Result<std::string> broken =
+      MergeDeviceResults({{0, GbJson(0, "b4318ba04f6a40f1", "BM_Copy")}, {2, "{\"context\": {"}});
+  ASSERT_FALSE(broken.ok());
+  EXPECT_NE(broken.status().message().find("device 2"), std::string::npos)
+      << broken.status().message();
+  EXPECT_FALSE(MergeDeviceResults({}).ok());
+}
+
+TEST(Devices, MergeOfADeviceWithoutRowsStaysValidJson) {
+  std::string empty = GbJson(1, "b4318ba04f6a40f1", "BM_Copy");
+  empty = empty.substr(0, empty.find("\"benchmarks\": [") + 15) + "\n  ]\n}\n";
+  Result<std::string> merged =
+      MergeDeviceResults({{0, GbJson(0, "b4318ba04f6a40f1", "BM_Copy")}, {1, empty}});
+  ASSERT_TRUE(merged.ok()) << merged.status().message();
+  EXPECT_EQ(Parse(merged.value())["benchmarks"].size(), 1u);
+}
+
+ParseResult ParseArgs(std::vector<std::string> args, Environment env = {}) {
+  args.insert(args.begin(), "bench");
+  return ParseCommandLine(args, env);
+}
+
+TEST(Devices, SettingTakesAllOrAListOfOrdinals) {
+  ParseResult all = ParseArgs({"--gpubench_devices=all"});
+  ASSERT_TRUE(all.ok) << all.error;
+  EXPECT_TRUE(all.command_line.all_devices);
+  ParseResult list = ParseArgs({"--gpubench_devices=2,0"});
+  ASSERT_TRUE(list.ok) << list.error;
+  EXPECT_EQ(list.command_line.devices, (std::vector<int>{2, 0}));
+  EXPECT_EQ(ResolveDevices(list.command_line), (std::vector<int>{2, 0}));
+  EXPECT_TRUE(ParseArgs({}).command_line.devices.empty());
+  for (const char* bad : {"--gpubench_devices=", "--gpubench_devices=0,,1", "--gpubench_devices=x",
+                          "--gpubench_devices=1,1"}) {
+    EXPECT_FALSE(ParseArgs({bad}).ok) << bad;
+  }
+}
+
+TEST(Devices, OneDeviceSettingAtATime) {
+  ParseResult both = ParseArgs({"--gpubench_devices=0,1", "--gpubench_device=1"});
+  ASSERT_FALSE(both.ok);
+  EXPECT_NE(both.error.find("not both"), std::string::npos) << both.error;
+  EXPECT_FALSE(ParseArgs({}, {{"GPUBENCH_DEVICE", "1"}, {"GPUBENCH_DEVICES", "all"}}).ok);
+  // A flag wins over the other setting's variable.
+  ParseResult flag = ParseArgs({"--gpubench_device=1"}, {{"GPUBENCH_DEVICES", "all"}});
+  ASSERT_TRUE(flag.ok) << flag.error;
+  EXPECT_FALSE(flag.command_line.all_devices);
+  EXPECT_EQ(flag.command_line.settings.device, 1);
+  ParseResult list = ParseArgs({"--gpubench_devices=0,1"}, {{"GPUBENCH_DEVICE", "1"}});
+  ASSERT_TRUE(list.ok) << list.error;
+  EXPECT_EQ(list.command_line.devices, (std::vector<int>{0, 1}));
+}
+
+// Records what it is given.
+class CapturingReporter : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context& context) override {
+    width = context.name_field_width;
+    return true;
+  }
+  void ReportRuns(const std::vector<Run>& reports) override {
+    for (const Run& run : reports) names.push_back(run.benchmark_name());
+  }
+  size_t width = 0;
+  std::vector<std::string> names;
+};
+
+TEST(Devices, TagReporterNamesEveryRowAfterTheDevice) {
+  CapturingReporter inner;
+  DeviceTagReporter tagged(&inner, 2);
+  benchmark::BenchmarkReporter::Run with_args, without_args, aggregate;
+  with_args.run_name.function_name = "BM_Copy";
+  with_args.run_name.args = "1024";
+  with_args.run_name.time_type = "manual_time";
+  without_args.run_name.function_name = "BM_Tiny";
+  without_args.run_name.time_type = "manual_time";
+  aggregate = with_args;
+  aggregate.run_type = benchmark::BenchmarkReporter::Run::RT_Aggregate;
+  aggregate.aggregate_name = "median";
+  tagged.ReportRuns({with_args, without_args, aggregate});
+  EXPECT_EQ(inner.names,
+            (std::vector<std::string>{"BM_Copy/1024/gpu:2/manual_time", "BM_Tiny/gpu:2/manual_time",
+                                      "BM_Copy/1024/gpu:2/manual_time_median"}));
+}
+
+// Only gpubench's main can name GB's rows per device; a main of one's own is told so.
+TEST(Devices, InitializeOutsideGpubenchMainRefusesTheFlag) {
+  std::vector<std::string> flags = {"bench", "--gpubench_devices=0"};
+  std::vector<char*> argv;
+  for (auto& flag : flags) argv.push_back(flag.data());
+  argv.push_back(nullptr);
+  int argc = 2;
+  ::testing::internal::CaptureStderr();
+  const InitResult init = gpubench::Initialize(&argc, argv.data());
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  ProcessState::Get().ResetForTesting();
+  EXPECT_FALSE(init.run_benchmarks);
+  EXPECT_EQ(init.exit_code, 2);
+  EXPECT_NE(said.find("needs GPUBENCH_MAIN() or gpubench::Main"), std::string::npos) << said;
+}
+
+}  // namespace
+}  // namespace gpubench::detail
