@@ -11,35 +11,16 @@
 #include "context.hpp"
 #include "gpubench/counters.hpp"
 #include "metrics.hpp"
+#include "readme_table.hpp"
 
 namespace gpubench::detail {
 namespace {
 
-std::string Trim(std::string text) {
-  const auto first = text.find_first_not_of(" `");
-  const auto last = text.find_last_not_of(" `");
-  return first == std::string::npos ? "" : text.substr(first, last - first + 1);
-}
-
 // Rows of README's counter table: name -> {unit, better, gate}.
 std::map<std::string, std::vector<std::string>> ReadmeCounterRows() {
-  std::ifstream file(std::string(GPUBENCH_SOURCE_DIR) + "/README.md");
-  std::string line;
-  bool in_table = false;
   std::map<std::string, std::vector<std::string>> rows;
-  while (std::getline(file, line)) {
-    if (line.rfind("| counter | unit | better | gate | meaning |", 0) == 0) {
-      in_table = true;
-      continue;
-    }
-    if (!in_table) continue;
-    if (line.empty() || line[0] != '|') break;
-    std::vector<std::string> cells;
-    std::stringstream cells_text(line.substr(1));
-    std::string cell;
-    while (std::getline(cells_text, cell, '|')) cells.push_back(Trim(cell));
-    if (cells.size() < 4 || cells[0].find("---") != std::string::npos) continue;
-    rows[cells[0]] = {cells[1], cells[2], cells[3]};
+  for (const auto& cells : testing::ReadmeTable("| counter | unit | better | gate | meaning |")) {
+    if (cells.size() >= 4) rows[cells[0]] = {cells[1], cells[2], cells[3]};
   }
   return rows;
 }

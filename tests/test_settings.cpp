@@ -1,9 +1,7 @@
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "context.hpp"
+#include "readme_table.hpp"
 #include "settings_parse.hpp"
 
 namespace gpubench::detail {
@@ -237,28 +235,8 @@ TEST(SettingsTable, AFlagWinsOverItsEnvironmentVariable) {
 // README's settings table lists the rows in the table's order, with its defaults, and says
 // "no" in the fingerprinted column exactly for the rows that are not fingerprinted.
 TEST(SettingsTable, ReadmeTableMatchesIt) {
-  std::ifstream file(std::string(GPUBENCH_SOURCE_DIR) + "/README.md");
-  std::string line;
-  bool in_table = false;
-  std::vector<std::vector<std::string>> rows;
-  while (std::getline(file, line)) {
-    if (line.rfind("| setting | values | default | meaning | fingerprinted |", 0) == 0) {
-      in_table = true;
-      continue;
-    }
-    if (!in_table) continue;
-    if (line.empty() || line[0] != '|') break;
-    if (line.find("---") != std::string::npos) continue;
-    std::vector<std::string> cells;
-    std::stringstream text(line.substr(1));
-    std::string cell;
-    while (std::getline(text, cell, '|')) {
-      cell.erase(0, cell.find_first_not_of(" `"));
-      cell.erase(cell.find_last_not_of(" `") + 1);
-      cells.push_back(cell);
-    }
-    rows.push_back(cells);
-  }
+  const auto rows =
+      testing::ReadmeTable("| setting | values | default | meaning | fingerprinted |");
   ASSERT_EQ(rows.size(), SettingRows().size()) << "README.md's settings table";
   for (size_t i = 0; i < rows.size(); ++i) {
     const SettingRow& row = SettingRows()[i];
