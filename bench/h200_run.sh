@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How the H200 numbers in the docs were produced: build on the device machine (no network:
 # Debian packages carried in .deps), run the GPU tests and the benchmarks, keep logs in $OUT.
-# Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|overhead|rss|
+# Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
 #                          suite|suitecost|crosscheck|tarjson|pack|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
@@ -142,6 +142,65 @@ for name in ("shared_a", "shared_b", "alone"):
         if "GPU is shared" in line or "HARDWARE_BUSY" in line:
             print("   stderr: " + line.strip()[:300])
 PY
+}
+# The architecture change (issue #9) must not change a number: the example suite again, judged by
+# the gate against the committed H200 baseline of the same settings.
+step_arch() {
+  run_suite gpubench_examples 3 examples_arch
+  $BUILD/src/compare/gpubench-compare tests/compare/data/h200/examples_a1.json \
+    "$OUT/examples_arch.json" >"$OUT/compare_arch.txt" 2>&1
+  echo "gpubench-compare examples_a1 (committed) vs examples_arch: exit $?"
+  grep -E "^(Benchmark|BM_|gpubench-compare|Verdict|  )" "$OUT/compare_arch.txt" | head -40
+}
+# Every GPU of the machine (issue #15): a part of the example suite on all devices, then on
+# device 1 alone; the same kernel's numbers per device, and device 1 alone against its rows of
+# the run on all.
+step_devices() {
+  local ex=$BUILD/bench/gpubench_examples filter='^BM_(Copy|Fma|TinyKernel)'
+  nvidia-smi -L
+  $ex --gpubench_devices=all --benchmark_filter="$filter" --benchmark_repetitions=3 \
+    --benchmark_min_time=0.1 --benchmark_out="$OUT/devices_all.json" >"$OUT/devices_all.log" 2>&1
+  echo "devices=all: exit $?"
+  $ex --gpubench_devices=1 --benchmark_filter="$filter" --benchmark_repetitions=3 \
+    --benchmark_min_time=0.1 --benchmark_out="$OUT/devices_1.json" >"$OUT/devices_1.log" 2>&1
+  echo "devices=1: exit $?"
+  python3 - "$OUT" <<'PY'
+import json, os, statistics, sys
+out = sys.argv[1]
+everything = json.load(open(os.path.join(out, "devices_all.json")))
+ctx = everything["context"]
+print("gpubench_devices=%s; %s" % (ctx.get("gpubench_devices"), "; ".join(
+    "%s=%s" % (k, v) for k, v in sorted(ctx.items()) if k.startswith("gpu_") and
+    (k.endswith("_name") or k.endswith("_pci_bus_id") or k.endswith("_status")))))
+rows = [b for b in everything["benchmarks"] if b.get("run_type") == "iteration"]
+by = {}
+for b in rows:
+    base, _, rest = b["run_name"].partition("/gpu:")
+    device = rest.split("/")[0]
+    by.setdefault(base, {}).setdefault(device, []).append(b)
+print("%-22s %-5s %12s %8s %14s %10s" % ("benchmark", "gpu", "median us", "cv %", "bytes_moved", "sm MHz"))
+for base, devices in by.items():
+    for device, runs in sorted(devices.items()):
+        t = [r["real_time"] / (1e3 if r["time_unit"] == "ns" else 1) for r in runs]
+        cv = 100 * statistics.pstdev(t) / statistics.mean(t) if len(t) > 1 else 0
+        print("%-22s %-5s %12.3f %8.3f %14.0f %10.0f" % (base, device, statistics.median(t), cv,
+              statistics.median(r.get("bytes_moved", 0) for r in runs),
+              statistics.median(r.get("sm_clock_mhz", 0) for r in runs)))
+one = json.load(open(os.path.join(out, "devices_1.json")))
+print("devices=1 names == gpu:1 names of the all run:",
+      [b["name"] for b in one["benchmarks"]] ==
+      [b["name"] for b in everything["benchmarks"] if "/gpu:1/" in b["name"]])
+everything["benchmarks"] = [b for b in everything["benchmarks"] if "/gpu:1/" in b["name"]]
+json.dump(everything, open(os.path.join(out, "devices_all_gpu1.json"), "w"))
+PY
+  $BUILD/src/compare/gpubench-compare "$OUT/devices_all_gpu1.json" "$OUT/devices_1.json" \
+    >"$OUT/compare_devices.txt" 2>&1
+  echo "gpubench-compare gpu:1 rows of the all run vs devices=1: exit $?"
+  grep -E "^(BM_|gpubench-compare)" "$OUT/compare_devices.txt" | head -20
+  ncu --nvtx --nvtx-include "gpubench@BM_TinyKernel/gpu:1/" --metrics gpu__time_duration.sum \
+    $ex --gpubench_devices=1 --benchmark_filter="^BM_TinyKernel" --benchmark_min_time=0.000001 \
+    --gpubench_profile_iterations=0 >"$OUT/devices_ncu.log" 2>&1
+  echo "ncu --nvtx-include 'gpubench@BM_TinyKernel/gpu:1/' selected $(grep -c "^  .*(.*)x(.*), Context" "$OUT/devices_ncu.log") kernels (expect 1: one GB call of one iteration)"
 }
 step_tarjson() { (cd "$OUT" && tar czf runs.tgz *.json *.log && rm -f *.json *.log); }
 # The gate suite with a shorter min_time (its two launch-bound benchmarks take 0.5 s of GPU time
