@@ -134,11 +134,17 @@ def main():
     check(sorted(html.unescape(r) for r in rows) == sorted(names),
           "examples: summary rows %s" % rows)
     check(len(re.findall(r">same</td>", dom)) == len(names), "examples: not every verdict 'same'")
+    # The summary table is hidden only while the page is parsed with scripting on (a reader
+    # without JavaScript sees it); the script shows it when it starts.
+    check(re.search(r"@media \(scripting: enabled\) \{ \.table-wrap:not\(\.shown\) \{ display: none; \} \}",
+                    text), "examples: the table's hiding rule is not limited to scripting")
+    check('<div class="table-wrap shown">' in dom, "examples: the script did not show the table")
     # Without #all, charts are drawn as they come into view: the first screen, no errors.
     lazy_dom, lazy = render(browser, out, fragment="")
     check(lazy.get("data-state") == "done" and lazy.get("data-errors") == "0" and
           lazy.get("data-charts-blank") == "0" and int(lazy.get("data-charts-drawn", "0")) >= 1,
           "examples, lazy: %s" % lazy.get("text"))
+    check('<div class="table-wrap shown">' in lazy_dom, "examples, lazy: the table was not shown")
     shot = os.path.join(work_dir, "examples.png")
     result = chromium(browser, "file://" + os.path.abspath(out) + "#all",
                       ["--virtual-time-budget=20000", "--window-size=1400,2300",
