@@ -92,6 +92,21 @@ GPUBENCH_DEFINE_F(LoopFixture, Case)(benchmark::State& state) {
 }
 GPUBENCH_REGISTER_F(LoopFixture, Case)->Arg(5)->Iterations(2);
 
+// Declares its bytes in a fixture, which gpubench sees when Fixture::Run returns.
+GPUBENCH_DEFINE_F(LoopFixture, Declared)(benchmark::State& state) {
+  for (auto _ : Iterations(state)) Body();
+  state.SetBytesProcessed(state.iterations() * 250);
+}
+GPUBENCH_REGISTER_F(LoopFixture, Declared)->Iterations(2);
+
+// Declares bytes, but its loop is skipped (no device in the test): nothing measured, nothing
+// declared is compared.
+void LoopTest_DeclaredSkipped(benchmark::State& state) {
+  for (auto _ : Loop(state)) Body();
+  state.SetBytesProcessed(1000);
+}
+GPUBENCH_BENCHMARK(LoopTest_DeclaredSkipped)->Iterations(1);
+
 BenchmarkHandle* const own_min_time_registration =
     gpubench::RegisterBenchmark("LoopTest_MinTimeRead", [](benchmark::State& state) {
       for (auto _ : Loop(state)) Body();
@@ -730,6 +745,25 @@ TEST_F(LoopTest, FixtureSharesTheLoopAndNamesItsRanges) {
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   EXPECT_EQ(log_.Count("push LoopFixture/Case/5"), 2);
   EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2e-3);  // manual time
+}
+
+TEST_F(LoopTest, AFixturesDeclaredBytesAreComparedWithTheMeasuredOnes) {
+  settings_.profile_iterations = 2;
+  auto runs = Run("^LoopFixture/Declared", true);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("declared_bytes").value, 250.0);
+  // bytes_moved: reads 100 and 200 (mean 150) + 50 written = 200 bytes against 250 declared.
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("dram_traffic_ratio").value, 0.8);
+}
+
+TEST_F(LoopTest, ASkippedCallGetsNoDeclaredCounters) {
+  facts_.available = false;
+  facts_.unavailable_reason = "no device";
+  auto runs = Run("^LoopTest_DeclaredSkipped/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_NE(detail::RunErrorMessage(runs[0]), "");
+  EXPECT_EQ(runs[0].counters.count("declared_bytes"), 0u);
 }
 
 TEST_F(LoopTest, LambdaRegistrationWorks) {
