@@ -2,7 +2,7 @@
 # How the H200 numbers in the docs were produced: build on the device machine (no network:
 # Debian packages carried in .deps), run the GPU tests and the benchmarks, keep logs in $OUT.
 # Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
-#                          suite|suitecost|crosscheck|tarjson|pack|all]...
+#                          suite|suitecost|crosscheck|groups|tarjson|pack|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
 mkdir -p "$OUT" /tmp/deps
@@ -201,6 +201,26 @@ PY
     $ex --gpubench_devices=1 --benchmark_filter="^BM_TinyKernel" --benchmark_min_time=0.000001 \
     --gpubench_profile_iterations=0 >"$OUT/devices_ncu.log" 2>&1
   echo "ncu --nvtx-include 'gpubench@BM_TinyKernel/gpu:1/' selected $(grep -c "^  .*(.*)x(.*), Context" "$OUT/devices_ncu.log") kernels (expect 1: one GB call of one iteration)"
+# Metric groups and declared work (issue #13, docs/accuracy.md): the FMA and copy examples
+# without and with --gpubench_metrics=+flops,+l2, and cuBLAS SGEMM (n = 1024, 2048, 4096, declared
+# 2n^3 FLOP) with them; bench/groups_check.py prints FLOPs against the analytic counts, the copies'
+# dram_traffic_ratio and what the groups cost in passes and profiling time. About 10 s of GPU
+# time. Needs gpubench_examples and gpubench_sgemm (BUILD_TARGETS="gpubench_examples
+# gpubench_sgemm" bench/h200_run.sh build groups).
+step_groups() {
+  local filter='^(BM_Fma|BM_Copy|CopyOnStream)/' groups=--gpubench_metrics=+flops,+l2
+  rm -f "$OUT"/groups_off.* "$OUT"/groups_on.* "$OUT"/sgemm.*
+  $BUILD/bench/gpubench_examples --benchmark_filter="$filter" --benchmark_min_time=0.2 \
+    --benchmark_out="$OUT/groups_off.json" --benchmark_out_format=json \
+    --gpubench_profile_out="$OUT/groups_off.jsonl" >"$OUT/groups_off.log" 2>&1
+  $BUILD/bench/gpubench_examples --benchmark_filter="$filter" --benchmark_min_time=0.2 $groups \
+    --benchmark_out="$OUT/groups_on.json" --benchmark_out_format=json \
+    --gpubench_profile_out="$OUT/groups_on.jsonl" >"$OUT/groups_on.log" 2>&1
+  $BUILD/bench/gpubench_sgemm --benchmark_min_time=0.2 $groups \
+    --benchmark_out="$OUT/sgemm.json" --benchmark_out_format=json \
+    --gpubench_profile_out="$OUT/sgemm.jsonl" >"$OUT/sgemm.log" 2>&1
+  tail -6 "$OUT/groups_on.log" "$OUT/sgemm.log"
+  python3 bench/groups_check.py "$OUT" | tee "$OUT/groups_summary.txt"
 }
 step_tarjson() { (cd "$OUT" && tar czf runs.tgz *.json *.log && rm -f *.json *.log); }
 # The gate suite with a shorter min_time (its two launch-bound benchmarks take 0.5 s of GPU time

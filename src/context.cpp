@@ -6,6 +6,7 @@
 
 #include "gpubench/counters.hpp"
 #include "gpubench/version.hpp"
+#include "metric_groups.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -17,6 +18,26 @@ std::string FormatDouble(double value, int decimals) {
 }
 
 }  // namespace
+
+std::vector<std::string> ActiveGroupNames(const Settings& settings) {
+  std::vector<std::string> names;
+  for (const MetricGroup& group : MetricGroups()) {
+    if (GroupActive(group, settings.metrics)) names.emplace_back(group.name);
+  }
+  return names;
+}
+
+std::string FlopMethod() {
+  return "flop_count_<p> = add + mul + 2 x fma thread instructions executed with predicate on "
+         "(sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum), per profiled "
+         "iteration; tensor-core instructions are not counted (tensor_pipe_pct shows their "
+         "pipe's activity instead); flop_rate = flop_count / gpu_duration; peak of precision p "
+         "= 2 x sm__sass_thread_inst_executed_op_<p>fma_pred_on.sum.peak_sustained (per cycle, "
+         "all SMs) x sm__cycles_elapsed.avg.per_second (the clock measured in the profiled "
+         "ranges); flop_rate_peak = flop_count / sum_p(flop_count_<p> / peak_p) (FP32's peak "
+         "without FP work); flop_rate_pct = 100 x flop_rate / flop_rate_peak; "
+         "arithmetic_intensity = flop_count / bytes_moved (DRAM)";
+}
 
 std::string FlushMethodDescription(const Settings& settings, int64_t flush_bytes) {
   if (settings.cache == CachePolicy::kKeep) return "none (cache=keep)";
@@ -41,13 +62,19 @@ std::string CounterUnits(const Settings& settings,
     out += (out.empty() ? "" : ";") + std::string(name) + "=" + safe(std::string(unit)) + ":" +
            std::string(BetterName(better));
   };
+  const std::vector<std::string> groups = ActiveGroupNames(settings);
+  auto group_on = [&](std::string_view group) {
+    return std::find(groups.begin(), groups.end(), group) != groups.end();
+  };
   for (const CounterInfo& counter : kCounters) {
     const std::string_view name = counter.name;
     if (name == "real_time" || name == "cpu_time") continue;  // GB's fields, not counters
-    const bool from_profiler = !counter.source_metric.empty() || name == "bytes_moved" ||
-                               name == "dram_bandwidth" || name == "dram_bandwidth_pct" ||
-                               name == "profile_passes";
+    const bool from_profiler = !counter.source_metric.empty() || !counter.group.empty() ||
+                               name == "bytes_moved" || name == "dram_bandwidth" ||
+                               name == "dram_bandwidth_pct" || name == "profile_passes" ||
+                               name == "dram_traffic_ratio";
     if (from_profiler && !profiling) continue;
+    if (!counter.group.empty() && !group_on(counter.group)) continue;
     if (name.back() == '/') {
       if (settings.timer != Timer::kCupti) continue;
       add(std::string(name) + "*", counter.unit, counter.better);
@@ -56,10 +83,18 @@ std::string CounterUnits(const Settings& settings,
     add(name, counter.unit, counter.better);
   }
   if (profiling) {
+    std::vector<std::string> in_groups;  // written as the groups' counters, not by name
+    for (const MetricGroup& group : MetricGroups()) {
+      if (group_on(group.name))
+        in_groups.insert(in_groups.end(), group.metrics.begin(), group.metrics.end());
+    }
     for (const std::string& metric : settings.metrics) {
       if (FindCounter(metric) != nullptr) continue;
+      if (std::find(in_groups.begin(), in_groups.end(), metric) != in_groups.end()) continue;
       bool renamed = false;
-      for (const CounterInfo& counter : kCounters) renamed |= counter.source_metric == metric;
+      for (const CounterInfo& counter : kCounters) {
+        renamed |= counter.source_metric == metric && counter.group.empty();
+      }
       if (renamed) continue;
       auto unit = metric_units.find(metric);
       add(metric, unit == metric_units.end() ? "-" : unit->second, Better::kNeither);
@@ -112,6 +147,15 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
     if (row.in_context) context.push_back({"gpubench_" + std::string(row.name), row.print(line)});
   }
   context.push_back({"gpubench_profiler", profiler_status});
+  // Groups expand into metric names (fingerprinted in gpubench_metrics); this names them.
+  const std::vector<std::string> groups = ActiveGroupNames(settings);
+  std::string group_list;
+  for (const auto& group : groups) group_list += (group_list.empty() ? "" : ",") + group;
+  const bool profiling = settings.profile_iterations > 0;
+  context.push_back({"gpubench_metric_groups", profiling && !groups.empty() ? group_list : "none"});
+  if (profiling && std::find(groups.begin(), groups.end(), "flops") != groups.end()) {
+    context.push_back({"gpubench_flop_method", FlopMethod()});
+  }
   context.push_back({"gpubench_warmup_iterations", "1"});
   context.push_back({"gpubench_gpu_sharing", gpu_sharing});
   context.push_back({std::string(kSettingsFingerprintKey), SettingsFingerprint(settings)});

@@ -33,9 +33,16 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
 /// The device's facts as gpu_* context keys (gpu_status, gpu_name, ... gpu_pci_bus_id).
 KeyValues DeviceContext(const DeviceFacts& facts);
 
+/// The metric groups (metric_groups.hpp) whose metrics `settings` collects, in table order.
+std::vector<std::string> ActiveGroupNames(const Settings& settings);
+
+/// gpubench_flop_method: how the flops group's counters are computed.
+std::string FlopMethod();
+
 /// gpubench_counter_units: "name=unit:better;..." for every counter a run with these settings
 /// can write: the vocabulary's (kernel_time/* with timer=cupti, metric counters when profiling
-/// is on) and each metric added by name with CUPTI's unit ("-" when unknown) and "neither".
+/// is on, a group's counters when its metrics are collected) and each metric added by name
+/// (not through a group) with CUPTI's unit ("-" when unknown) and "neither".
 std::string CounterUnits(const Settings& settings,
                          const std::map<std::string, std::string>& metric_units);
 

@@ -22,6 +22,7 @@
 #include "backend.hpp"
 #include "cuda_status.hpp"
 #include "cupti_status.hpp"
+#include "metric_groups.hpp"
 #include "metrics.hpp"
 
 namespace gpubench::detail {
@@ -170,6 +171,94 @@ std::vector<std::string> RollupsOf(const HostObject& host, const std::string& ba
   return {};
 }
 
+// The configuration image of `names` on `host` and the replay passes it needs; CUPTI computes
+// both from the chip alone, so this works without a GPU. `host` must be fresh: metrics added to
+// a host object accumulate. All metrics go in one call, which lets CUPTI schedule them into the
+// fewest passes (adding them one call at a time gave 4 passes instead of 1 on GH100).
+Status BuildConfig(const HostObject& host, const std::vector<const char*>& names,
+                   std::vector<uint8_t>* config, int* passes) {
+  GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
+  add.pHostObject = host.get();
+  add.ppMetricNames = const_cast<const char**>(names.data());
+  add.numMetrics = names.size();
+  GPUBENCH_RETURN_IF_ERROR(
+      CuptiStatus(cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics"));
+  GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, size);
+  size.pHostObject = host.get();
+  GPUBENCH_RETURN_IF_ERROR(CuptiStatus(cuptiProfilerHostGetConfigImageSize(&size),
+                                       "cuptiProfilerHostGetConfigImageSize"));
+  config->resize(size.configImageSize);
+  GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, image);
+  image.pHostObject = host.get();
+  image.configImageSize = config->size();
+  image.pConfigImage = config->data();
+  GPUBENCH_RETURN_IF_ERROR(
+      CuptiStatus(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage"));
+  GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params, count);
+  count.configImageSize = config->size();
+  count.pConfigImage = config->data();
+  GPUBENCH_RETURN_IF_ERROR(
+      CuptiStatus(cuptiProfilerHostGetNumOfPasses(&count), "cuptiProfilerHostGetNumOfPasses"));
+  *passes = static_cast<int>(count.numOfPasses);
+  return Status::Ok();
+}
+
+// Replay passes of `metrics` on `chip`, or the reason CUPTI refused them.
+Result<int> CountPasses(const std::string& chip, const std::vector<std::string>& metrics) {
+  HostObject host;
+  GPUBENCH_RETURN_IF_ERROR(host.Initialize(chip, {}));
+  std::vector<const char*> names;
+  for (const auto& metric : metrics) names.push_back(metric.c_str());
+  std::vector<uint8_t> config;
+  int passes = 0;
+  GPUBENCH_RETURN_IF_ERROR(BuildConfig(host, names, &config, &passes));
+  return passes;
+}
+
+std::string Passes(const Result<int>& passes) {
+  if (!passes.ok()) return "unavailable: " + passes.status().message();
+  return std::to_string(passes.value()) + (passes.value() == 1 ? " pass" : " passes");
+}
+
+// The metric groups with their metrics and the replay passes of the defaults with each.
+// Returns whether any group matched `filter`.
+bool ListGroups(const std::string& chip, const std::string& filter, std::ostream& out) {
+  const std::string wanted =
+      filter.empty() || filter[0] != kMetricGroupPrefix ? filter : filter.substr(1);
+  std::vector<const MetricGroup*> shown;
+  for (const MetricGroup& group : MetricGroups()) {
+    bool match = wanted.empty() || group.name.find(wanted) != std::string_view::npos;
+    for (const auto& metric : group.metrics) match |= metric.find(filter) != std::string::npos;
+    if (match) shown.push_back(&group);
+  }
+  if (shown.empty()) return false;
+  out << "# metric groups of chip " << chip
+      << ": --gpubench_metrics=+NAME adds a group's metrics to the defaults; name, replay passes "
+         "of the defaults with the group (CUPTI's count for the chip, no GPU needed), metrics, "
+         "what it reports\n";
+  out << "defaults\t" << Passes(CountPasses(chip, DefaultMetrics())) << "\t";
+  for (size_t i = 0; i < DefaultMetrics().size(); ++i) {
+    out << (i ? "," : "") << DefaultMetrics()[i];
+  }
+  out << "\tthe default counters\n";
+  std::vector<std::string> all = DefaultMetrics();
+  for (const MetricGroup* group : shown) {
+    std::vector<std::string> metrics = DefaultMetrics();
+    metrics.insert(metrics.end(), group->metrics.begin(), group->metrics.end());
+    all.insert(all.end(), group->metrics.begin(), group->metrics.end());
+    out << kMetricGroupPrefix << group->name << "\t" << Passes(CountPasses(chip, metrics)) << "\t";
+    for (size_t i = 0; i < group->metrics.size(); ++i) {
+      out << (i ? "," : "") << group->metrics[i];
+    }
+    out << "\t" << group->meaning << "\n";
+  }
+  if (shown.size() > 1) {
+    out << "all of them\t" << Passes(CountPasses(chip, all)) << "\t\tthe defaults and every "
+        << "group above together\n";
+  }
+  return true;
+}
+
 class CuptiRangeProfiler final : public Profiler {
  public:
   ~CuptiRangeProfiler() override {
@@ -234,37 +323,10 @@ class CuptiRangeProfiler final : public Profiler {
 
   // The configuration image of all metrics and the number of replay passes it needs.
   Status BuildConfigImage() {
-    // All metrics in one call, which lets CUPTI schedule them into the fewest passes (adding
-    // them one call at a time gave 4 passes instead of 1 on GH100). Only when that fails are
-    // they checked one by one, each on a scratch host object, to name the unknown one: host
-    // objects are slow to create, so the common path makes just one.
-    GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
-    add.pHostObject = host_.get();
-    add.ppMetricNames = metric_names_.data();
-    add.numMetrics = metric_names_.size();
-    const CUptiResult added = cuptiProfilerHostConfigAddMetrics(&add);
-    if (added != CUPTI_SUCCESS) {
-      GPUBENCH_RETURN_IF_ERROR(FindUnknownMetric());
-      return CuptiStatus(added, "cuptiProfilerHostConfigAddMetrics");
-    }
-    GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, size);
-    size.pHostObject = host_.get();
-    GPUBENCH_RETURN_IF_ERROR(CuptiStatus(cuptiProfilerHostGetConfigImageSize(&size),
-                                         "cuptiProfilerHostGetConfigImageSize"));
-    config_.resize(size.configImageSize);
-    GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, image);
-    image.pHostObject = host_.get();
-    image.configImageSize = config_.size();
-    image.pConfigImage = config_.data();
-    GPUBENCH_RETURN_IF_ERROR(
-        CuptiStatus(cuptiProfilerHostGetConfigImage(&image), "cuptiProfilerHostGetConfigImage"));
-    GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params, passes);
-    passes.configImageSize = config_.size();
-    passes.pConfigImage = config_.data();
-    GPUBENCH_RETURN_IF_ERROR(
-        CuptiStatus(cuptiProfilerHostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses"));
-    passes_ = static_cast<int>(passes.numOfPasses);
-    return Status::Ok();
+    const Status built = BuildConfig(host_, metric_names_, &config_, &passes_);
+    // Only when that fails are the metrics checked one by one, to name the unknown one.
+    if (!built.ok()) GPUBENCH_RETURN_IF_ERROR(FindUnknownMetric());
+    return built;
   }
 
   // The first metric that a fresh host object refuses, with close matches from the chip.
@@ -611,6 +673,13 @@ std::string ListMetrics(const std::string& chip_flag, const DeviceFacts& facts,
   if (Status status = host.Initialize(chip, {}); !status.ok()) {
     return status.message() + "; supported chips: " + SupportedChips();
   }
+  const bool groups_shown = ListGroups(chip, filter, out);
+  // "+name" asks for groups only.
+  if (!filter.empty() && filter[0] == kMetricGroupPrefix) {
+    if (groups_shown) return "";
+    return "no metric group contains '" + filter.substr(1) + "'; the groups are " +
+           MetricGroupNames();
+  }
   out << "# metrics of chip " << chip << (filter.empty() ? "" : " matching '" + filter + "'")
       << ": name, type, unit, description, forms (append one to the name, e.g. .sum)\n";
   size_t shown = 0;
@@ -630,7 +699,8 @@ std::string ListMetrics(const std::string& chip_flag, const DeviceFacts& facts,
       ++shown;
     }
   }
-  if (shown == 0) return "no metric of chip " + chip + " contains '" + filter + "'";
+  if (shown == 0 && !groups_shown)
+    return "no metric of chip " + chip + " contains '" + filter + "'";
   return "";
 }
 

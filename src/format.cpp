@@ -38,6 +38,8 @@ std::string WithSiPrefix(double value, const char* unit) {
 CounterUnit UnitNamed(const std::string& unit) {
   if (unit == "bytes" || unit == "byte") return CounterUnit::kBytes;
   if (unit == "bytes/s" || unit == "byte/second") return CounterUnit::kBytesPerSecond;
+  if (unit == "FLOP") return CounterUnit::kFlop;
+  if (unit == "FLOP/s") return CounterUnit::kFlopPerSecond;
   if (unit == "1/s" || EndsWith(unit, "/second")) return CounterUnit::kPerSecond;
   if (unit == "s") return CounterUnit::kSeconds;
   if (unit == "MHz") return CounterUnit::kMegahertz;
@@ -71,6 +73,10 @@ std::string FormatValue(double value, CounterUnit unit) {
       return WithSiPrefix(value, "B/s");
     case CounterUnit::kPerSecond:
       return WithSiPrefix(value, "/s");
+    case CounterUnit::kFlop:
+      return WithSiPrefix(value, "FLOP");
+    case CounterUnit::kFlopPerSecond:
+      return WithSiPrefix(value, "FLOP/s");
     case CounterUnit::kSeconds:
       return FormatSeconds(value);
     case CounterUnit::kMegahertz:

@@ -16,10 +16,13 @@ enum class CounterUnit {
   kPercent,
   kFlag,
   kCount,
+  kFlop,
+  kFlopPerSecond,
   kPlain
 };
 
-/// A vocabulary unit ("bytes", "bytes/s", "1/s", "s", "MHz", "%", "count", "flag") or a CUPTI
+/// A vocabulary unit ("bytes", "bytes/s", "1/s", "s", "MHz", "%", "count", "flag", "FLOP",
+/// "FLOP/s"; "FLOP/byte" and "ratio" print plain) or a CUPTI
 /// unit ("byte", "byte/second", "%", "<x>/second") as a display unit; kPlain for anything else.
 CounterUnit UnitNamed(const std::string& unit);
 

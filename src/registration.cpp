@@ -4,6 +4,7 @@
 #include "gpubench/fixture.hpp"
 #include "gpubench/registration.hpp"
 #include "instance.hpp"
+#include "publish.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -100,7 +101,8 @@ Status NameOfUnregisteredInstance(const benchmark::State& state, std::string* na
 }
 
 InstanceScope::InstanceScope(const std::string* registered, const BenchmarkHandle& benchmark,
-                             const benchmark::State& state) {
+                             benchmark::State& state)
+    : state_(state) {
   std::optional<std::string> gb_name = StateName(state);
   if (!gb_name && registered == nullptr) return;
   family_ = gb_name ? *gb_name : *registered;
@@ -109,7 +111,11 @@ InstanceScope::InstanceScope(const std::string* registered, const BenchmarkHandl
   current_instance.own_min_time_seconds = OwnMinTimeSeconds(benchmark);
 }
 
-InstanceScope::~InstanceScope() { current_instance = CurrentInstance(); }
+InstanceScope::~InstanceScope() {
+  current_instance = CurrentInstance();
+  // Benchmarks declare their bytes after the loop, so the loop's own Publish cannot see them.
+  PublishDeclared(state_);
+}
 
 BenchmarkHandle* FinishRegistration(const std::shared_ptr<RegisteredFamily>& family,
                                     BenchmarkHandle* benchmark) {

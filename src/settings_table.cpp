@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "gpubench/counters.hpp"
+#include "metric_groups.hpp"
 
 namespace gpubench {
 
@@ -15,7 +16,10 @@ const std::vector<std::string>& DefaultMetrics() {
   static const std::vector<std::string> metrics = [] {
     std::vector<std::string> names;
     for (const CounterInfo& counter : kCounters) {
-      if (!counter.source_metric.empty()) names.emplace_back(counter.source_metric);
+      // A group's metrics come only with the group (+flops, +l2).
+      if (!counter.source_metric.empty() && counter.group.empty()) {
+        names.emplace_back(counter.source_metric);
+      }
     }
     return names;
   }();
@@ -74,18 +78,31 @@ std::vector<std::string> SplitMetricList(std::string_view list) {
   return out;
 }
 
-// Additions to the default metrics, each name once, defaults first.
+// Additions to the default metrics, each name once, defaults first. "+name" adds a group's
+// metrics (metric_groups.cpp); no metric name can start with '+', so the two never collide.
 std::string ParseMetrics(std::string_view text, CommandLine* line) {
-  const std::vector<std::string> names = SplitMetricList(text);
-  if (names.empty()) return "empty metric list";
-  for (const std::string& name : names) {
-    for (char c : name) {
+  const std::vector<std::string> items = SplitMetricList(text);
+  if (items.empty()) return "empty metric list";
+  std::vector<std::string> names;
+  for (const std::string& item : items) {
+    if (item[0] == kMetricGroupPrefix) {
+      const MetricGroup* group = FindMetricGroup(std::string_view(item).substr(1));
+      if (group == nullptr) {
+        return "'" + item + "' is not a metric group; the groups are " + MetricGroupNames() +
+               " (their metrics: --gpubench_list_metrics)";
+      }
+      names.insert(names.end(), group->metrics.begin(), group->metrics.end());
+      continue;
+    }
+    for (char c : item) {
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) {
-        return "'" + name +
+        return "'" + item +
                "' is not a metric name: names use letters, digits, '_' and '.', e.g. "
-               "lts__t_sector_hit_rate.pct (list them with --gpubench_list_metrics)";
+               "lts__t_sector_hit_rate.pct, and groups start with '+' (" +
+               MetricGroupNames() + "; list them with --gpubench_list_metrics)";
       }
     }
+    names.push_back(item);
   }
   std::vector<std::string>& metrics = line->settings.metrics;
   for (const std::string& name : names) {
@@ -175,9 +192,11 @@ const std::vector<SettingRow> kSettingRows = {
      [](const Settings& settings) -> KeyValues {
        return {{"gpubench_profiling", Profiling(settings) ? "on" : "off"}};
      }},
-    {"metrics", "NAME[,NAME...]", "",
-     "CUPTI metrics to add to the default ones (each adds replay passes)", false, false,
-     ParseMetrics, [](const CommandLine& line) { return JoinSortedUnique(line.settings.metrics); },
+    {"metrics", "NAME[,+GROUP,...]", "",
+     "CUPTI metrics, or groups of them (+flops, +l2), to add to the default ones (each may add "
+     "replay passes)",
+     false, false, ParseMetrics,
+     [](const CommandLine& line) { return JoinSortedUnique(line.settings.metrics); },
      [](const Settings& settings) -> KeyValues {
        return {
            {"gpubench_metrics", Profiling(settings) ? JoinSortedUnique(settings.metrics) : "none"}};

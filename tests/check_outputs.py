@@ -4,6 +4,7 @@
 of --gpubench_timer=cupti under another CUDA tool (CUDA_INJECTION64_PATH)."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -36,6 +37,27 @@ def main():
     r = run(binary, ["--gpubench_list_metrics=zzzz_nomatch", "--gpubench_chip=GH100"])
     expect(r.returncode == 2 and "no metric of chip GH100 contains 'zzzz_nomatch'" in r.stderr,
            "a filter that matches nothing exits 2 and says so", r)
+    # The metric groups with their metrics and replay passes, computed by CUPTI without a GPU.
+    r = run(binary, ["--gpubench_list_metrics=+", "--gpubench_chip=GH100"])
+    expect(r.returncode == 0, "list_metrics=+ (the groups) exits 0", r)
+    groups = {row[0]: row for row in (line.split("\t") for line in r.stdout.splitlines()
+                                      if not line.startswith("#")) if len(row) >= 3}
+    expect(set(groups) == {"defaults", "+flops", "+l2", "all of them"},
+           "the groups, the defaults and all together are listed", r)
+    passes = {name: row[1] for name, row in groups.items()}
+    expect(passes["defaults"] == "1 pass", "the defaults need 1 pass on GH100", r)
+    for name in ("+flops", "+l2", "all of them"):
+        expect(re.fullmatch(r"[1-9][0-9]* pass(es)?", passes[name]) is not None,
+               "%s has a pass count: %r" % (name, passes[name]), r)
+    expect("sm__sass_thread_inst_executed_op_ffma_pred_on.sum" in groups["+flops"][2].split(","),
+           "+flops lists its metrics", r)
+    print("metric groups on GH100: " + ", ".join("%s %s" % item for item in sorted(passes.items())))
+    r = run(binary, ["--gpubench_list_metrics=+nosuchgroup", "--gpubench_chip=GH100"])
+    expect(r.returncode == 2 and "the groups are +flops, +l2" in r.stderr,
+           "an unknown group filter exits 2 and names the groups", r)
+    r = run(binary, ["--gpubench_metrics=+flop", "--benchmark_filter=none"])
+    expect(r.returncode == 2 and "'+flop' is not a metric group; the groups are +flops, +l2"
+           in r.stderr, "an unknown group in --gpubench_metrics exits 2 and names the groups", r)
     r = run(binary, ["--gpubench_list_metrics", "--gpubench_chip=XX100"])
     expect(r.returncode != 0 and "supported chips:" in r.stderr and "GH100" in r.stderr,
            "an unknown chip fails and names the supported chips", r)

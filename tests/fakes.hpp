@@ -138,6 +138,8 @@ class FakeProfiler : public detail::Profiler {
                          {"dram__bytes_write.sum", 50.0 * sessions},
                          {"gpu__time_duration.sum", 1000.0},
                          {"sm__cycles_elapsed.avg.per_second", 1.9e9}});
+      // The session's number times each extra value, so repetitions differ.
+      for (const auto& [name, value] : extra) ranges->back()[name] = value * sessions;
     }
     return Status::Ok();
   }
@@ -146,6 +148,7 @@ class FakeProfiler : public detail::Profiler {
 
   int passes = 2;
   int fail_pass = 0;
+  std::map<std::string, double> extra;  ///< more metrics per range, times the session number
   int sessions = 0;
   Status begin_result;
 

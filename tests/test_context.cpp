@@ -4,6 +4,7 @@
 #include <map>
 
 #include "context.hpp"
+#include "metric_groups.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -75,6 +76,19 @@ TEST(Context, CarriesEverySettingAndDeviceFact) {
             "sm__cycles_elapsed.avg.per_second");
   EXPECT_NE(context["gpubench_flush_description"].find("125829120 bytes"), std::string::npos);
   EXPECT_EQ(context["gpubench_settings_fingerprint"], SettingsFingerprint(Defaults()));
+}
+
+TEST(Context, NamesTheMetricGroupsAndTheFlopMethod) {
+  auto defaults = AsMap(BuildContext(Defaults(), H200(), "on"));
+  EXPECT_EQ(defaults["gpubench_metric_groups"], "none");
+  EXPECT_EQ(defaults.count("gpubench_flop_method"), 0u);
+  Settings flops = Defaults();
+  for (const auto& metric : FindMetricGroup("flops")->metrics) flops.metrics.push_back(metric);
+  auto context = AsMap(BuildContext(flops, H200(), "on"));
+  EXPECT_EQ(context["gpubench_metric_groups"], "flops");
+  EXPECT_NE(context["gpubench_flop_method"].find("peak_sustained"), std::string::npos);
+  flops.profile_iterations = 0;
+  EXPECT_EQ(AsMap(BuildContext(flops, H200(), "off"))["gpubench_metric_groups"], "none");
 }
 
 TEST(Context, KeysAreSnakeCaseWithTheDocumentedPrefixes) {
@@ -164,7 +178,10 @@ TEST(Fingerprint, ChangesWithEverySettingThatChangesMeaning) {
   metrics.metrics.push_back("lts__t_sector_hit_rate.pct");
   Settings off = Defaults();
   off.profile_iterations = 0;
-  for (const Settings* changed : {&timer, &cache, &metrics, &off}) {
+  Settings group = Defaults();  // a group changes the fingerprint through its metric names
+  group.metrics.insert(group.metrics.end(), FindMetricGroup("l2")->metrics.begin(),
+                       FindMetricGroup("l2")->metrics.end());
+  for (const Settings* changed : {&timer, &cache, &metrics, &off, &group}) {
     EXPECT_NE(SettingsFingerprint(*changed), base);
   }
   EXPECT_NE(SettingsFingerprint(timer), SettingsFingerprint(cache));

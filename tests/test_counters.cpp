@@ -2,6 +2,7 @@
 // README's counter table, the context block's gpubench_counter_units, the default metrics.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -10,6 +11,7 @@
 
 #include "context.hpp"
 #include "gpubench/counters.hpp"
+#include "metric_groups.hpp"
 #include "metrics.hpp"
 #include "readme_table.hpp"
 
@@ -136,6 +138,50 @@ TEST(Counters, DerivedCountersAreTheVocabularyNames) {
   }
   EXPECT_DOUBLE_EQ(counters.at("gpu_duration"), 2e-6);
   EXPECT_DOUBLE_EQ(counters.at("profiled_sm_clock_mhz"), 1980);
+}
+
+TEST(Counters, GroupCountersNameATableGroupAndReadItsMetrics) {
+  for (const CounterInfo& counter : kCounters) {
+    if (counter.group.empty()) continue;
+    const MetricGroup* group = FindMetricGroup(counter.group);
+    ASSERT_NE(group, nullptr) << counter.name << ": group " << counter.group;
+    if (counter.source_metric.empty()) continue;
+    EXPECT_NE(
+        std::find(group->metrics.begin(), group->metrics.end(), std::string(counter.source_metric)),
+        group->metrics.end())
+        << counter.name;
+  }
+  // The defaults stay the four of the default counters: groups come only when asked for.
+  EXPECT_EQ(DefaultMetrics().size(), 4u);
+}
+
+TEST(Counters, ContextListsAGroupsCountersOnlyWhenItIsOn) {
+  Settings settings;
+  settings.metrics = DefaultMetrics();
+  auto units = UnitsEntries(CounterUnits(settings, {}));
+  EXPECT_EQ(units.count("flop_rate"), 0u);
+  EXPECT_EQ(units.count("l2_hit_rate"), 0u);
+  EXPECT_EQ(units["declared_bytes"], "bytes:neither");
+  EXPECT_EQ(units["dram_traffic_ratio"], "ratio:lower");
+  for (const char* group : {"flops", "l2"}) {
+    for (const auto& metric : FindMetricGroup(group)->metrics) settings.metrics.push_back(metric);
+  }
+  units = UnitsEntries(CounterUnits(settings, {{"lts__t_sector_hit_rate.pct", "%"}}));
+  EXPECT_EQ(units["flop_count_fp32"], "FLOP:neither");
+  EXPECT_EQ(units["flop_rate"], "FLOP/s:higher");
+  EXPECT_EQ(units["arithmetic_intensity"], "FLOP/byte:neither");
+  EXPECT_EQ(units["l2_hit_rate"], "%:higher");
+  EXPECT_EQ(units["l2_read_bytes"], "bytes:neither");
+  // The groups' metrics are written as the groups' counters only.
+  EXPECT_EQ(units.count("lts__t_sector_hit_rate.pct"), 0u);
+  EXPECT_EQ(units.count("sm__sass_thread_inst_executed_op_ffma_pred_on.sum"), 0u);
+  // Every counter DeriveMetricCounters can write with both groups is listed.
+  DeviceFacts facts;
+  std::map<std::string, double> averaged;
+  for (const auto& metric : settings.metrics) averaged[metric] = 1;
+  for (const auto& [name, value] : DeriveMetricCounters(averaged, facts)) {
+    EXPECT_EQ(units.count(name), 1u) << name;
+  }
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@
 #include "gb_compat.hpp"
 #include "gb_version.hpp"
 #include "instance.hpp"
+#include "metric_groups.hpp"
 #include "profile_log.hpp"
 
 namespace gpubench::testing {
@@ -76,11 +79,34 @@ void LoopTest_Renamed(benchmark::State& state) {
 }
 GPUBENCH_BENCHMARK(LoopTest_Renamed)->Name("LoopTest_RenamedLater")->Arg(3);
 
+// Declares its bytes and FLOPs after the loop, as GB's convention has it.
+void LoopTest_Declared(benchmark::State& state) {
+  for (auto _ : Loop(state)) Body();
+  state.SetBytesProcessed(state.iterations() * 1000);
+  SetFlopsProcessed(state, state.iterations() * 500);
+}
+GPUBENCH_BENCHMARK(LoopTest_Declared)->Iterations(4)->Repetitions(3);
+
 class LoopFixture : public gpubench::Fixture {};
 GPUBENCH_DEFINE_F(LoopFixture, Case)(benchmark::State& state) {
   for (auto _ : Iterations(state)) Body();
 }
 GPUBENCH_REGISTER_F(LoopFixture, Case)->Arg(5)->Iterations(2);
+
+// Declares its bytes in a fixture, which gpubench sees when Fixture::Run returns.
+GPUBENCH_DEFINE_F(LoopFixture, Declared)(benchmark::State& state) {
+  for (auto _ : Iterations(state)) Body();
+  state.SetBytesProcessed(state.iterations() * 250);
+}
+GPUBENCH_REGISTER_F(LoopFixture, Declared)->Iterations(2);
+
+// Declares bytes, but its loop is skipped (no device in the test): nothing measured, nothing
+// declared is compared.
+void LoopTest_DeclaredSkipped(benchmark::State& state) {
+  for (auto _ : Loop(state)) Body();
+  state.SetBytesProcessed(1000);
+}
+GPUBENCH_BENCHMARK(LoopTest_DeclaredSkipped)->Iterations(1);
 
 BenchmarkHandle* const own_min_time_registration =
     gpubench::RegisterBenchmark("LoopTest_MinTimeRead", [](benchmark::State& state) {
@@ -289,6 +315,97 @@ TEST_F(LoopTest, EveryRepetitionIsProfiledOnItsOwn) {
   // iteration count found and are each profiled.
   EXPECT_EQ(writes, (std::vector<double>{100.0, 150.0, 200.0}));
   EXPECT_EQ(profiler_->sessions, 4);
+}
+
+// The flops group's metrics, for the fake profiler: `ffma` FFMA instructions per range.
+std::map<std::string, double> FlopsGroupMetrics(double ffma) {
+  std::map<std::string, double> metrics;
+  for (const auto& metric : detail::FindMetricGroup("flops")->metrics) metrics[metric] = 0;
+  metrics["sm__sass_thread_inst_executed_op_ffma_pred_on.sum"] = ffma;
+  metrics["sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained"] = 16896;
+  return metrics;
+}
+
+double Mean(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+double StdDev(const std::vector<double>& values) {
+  const double mean = Mean(values);
+  double squares = 0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  return std::sqrt(squares / static_cast<double>(values.size() - 1));
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+TEST_F(LoopTest, DeclaredBytesAndFlopsBecomePerIterationCountersAndRatios) {
+  settings_.profile_iterations = 1;
+  profiler_->extra = FlopsGroupMetrics(100);  // 200 FLOP in session 1, 400 in 2, 600 in 3
+  auto runs = Run("^LoopTest_Declared/", true);
+  ASSERT_GE(runs.size(), 3u);
+  std::vector<double> ratios;
+  for (const auto& run : runs) {
+    if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) continue;
+    EXPECT_EQ(detail::RunErrorMessage(run), "");
+    const auto& counters = run.counters;
+    EXPECT_DOUBLE_EQ(counters.at("declared_bytes").value, 1000.0);
+    EXPECT_DOUBLE_EQ(counters.at("declared_flop").value, 500.0);
+    EXPECT_DOUBLE_EQ(counters.at("dram_traffic_ratio").value,
+                     counters.at("bytes_moved").value / 1000.0);
+    EXPECT_DOUBLE_EQ(counters.at("flop_count_ratio").value,
+                     counters.at("flop_count").value / 500.0);
+    // GB's own rates stay GB's: the totals over 4 ms of (fake) GPU time.
+    EXPECT_DOUBLE_EQ(counters.at("bytes_per_second").value, 4000 / 4e-3);
+    EXPECT_DOUBLE_EQ(counters.at("flops_per_second").value, 2000 / 4e-3);
+    ratios.push_back(counters.at("dram_traffic_ratio").value);
+  }
+  // bytes_moved = 100 read + 50 x session written: 150, 200, 250 bytes against 1000 declared.
+  EXPECT_EQ(ratios, (std::vector<double>{0.15, 0.2, 0.25}));
+}
+
+// GB computes each aggregate row (mean, median, stddev, cv) of a counter over the repetitions'
+// values of that counter. So a derived counter's mean is the mean of the per-repetition ratios
+// or rates, never a ratio of means: this is what README says, checked for every counter
+// gpubench derives.
+TEST_F(LoopTest, AggregateRowsOfDerivedCountersAreGbsStatisticsOfTheRepetitionsValues) {
+  settings_.profile_iterations = 1;
+  profiler_->extra = FlopsGroupMetrics(100);
+  auto runs = Run("^LoopTest_Declared/", true);
+  std::map<std::string, std::vector<double>> per_repetition;
+  std::map<std::string, const benchmark::BenchmarkReporter::Run*> aggregates;
+  for (const auto& run : runs) {
+    if (run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration) {
+      for (const auto& [name, counter] : run.counters) per_repetition[name].push_back(counter);
+    } else {
+      aggregates[run.aggregate_name] = &run;
+    }
+  }
+  ASSERT_EQ(per_repetition["dram_traffic_ratio"].size(), 3u);
+  for (const char* stat : {"mean", "median", "stddev", "cv"}) {
+    ASSERT_TRUE(aggregates.count(stat)) << stat;
+  }
+  for (const char* name :
+       {"dram_traffic_ratio", "declared_bytes", "flop_count_ratio", "flop_count_fp32", "flop_rate",
+        "flop_rate_pct", "arithmetic_intensity", "dram_bandwidth"}) {
+    const std::vector<double>& values = per_repetition[name];
+    ASSERT_EQ(values.size(), 3u) << name;
+    EXPECT_NEAR(aggregates["mean"]->counters.at(name).value, Mean(values), 1e-12 * Mean(values))
+        << name;
+    EXPECT_DOUBLE_EQ(aggregates["median"]->counters.at(name).value, Median(values)) << name;
+    EXPECT_NEAR(aggregates["stddev"]->counters.at(name).value, StdDev(values), 1e-9 * Mean(values))
+        << name;
+    const double cv = Mean(values) != 0 ? StdDev(values) / Mean(values) : 0;
+    EXPECT_NEAR(aggregates["cv"]->counters.at(name).value, cv, 1e-9) << name;
+  }
+  // The mean row's ratio is the mean of 0.15, 0.2 and 0.25.
+  EXPECT_NEAR(aggregates["mean"]->counters.at("dram_traffic_ratio").value, 0.2, 1e-15);
 }
 
 TEST(OwnMinTime, IsReadFromGbsBenchmarkObject) {
@@ -652,6 +769,25 @@ TEST_F(LoopTest, FixtureSharesTheLoopAndNamesItsRanges) {
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   EXPECT_EQ(log_.Count("push LoopFixture/Case/5"), 2);
   EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2e-3);  // manual time
+}
+
+TEST_F(LoopTest, AFixturesDeclaredBytesAreComparedWithTheMeasuredOnes) {
+  settings_.profile_iterations = 2;
+  auto runs = Run("^LoopFixture/Declared", true);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("declared_bytes").value, 250.0);
+  // bytes_moved: reads 100 and 200 (mean 150) + 50 written = 200 bytes against 250 declared.
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("dram_traffic_ratio").value, 0.8);
+}
+
+TEST_F(LoopTest, ASkippedCallGetsNoDeclaredCounters) {
+  facts_.available = false;
+  facts_.unavailable_reason = "no device";
+  auto runs = Run("^LoopTest_DeclaredSkipped/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_NE(detail::RunErrorMessage(runs[0]), "");
+  EXPECT_EQ(runs[0].counters.count("declared_bytes"), 0u);
 }
 
 TEST_F(LoopTest, LambdaRegistrationWorks) {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "metric_groups.hpp"
 #include "metrics.hpp"
 
 namespace gpubench::detail {
@@ -76,6 +77,114 @@ TEST(Metrics, SuggestionsForUnknownMetrics) {
       SuggestMetrics("dram__bytes_read.total", bases, {".sum", ".avg", ".max"});
   EXPECT_NE(form.find("dram__bytes_read.sum"), std::string::npos) << form;
   EXPECT_NE(form.find("exists"), std::string::npos) << form;
+}
+
+// Made-up CUPTI values of one profiled iteration with both groups' metrics: an FP32 kernel with
+// some FP64 and FP16 work, on an H200-like chip (132 SMs x 128 FP32 / 64 FP64 / 256 FP16 lanes).
+std::map<std::string, double> WithGroups() {
+  std::map<std::string, double> averaged = {
+      {"dram__bytes_read.sum", 3e6},
+      {"dram__bytes_write.sum", 1e6},
+      {"gpu__time_duration.sum", 100000.0},  // 100 us
+      {"sm__cycles_elapsed.avg.per_second", 2e9},
+      {"sm__sass_thread_inst_executed_op_fadd_pred_on.sum", 1000},
+      {"sm__sass_thread_inst_executed_op_fmul_pred_on.sum", 2000},
+      {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", 4e9},
+      {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained", 16896},
+      {"sm__sass_thread_inst_executed_op_dadd_pred_on.sum", 10},
+      {"sm__sass_thread_inst_executed_op_dmul_pred_on.sum", 20},
+      {"sm__sass_thread_inst_executed_op_dfma_pred_on.sum", 1e6},
+      {"sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained", 8448},
+      {"sm__sass_thread_inst_executed_op_hadd_pred_on.sum", 0},
+      {"sm__sass_thread_inst_executed_op_hmul_pred_on.sum", 0},
+      {"sm__sass_thread_inst_executed_op_hfma_pred_on.sum", 0},
+      {"sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained", 33792},
+      {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", 0.5},
+      {"lts__t_sector_hit_rate.pct", 37.5},
+      {"lts__t_sectors_srcunit_tex_op_read.sum", 125000},
+      {"lts__t_sectors_srcunit_tex_op_write.sum", 31250},
+  };
+  return averaged;
+}
+
+TEST(Metrics, FlopsGroupCountsAddMulAndTwiceFmaPerPrecision) {
+  auto counters = DeriveMetricCounters(WithGroups(), H200());
+  EXPECT_DOUBLE_EQ(counters.at("flop_count_fp32"), 1000 + 2000 + 2 * 4e9);
+  EXPECT_DOUBLE_EQ(counters.at("flop_count_fp64"), 10 + 20 + 2 * 1e6);
+  EXPECT_DOUBLE_EQ(counters.at("flop_count_fp16"), 0);  // written: no FP16 work is information
+  const double total = 8e9 + 3000 + 2e6 + 30;
+  EXPECT_DOUBLE_EQ(counters.at("flop_count"), total);
+  EXPECT_DOUBLE_EQ(counters.at("flop_rate"), total / 100e-6);
+  EXPECT_DOUBLE_EQ(counters.at("arithmetic_intensity"), total / 4e6);
+  // Peaks at the measured 2 GHz: FP32 2 x 16896 x 2e9, FP64 2 x 8448 x 2e9 FLOP/s; the mix's
+  // peak weighs each precision's FLOPs with its own peak.
+  const double fp32_peak = 2 * 16896 * 2e9, fp64_peak = 2 * 8448 * 2e9;
+  const double seconds_at_peak = (8e9 + 3000) / fp32_peak + (2e6 + 30) / fp64_peak;
+  EXPECT_DOUBLE_EQ(counters.at("flop_rate_peak"), total / seconds_at_peak);
+  EXPECT_NEAR(counters.at("flop_rate_pct"), 100 * seconds_at_peak / 100e-6, 1e-9);
+  EXPECT_DOUBLE_EQ(counters.at("tensor_pipe_pct"), 0.5);
+  // The group's metrics become its counters, not columns of their own.
+  for (const auto& metric : FindMetricGroup("flops")->metrics) {
+    EXPECT_EQ(counters.count(metric), 0u) << metric;
+  }
+}
+
+TEST(Metrics, FlopRatePctOfOnePrecisionIsAgainstThatPrecisionsPeak) {
+  std::map<std::string, double> counters = {{"gpu_duration", 1e-3}, {"bytes_moved", 1e6}};
+  std::map<std::string, double> averaged = {
+      {"sm__cycles_elapsed.avg.per_second", 1.98e9},
+      {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", 16896 * 1.98e6 / 2},  // half of 1 ms
+      {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained", 16896},
+      {"sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained", 8448}};
+  AddFlopCounters(averaged, &counters);
+  EXPECT_DOUBLE_EQ(counters.at("flop_rate_peak"), 2 * 16896 * 1.98e9);  // 66.9 TFLOP/s
+  EXPECT_NEAR(counters.at("flop_rate_pct"), 50.0, 1e-9);
+  EXPECT_DOUBLE_EQ(counters.at("flop_count_fp64"), 0);
+
+  // No FP work: 0% of FP32's peak, the usual roof.
+  std::map<std::string, double> idle = {{"gpu_duration", 1e-3}};
+  averaged.erase("sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
+  AddFlopCounters(averaged, &idle);
+  EXPECT_DOUBLE_EQ(idle.at("flop_rate_pct"), 0);
+  EXPECT_DOUBLE_EQ(idle.at("flop_rate_peak"), 2 * 16896 * 1.98e9);
+  EXPECT_EQ(idle.count("arithmetic_intensity"), 0u);  // no bytes_moved: no division
+}
+
+TEST(Metrics, L2GroupGivesHitRateAndBytesBetweenSmsAndL2) {
+  auto counters = DeriveMetricCounters(WithGroups(), H200());
+  EXPECT_DOUBLE_EQ(counters.at("l2_hit_rate"), 37.5);
+  EXPECT_DOUBLE_EQ(counters.at("l2_read_bytes"), 125000 * 32.0);
+  EXPECT_DOUBLE_EQ(counters.at("l2_write_bytes"), 31250 * 32.0);
+  EXPECT_EQ(counters.count("lts__t_sector_hit_rate.pct"), 0u);
+}
+
+TEST(Metrics, AGroupsMetricNamedAloneKeepsItsNameAndAddsNoGroupCounter) {
+  auto counters = DeriveMetricCounters({{"lts__t_sector_hit_rate.pct", 12.5},
+                                        {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", 8}},
+                                       H200());
+  EXPECT_DOUBLE_EQ(counters.at("lts__t_sector_hit_rate.pct"), 12.5);
+  EXPECT_DOUBLE_EQ(counters.at("sm__sass_thread_inst_executed_op_ffma_pred_on.sum"), 8);
+  EXPECT_EQ(counters.count("l2_hit_rate"), 0u);
+  EXPECT_EQ(counters.count("flop_count_fp32"), 0u);
+}
+
+TEST(Metrics, DeclaredCountersArePerIterationAndRatiosOfTheMeasuredOnes) {
+  // SetBytesProcessed(4 x 1 MB) and SetFlopsProcessed(4 x 2 MFLOP) over 4 iterations.
+  auto counters = DeclaredCounters({{"bytes_per_second", 4e6},
+                                    {"flops_per_second", 8e6},
+                                    {"bytes_moved", 1.01e6},
+                                    {"flop_count", 2e6}},
+                                   4);
+  EXPECT_DOUBLE_EQ(counters.at("declared_bytes"), 1e6);
+  EXPECT_DOUBLE_EQ(counters.at("dram_traffic_ratio"), 1.01);
+  EXPECT_DOUBLE_EQ(counters.at("declared_flop"), 2e6);
+  EXPECT_DOUBLE_EQ(counters.at("flop_count_ratio"), 1.0);
+  // Without measurements (profiling off) only what was declared.
+  auto declared_only = DeclaredCounters({{"bytes_per_second", 4e6}}, 4);
+  EXPECT_EQ(declared_only.size(), 1u);
+  EXPECT_DOUBLE_EQ(declared_only.at("declared_bytes"), 1e6);
+  EXPECT_TRUE(DeclaredCounters({{"bytes_moved", 1e6}}, 4).empty());  // nothing declared
+  EXPECT_TRUE(DeclaredCounters({{"bytes_per_second", 4e6}}, 0).empty());
 }
 
 }  // namespace

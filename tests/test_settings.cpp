@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "context.hpp"
+#include "metric_groups.hpp"
 #include "readme_table.hpp"
 #include "settings_parse.hpp"
 
@@ -57,6 +58,31 @@ TEST(Settings, MetricsAreAddedToTheDefaultsWithoutDuplicates) {
   std::vector<std::string> expected = DefaultMetrics();
   expected.push_back("lts__t_sector_hit_rate.pct");
   EXPECT_EQ(result.command_line.settings.metrics, expected);
+}
+
+TEST(Settings, AGroupAddsItsMetricsToTheDefaults) {
+  ParseResult result = Parse({"--gpubench_metrics=+l2,lts__t_sector_hit_rate.pct,+flops"});
+  ASSERT_TRUE(result.ok) << result.error;
+  std::vector<std::string> expected = DefaultMetrics();
+  for (const char* group : {"l2", "flops"}) {
+    for (const auto& metric : FindMetricGroup(group)->metrics) expected.push_back(metric);
+  }
+  EXPECT_EQ(result.command_line.settings.metrics, expected);  // the hit rate once
+  EXPECT_EQ(ActiveGroupNames(result.command_line.settings),
+            (std::vector<std::string>{"flops", "l2"}));
+  ParseResult env = Parse({}, {{"GPUBENCH_METRICS", "+flops"}});
+  ASSERT_TRUE(env.ok) << env.error;
+  EXPECT_EQ(ActiveGroupNames(env.command_line.settings), (std::vector<std::string>{"flops"}));
+}
+
+TEST(Settings, UnknownGroupIsRejectedWithTheGroups) {
+  for (const char* flag : {"--gpubench_metrics=+flop", "--gpubench_metrics=+"}) {
+    ParseResult result = Parse({flag});
+    ASSERT_FALSE(result.ok) << flag;
+    EXPECT_NE(result.error.find("is not a metric group; the groups are +flops, +l2"),
+              std::string::npos)
+        << result.error;
+  }
 }
 
 TEST(Settings, EnvironmentIsReadAndFlagsWin) {

@@ -25,7 +25,8 @@ enum class Gating {
 /// One counter (or GB time field) gpubench writes.
 struct CounterInfo {
   std::string_view name;  ///< as in GB's output; a name ending in '/' is a prefix
-  std::string_view unit;  ///< bytes, bytes/s, 1/s, s, ns, MHz, %, count, flag
+  std::string_view unit;  ///< bytes, bytes/s, 1/s, s, ns, MHz, %, count, flag, FLOP, FLOP/s,
+                          ///< FLOP/byte, ratio
   Better better;
   Gating gating;
   double min_threshold_percent;  ///< gated: the smallest relative change that can fail
@@ -34,6 +35,9 @@ struct CounterInfo {
   /// The CUPTI metric it is read from ("" for derived counters) and the factor to its unit.
   std::string_view source_metric = {};
   double source_scale = 1;
+  /// The metric group that must be on for it to be written ("" for none): --gpubench_metrics
+  /// =+flops or +l2 adds the group's metrics, and its counters come with them.
+  std::string_view group = {};
 };
 
 /// A change is below the noise when it is within this many coefficients of variation of the
@@ -98,6 +102,58 @@ inline constexpr CounterInfo kCounters[] = {
      "GB's SetBytesProcessed over GPU time"},
     {"items_per_second", "1/s", Better::kHigher, Gating::kReportOnly, 0, 0,
      "GB's SetItemsProcessed over GPU time"},
+    {"flops_per_second", "FLOP/s", Better::kHigher, Gating::kReportOnly, 0, 0,
+     "gpubench::SetFlopsProcessed over GPU time"},
+    // What the benchmark declared against what the profiler measured. Report-only: they follow
+    // bytes_moved and flop_count, which the gate judges (bytes) or shows already.
+    {"declared_bytes", "bytes", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "bytes declared with SetBytesProcessed, per iteration"},
+    {"dram_traffic_ratio", "ratio", Better::kLower, Gating::kReportOnly, 0, 0,
+     "bytes_moved / declared_bytes: 1 moves what the algorithm needs, above 1 redundant "
+     "traffic, below 1 reuse from cache"},
+    {"declared_flop", "FLOP", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "FLOPs declared with gpubench::SetFlopsProcessed, per iteration"},
+    // Metric group flops (--gpubench_metrics=+flops). Report-only: FLOP counts change only when
+    // the code does, and rates follow real_time, which is gated.
+    {"flop_count_fp64", "FLOP", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "DADD + DMUL + 2 x DFMA thread instructions per profiled iteration", "", 1, "flops"},
+    {"flop_count_fp32", "FLOP", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "FADD + FMUL + 2 x FFMA thread instructions per profiled iteration", "", 1, "flops"},
+    {"flop_count_fp16", "FLOP", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "HADD + HMUL + 2 x HFMA thread instructions per profiled iteration (a packed HFMA2 counts "
+     "as one instruction)",
+     "", 1, "flops"},
+    {"flop_count", "FLOP", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "flop_count_fp64 + flop_count_fp32 + flop_count_fp16 (tensor-core work not included)", "", 1,
+     "flops"},
+    {"flop_rate", "FLOP/s", Better::kHigher, Gating::kReportOnly, 0, 0, "flop_count / gpu_duration",
+     "", 1, "flops"},
+    {"flop_rate_peak", "FLOP/s", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "peak FLOP rate for this mix of precisions at profiled_sm_clock_mhz (2 x fma .peak_sustained "
+     "x clock per precision; FP32's without FP work)",
+     "", 1, "flops"},
+    {"flop_rate_pct", "%", Better::kHigher, Gating::kReportOnly, 0, 0,
+     "flop_rate as % of flop_rate_peak", "", 1, "flops"},
+    {"arithmetic_intensity", "FLOP/byte", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "flop_count / bytes_moved (FLOP per DRAM byte)", "", 1, "flops"},
+    {"tensor_pipe_pct", "%", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "tensor pipe active, % of elapsed cycles averaged over the SMs (tensor-core work has no "
+     "exact FLOP count)",
+     "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", 1, "flops"},
+    {"flop_count_ratio", "ratio", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "flop_count / declared_flop", "", 1, "flops"},
+    // Metric group l2 (--gpubench_metrics=+l2).
+    {"l2_hit_rate", "%", Better::kHigher, Gating::kReportOnly, 0, 0,
+     "lts__t_sector_hit_rate.pct: L2 sector lookups that hit, all sources",
+     "lts__t_sector_hit_rate.pct", 1, "l2"},
+    {"l2_read_bytes", "bytes", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "bytes the SMs read from L2 per profiled iteration (32 x "
+     "lts__t_sectors_srcunit_tex_op_read.sum)",
+     "lts__t_sectors_srcunit_tex_op_read.sum", 32, "l2"},
+    {"l2_write_bytes", "bytes", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "bytes the SMs wrote to L2 per profiled iteration (32 x "
+     "lts__t_sectors_srcunit_tex_op_write.sum)",
+     "lts__t_sectors_srcunit_tex_op_write.sum", 32, "l2"},
 };
 
 /// The vocabulary's entry for a counter name (prefix entries match kernel_time/<kernel>), or

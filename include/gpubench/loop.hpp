@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <memory>
 
 namespace gpubench {
@@ -59,5 +60,14 @@ class Loop {
   cudaStream_t stream_;
   std::unique_ptr<detail::IterationController> controller_;
 };
+
+/// Declares the floating-point operations of all the call's iterations together, as GB's
+/// SetBytesProcessed declares bytes: GB shows them as counter flops_per_second (FLOP per second
+/// of GPU time), and gpubench adds declared_flop (per iteration) and, with the metric group
+/// +flops, flop_count_ratio = measured flop_count / declared_flop. Call it after the loop.
+inline void SetFlopsProcessed(benchmark::State& state, int64_t flops) {
+  state.counters["flops_per_second"] =
+      benchmark::Counter(static_cast<double>(flops), benchmark::Counter::kIsRate);
+}
 
 }  // namespace gpubench

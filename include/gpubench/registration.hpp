@@ -21,17 +21,20 @@ namespace detail {
 
 /// Makes the running instance's family name known to gpubench::Loop: GB's own (State::name(),
 /// GB >= 1.8, which sees a later ->Name()) where GB has it, else `registered`; nothing when
-/// neither is known (registered == nullptr before GB 1.8), and the loop then says why.
+/// neither is known (registered == nullptr before GB 1.8), and the loop then says why. When the
+/// benchmark function has returned, it adds the counters of what the function declared after
+/// its loop (SetBytesProcessed, SetFlopsProcessed): declared_bytes, dram_traffic_ratio, ...
 class InstanceScope {
  public:
   InstanceScope(const std::string* registered, const BenchmarkHandle& benchmark,
-                const benchmark::State& state);
+                benchmark::State& state);
   ~InstanceScope();
   InstanceScope(const InstanceScope&) = delete;
   InstanceScope& operator=(const InstanceScope&) = delete;
 
  private:
   std::string family_;
+  benchmark::State& state_;
 };
 
 struct RegisteredFamily {

@@ -42,7 +42,8 @@ TEST(MetricPolicy, VocabularyDefaults) {
 TEST(MetricPolicy, NoGuessesFromNames) {
   // A counter the vocabulary does not know has no direction unless the file declares one.
   const PolicyOverrides none;
-  for (const char* unknown : {"l2.per_second", "l2_hit_rate", "kernel_duration", "l2_read_bytes"}) {
+  for (const char* unknown :
+       {"l2.per_second", "l2_hit_ratio", "kernel_duration", "l2_bytes_read"}) {
     EXPECT_EQ(ResolveMetricPolicy(unknown, none).direction, Direction::kUnknown) << unknown;
     EXPECT_FALSE(ResolveMetricPolicy(unknown, none).threshold_percent.has_value()) << unknown;
   }
