@@ -201,6 +201,7 @@ PY
     $ex --gpubench_devices=1 --benchmark_filter="^BM_TinyKernel" --benchmark_min_time=0.000001 \
     --gpubench_profile_iterations=0 >"$OUT/devices_ncu.log" 2>&1
   echo "ncu --nvtx-include 'gpubench@BM_TinyKernel/gpu:1/' selected $(grep -c "^  .*(.*)x(.*), Context" "$OUT/devices_ncu.log") kernels (expect 1: one GB call of one iteration)"
+}
 # Metric groups and declared work (issue #13, docs/accuracy.md): the FMA and copy examples
 # without and with --gpubench_metrics=+flops,+l2, and cuBLAS SGEMM (n = 1024, 2048, 4096, declared
 # 2n^3 FLOP) with them; bench/groups_check.py prints FLOPs against the analytic counts, the copies'
