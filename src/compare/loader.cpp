@@ -7,14 +7,43 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+// RapidJSON (Debian: rapidjson-dev) parses the common case several times
+// faster; nlohmann stays the reference for everything else (see
+// ParseBenchmarkJson). CMake sets this; a plain compile detects the header.
+#ifndef GPUBENCH_COMPARE_HAVE_RAPIDJSON
+#if __has_include(<rapidjson/reader.h>)
+#define GPUBENCH_COMPARE_HAVE_RAPIDJSON 1
+#else
+#define GPUBENCH_COMPARE_HAVE_RAPIDJSON 0
+#endif
+#endif
+#if GPUBENCH_COMPARE_HAVE_RAPIDJSON
+// SIMD scanning of whitespace and strings. It reads whole aligned 16-byte
+// blocks, never past the one holding the terminating NUL: the parsed text is
+// always followed by kTextPadding zero bytes (see TryParseInSitu).
+#if defined(__SSE2__) && !defined(RAPIDJSON_SSE2)
+#define RAPIDJSON_SSE2
+#endif
+#include <rapidjson/reader.h>
+#include <rapidjson/stream.h>
+#endif
 
 namespace gpubench::compare {
 namespace {
@@ -24,6 +53,8 @@ constexpr const char* kExpectedInput =
     "--benchmark_out=FILE --benchmark_out_format=json";
 // Guards against absurd repetition counts that would make us allocate a lot.
 constexpr long long kMaxRepetitions = 1'000'000;
+// Zero bytes that follow the text that RapidJSON parses.
+constexpr std::size_t kTextPadding = 16;
 
 bool IsAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
@@ -210,7 +241,8 @@ struct RowState {
   double real_time = 0, cpu_time = 0;
   bool has_repetitions = false, has_repetition_index = false;
   double repetitions = 0, repetition_index = 0;
-  std::vector<std::pair<std::string, double>> counters;
+  // (key id, see GbSaxHandler::InternRowKey; value)
+  std::vector<std::pair<std::uint32_t, double>> counters;
   std::size_t counter_count = 0;
   std::string first_problem;  // reported once the row's name is known
 
@@ -225,10 +257,9 @@ struct RowState {
     message.clear();
     first_problem.clear();
   }
-  void AddCounter(const std::string& key, double value) {
+  void AddCounter(std::uint32_t name_id, double value) {
     if (counter_count == counters.size()) counters.emplace_back();
-    counters[counter_count].first.assign(key);
-    counters[counter_count].second = value;
+    counters[counter_count] = {name_id, value};
     ++counter_count;
   }
 };
@@ -243,30 +274,24 @@ struct AggregateFallback {
   std::vector<MetricSeries> metrics;
 };
 
-class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
+// Turns the SAX events of either parser (nlohmann's or RapidJSON's, see the
+// adapters below) into a BenchmarkFile. A `false` return stops the parse;
+// error() then says why.
+class GbSaxHandler {
  public:
   explicit GbSaxHandler(const std::string& source) : source_(source) { file_.path = source; }
 
-  bool null() override { return Scalar(ValueKind::kNull, 0, nullptr, false); }
-  bool boolean(bool value) override { return Scalar(ValueKind::kBool, 0, nullptr, value); }
-  bool number_integer(number_integer_t value) override {
-    return Scalar(ValueKind::kNumber, static_cast<double>(value), nullptr, false);
-  }
-  bool number_unsigned(number_unsigned_t value) override {
-    return Scalar(ValueKind::kNumber, static_cast<double>(value), nullptr, false);
-  }
-  bool number_float(number_float_t value, const string_t& /*text*/) override {
-    return Scalar(ValueKind::kNumber, value, nullptr, false);
-  }
-  bool string(string_t& value) override { return Scalar(ValueKind::kString, 0, &value, false); }
-  bool binary(binary_t& /*value*/) override { return Scalar(ValueKind::kNull, 0, nullptr, false); }
+  bool Null() { return Scalar(ValueKind::kNull, 0, {}, false); }
+  bool Boolean(bool value) { return Scalar(ValueKind::kBool, 0, {}, value); }
+  bool Number(double value) { return Scalar(ValueKind::kNumber, value, {}, false); }
+  bool String(std::string_view value) { return Scalar(ValueKind::kString, 0, value, false); }
 
-  bool start_object(std::size_t /*elements*/) override { return StartContainer(true); }
-  bool end_object() override { return EndContainer(); }
-  bool start_array(std::size_t /*elements*/) override { return StartContainer(false); }
-  bool end_array() override { return EndContainer(); }
+  bool StartObject() { return StartContainer(true); }
+  bool EndObject() { return EndContainer(); }
+  bool StartArray() { return StartContainer(false); }
+  bool EndArray() { return EndContainer(); }
 
-  bool key(string_t& value) override {
+  bool Key(std::string_view value) {
     if (skip_depth_ > 0) return true;
     if (depth_ == 1) {
       top_key_ = value == "context"      ? TopKey::kContext
@@ -275,14 +300,13 @@ class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
     } else if (depth_ == 2 && section_ == Section::kContext) {
       context_key_ = value;
     } else if (depth_ == 3 && section_ == Section::kBenchmarks) {
-      row_field_ = ClassifyRowKey(value);
-      if (row_field_ == Field::kCounter) counter_key_ = value;
+      row_key_ = InternRowKey(value);
+      row_field_ = row_keys_[row_key_].field;
     }
     return true;
   }
 
-  bool parse_error(std::size_t /*position*/, const std::string& /*last_token*/,
-                   const nlohmann::detail::exception& ex) override {
+  void ParseError(const nlohmann::detail::exception& ex) {
     std::string detail = ex.what();
     // Drop nlohmann's "[json.exception.parse_error.101] " prefix.
     if (auto pos = detail.find("] ");
@@ -290,7 +314,6 @@ class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
       detail.erase(0, pos + 2);
     }
     Fail("is not valid JSON (" + detail + "); " + kExpectedInput);
-    return false;
   }
 
   const std::string& error() const { return error_; }
@@ -391,6 +414,7 @@ class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
         return false;
       }
       row_.Reset(next_row_index_++);
+      previous_key_slot_ = 0;
       depth_ = 3;
       return true;
     }
@@ -422,7 +446,7 @@ class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
     return true;
   }
 
-  bool Scalar(ValueKind kind, double number, const std::string* text, bool flag) {
+  bool Scalar(ValueKind kind, double number, std::string_view text, bool flag) {
     if (skip_depth_ > 0) return true;
     if (depth_ == 0) {
       Fail(
@@ -443,7 +467,7 @@ class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
       if (section_ == Section::kContext) {
         switch (kind) {
           case ValueKind::kString:
-            file_.context[context_key_] = *text;
+            file_.context[context_key_] = std::string(text);
             break;
           case ValueKind::kNumber:
             file_.context[context_key_] = FormatDouble(number);
@@ -464,16 +488,16 @@ class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
     return true;
   }
 
-  void RowScalar(ValueKind kind, double number, const std::string* text, bool flag) {
+  void RowScalar(ValueKind kind, double number, std::string_view text, bool flag) {
     const Field field = row_field_;
     switch (field) {
       case Field::kIgnored:
         return;
       case Field::kCounter:
         if (kind == ValueKind::kNumber) {
-          row_.AddCounter(counter_key_, number);
+          row_.AddCounter(row_key_, number);
         } else if (kind == ValueKind::kString) {
-          if (auto value = ParseNonFiniteSpelling(*text)) row_.AddCounter(counter_key_, *value);
+          if (auto value = ParseNonFiniteSpelling(text)) row_.AddCounter(row_key_, *value);
         }
         return;  // other non-numeric extra fields are not counters
       case Field::kErrorOccurred:
@@ -491,10 +515,10 @@ class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
       case Field::kRepetitionIndex: {
         double value = number;
         if (kind == ValueKind::kString) {
-          auto non_finite = ParseNonFiniteSpelling(*text);
+          auto non_finite = ParseNonFiniteSpelling(text);
           if (!non_finite) {
             RowProblem(std::string("field \"") + FieldNameForMessage(field) +
-                       "\" must be a number, got the string " + Quoted(*text));
+                       "\" must be a number, got the string " + Quoted(text));
             return;
           }
           value = *non_finite;
@@ -532,35 +556,35 @@ class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
     }
     switch (field) {
       case Field::kName:
-        row_.name = *text;
+        row_.name.assign(text);
         row_.has_name = true;
         break;
       case Field::kRunName:
-        row_.run_name = *text;
+        row_.run_name.assign(text);
         row_.has_run_name = true;
         break;
       case Field::kRunType:
-        row_.run_type = *text;
+        row_.run_type.assign(text);
         row_.has_run_type = true;
         break;
       case Field::kAggregateName:
-        row_.aggregate_name = *text;
+        row_.aggregate_name.assign(text);
         row_.has_aggregate_name = true;
         break;
       case Field::kAggregateUnit:
-        row_.aggregate_unit = *text;
+        row_.aggregate_unit.assign(text);
         row_.has_aggregate_unit = true;
         break;
       case Field::kTimeUnit:
-        row_.time_unit = *text;
+        row_.time_unit.assign(text);
         row_.has_time_unit = true;
         break;
       case Field::kErrorMessage:
       case Field::kSkipMessage:
-        if (row_.message.empty()) row_.message = *text;
+        if (row_.message.empty()) row_.message.assign(text);
         break;
       case Field::kLabel:
-        row_.label = *text;
+        row_.label.assign(text);
         row_.has_label = true;
         break;
       default:
@@ -649,9 +673,38 @@ class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
     }
     metrics.front().values.push_back(real_ns);
     if (row_.has_cpu_time) FindOrAddSeries(metrics, kCpuTime).values.push_back(cpu_ns);
+    // Rows of a benchmark usually list the same counters in the same order,
+    // right after real_time and cpu_time: try that place first.
+    const std::size_t first_counter = row_.has_cpu_time ? 2 : 1;
     for (std::size_t i = 0; i < row_.counter_count; ++i) {
-      FindOrAddSeries(metrics, row_.counters[i].first).values.push_back(row_.counters[i].second);
+      const std::string& name = row_keys_[row_.counters[i].first].name;
+      const std::size_t guess = first_counter + i;
+      MetricSeries& series = guess < metrics.size() && metrics[guess].name == name
+                                 ? metrics[guess]
+                                 : FindOrAddSeries(metrics, name);
+      series.values.push_back(row_.counters[i].second);
     }
+  }
+
+  // A small number for each key of the rows of the file, so that every row
+  // does not classify and copy its keys again. Rows list the same keys in the
+  // same order, so the key that followed the previous one last time is
+  // tried first.
+  std::uint32_t InternRowKey(std::string_view key) {
+    const std::uint32_t guess = successor_[previous_key_slot_];
+    std::uint32_t id = guess;
+    if (guess >= row_keys_.size() || row_keys_[guess].name != key) {
+      auto [it, inserted] =
+          row_key_ids_.try_emplace(std::string(key), static_cast<std::uint32_t>(row_keys_.size()));
+      if (inserted) {
+        row_keys_.push_back({std::string(key), ClassifyRowKey(key)});
+        successor_.push_back(kNoKey);
+      }
+      id = it->second;
+      successor_[previous_key_slot_] = id;
+    }
+    previous_key_slot_ = id + 1;
+    return id;
   }
 
   MetricSeries& FindOrAddSeries(std::vector<MetricSeries>& metrics, std::string_view name) const {
@@ -666,14 +719,30 @@ class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
     return metrics.back();
   }
 
+  // Index of the record named row_.run_name, or npos. Rows of a benchmark
+  // are usually adjacent, so the previous row's record is tried first.
+  std::size_t FindRecord() {
+    if (last_record_ < file_.benchmarks.size() &&
+        file_.benchmarks[last_record_].name == row_.run_name) {
+      return last_record_;
+    }
+    auto it = file_.index_by_name.find(row_.run_name);
+    if (it == file_.index_by_name.end()) return std::string::npos;
+    return last_record_ = it->second;
+  }
+
   bool FinishIterationRow() {
-    auto [it, inserted] = file_.index_by_name.try_emplace(row_.run_name, file_.benchmarks.size());
+    std::size_t record_index = FindRecord();
+    const bool inserted = record_index == std::string::npos;
     if (inserted) {
+      record_index = file_.benchmarks.size();
+      file_.index_by_name.emplace(row_.run_name, record_index);
       file_.benchmarks.emplace_back();
       file_.benchmarks.back().name = row_.run_name;
       file_.benchmarks.back().first_row = row_.index;
+      last_record_ = record_index;
     }
-    BenchmarkRecord& record = file_.benchmarks[it->second];
+    BenchmarkRecord& record = file_.benchmarks[record_index];
     const int repetitions = row_.has_repetitions ? static_cast<int>(row_.repetitions) : 0;
     constexpr const char* duplicate_hint =
         "; every benchmark name must be unique within a file (give each registration its own "
@@ -729,7 +798,7 @@ class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
     if (!is_median && row_.aggregate_name != "mean") return true;
     if (row_.has_aggregate_unit && row_.aggregate_unit != "time") return true;
     if (row_.error_occurred || row_.skipped) return true;
-    if (file_.index_by_name.count(row_.run_name) != 0) return true;  // have per-repetition rows
+    if (FindRecord() != std::string::npos) return true;  // have per-repetition rows
     auto [it, inserted] = fallback_index_.try_emplace(row_.run_name, fallbacks_.size());
     if (inserted) {
       fallbacks_.emplace_back();
@@ -758,7 +827,19 @@ class GbSaxHandler : public nlohmann::json_sax<nlohmann::json> {
   TopKey top_key_ = TopKey::kNone;
   bool saw_benchmarks_ = false;
   std::string context_key_;
-  std::string counter_key_;
+  struct RowKey {
+    std::string name;
+    Field field;
+  };
+  static constexpr std::uint32_t kNoKey = 0xFFFFFFFF;
+  std::vector<RowKey> row_keys_;  // by id
+  std::unordered_map<std::string, std::uint32_t> row_key_ids_;
+  // successor_[0]: id of the first key of the previous row;
+  // successor_[id + 1]: id of the key that came after key id last time.
+  std::vector<std::uint32_t> successor_{kNoKey};
+  std::size_t previous_key_slot_ = 0;  // 0 at the start of a row, else id + 1
+  std::uint32_t row_key_ = 0;          // id of the current key
+  std::size_t last_record_ = std::string::npos;
   Field row_field_ = Field::kIgnored;
   std::size_t next_row_index_ = 0;
   RowState row_;
@@ -832,7 +913,43 @@ std::optional<std::string> QuoteNonFiniteTokens(std::string_view json) {
   return rewritten;
 }
 
-BenchmarkFile ParseBenchmarkJson(std::string_view bytes, const std::string& source_name) {
+namespace {
+
+// nlohmann's SAX interface on top of GbSaxHandler.
+class NlohmannEvents final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit NlohmannEvents(GbSaxHandler& handler) : handler_(handler) {}
+
+  bool null() override { return handler_.Null(); }
+  bool boolean(bool value) override { return handler_.Boolean(value); }
+  bool number_integer(number_integer_t value) override {
+    return handler_.Number(static_cast<double>(value));
+  }
+  bool number_unsigned(number_unsigned_t value) override {
+    return handler_.Number(static_cast<double>(value));
+  }
+  bool number_float(number_float_t value, const string_t& /*text*/) override {
+    return handler_.Number(value);
+  }
+  bool string(string_t& value) override { return handler_.String(value); }
+  bool binary(binary_t& /*value*/) override { return handler_.Null(); }
+  bool start_object(std::size_t /*elements*/) override { return handler_.StartObject(); }
+  bool end_object() override { return handler_.EndObject(); }
+  bool start_array(std::size_t /*elements*/) override { return handler_.StartArray(); }
+  bool end_array() override { return handler_.EndArray(); }
+  bool key(string_t& value) override { return handler_.Key(value); }
+  bool parse_error(std::size_t /*position*/, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& ex) override {
+    handler_.ParseError(ex);
+    return false;
+  }
+
+ private:
+  GbSaxHandler& handler_;
+};
+
+// Throws LoadError when `bytes` does not even start like JSON.
+void CheckLooksLikeJson(std::string_view bytes, const std::string& source_name) {
   std::size_t first = 0;
   while (first < bytes.size() && (bytes[first] == ' ' || bytes[first] == '\n' ||
                                   bytes[first] == '\r' || bytes[first] == '\t')) {
@@ -847,10 +964,14 @@ BenchmarkFile ParseBenchmarkJson(std::string_view bytes, const std::string& sour
                     "output. " +
                     std::string(kExpectedInput));
   }
+}
+
+BenchmarkFile ParseWithNlohmann(std::string_view bytes, const std::string& source_name) {
   const std::optional<std::string> quoted = QuoteNonFiniteTokens(bytes);
   const std::string_view text = quoted ? std::string_view(*quoted) : bytes;
   GbSaxHandler handler(source_name);
-  const bool ok = nlohmann::json::sax_parse(text.data(), text.data() + text.size(), &handler);
+  NlohmannEvents events(handler);
+  const bool ok = nlohmann::json::sax_parse(text.data(), text.data() + text.size(), &events);
   if (!ok || !handler.error().empty()) {
     throw LoadError(handler.error().empty() ? source_name + " could not be parsed"
                                             : handler.error());
@@ -858,75 +979,346 @@ BenchmarkFile ParseBenchmarkJson(std::string_view bytes, const std::string& sour
   return handler.Finish();
 }
 
-namespace {
+#if GPUBENCH_COMPARE_HAVE_RAPIDJSON
 
-// Owns the bytes of an input file: a read-only mapping for regular files
-// (no copy, and pre-faulted because page faults are costly on some VMs),
-// otherwise a buffer filled by read() (pipes, process substitution).
-class FileBytes {
+// RapidJSON's SAX events, translated so that GbSaxHandler sees exactly what
+// the nlohmann path would give it for the same document. Anything that path
+// might treat differently makes this one give up (return false), and the
+// caller then parses with nlohmann: RapidJSON only ever speeds up documents
+// that both parsers read the same way.
+class RapidJsonEvents {
  public:
-  explicit FileBytes(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw LoadError("cannot open " + path + ": " + std::strerror(errno));
-    struct stat info {};
-    if (::fstat(fd, &info) != 0) {
-      const int saved = errno;
-      ::close(fd);
-      throw LoadError("cannot read " + path + ": " + std::strerror(saved));
+  explicit RapidJsonEvents(GbSaxHandler& handler) : handler_(handler) {}
+
+  bool Null() { return handler_.Null(); }
+  bool Bool(bool value) { return handler_.Boolean(value); }
+  // kParseNumbersAsStringsFlag: numbers arrive as their text (in situ, so not
+  // NUL-terminated), converted here as nlohmann does.
+  bool RawNumber(const char* text, rapidjson::SizeType length, bool /*copy*/) {
+    const char* const end = text + length;
+    const char lead = length > 0 && text[0] == '-' ? (length > 1 ? text[1] : '\0') : *text;
+    if (lead == 'N' || lead == 'I') {
+      // kParseNanAndInfFlag: NaN, -NaN, Inf, Infinity, -Inf, -Infinity. The
+      // nlohmann path quotes them (QuoteNonFiniteTokens) and so sees these
+      // strings.
+      return handler_.String(lead == 'N' ? "NaN" : text[0] == '-' ? "-Infinity" : "Infinity");
     }
-    if (S_ISDIR(info.st_mode)) {
-      ::close(fd);
-      throw LoadError(path + " is a directory; " + kExpectedInput);
-    }
-    if (S_ISREG(info.st_mode) && info.st_size > 0) {
-      size_ = static_cast<std::size_t>(info.st_size);
-      void* mapping = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-      if (mapping != MAP_FAILED) {
-        mapping_ = mapping;
-        ::close(fd);
-        return;
+    // nlohmann: an integer that fits int64 (negative) or uint64 is read
+    // exactly, then converted to double (so -0 is +0); other numbers go through
+    // strtod. std::from_chars is correctly rounded like glibc's strtod and much
+    // faster; strtod handles what it reports as out of range (denormals).
+    if (std::find_if(text, end, [](char c) { return c == '.' || c == 'e' || c == 'E'; }) == end) {
+      if (text[0] == '-') {
+        std::int64_t value = 0;
+        const auto [ptr, ec] = std::from_chars(text, end, value);
+        if (ec == std::errc() && ptr == end) return handler_.Number(static_cast<double>(value));
+      } else {
+        std::uint64_t value = 0;
+        const auto [ptr, ec] = std::from_chars(text, end, value);
+        if (ec == std::errc() && ptr == end) return handler_.Number(static_cast<double>(value));
       }
     }
-    ReadAll(fd, path);
-    ::close(fd);
+    double value = 0;
+    const auto [ptr, ec] = std::from_chars(text, end, value);
+    if (ec != std::errc() || ptr != end)
+      value = std::strtod(std::string(text, end).c_str(), nullptr);
+    if (!std::isfinite(value)) return false;  // nlohmann: "number overflow"
+    return handler_.Number(value);
   }
-  ~FileBytes() {
-    if (mapping_) ::munmap(mapping_, size_);
+  bool String(const char* text, rapidjson::SizeType length, bool /*copy*/) {
+    if (!IsPlainWellFormedUtf8(text, length)) return false;
+    return handler_.String(std::string_view(text, length));
   }
-  FileBytes(const FileBytes&) = delete;
-  FileBytes& operator=(const FileBytes&) = delete;
+  bool Key(const char* text, rapidjson::SizeType length, bool /*copy*/) {
+    if (!IsPlainWellFormedUtf8(text, length)) return false;
+    return handler_.Key(std::string_view(text, length));
+  }
+  // RapidJSON's parser recurses once per nesting level; deeper documents
+  // (GB writes 4 levels) are left to nlohmann, which does not recurse.
+  static constexpr int kMaxNesting = 64;
+  bool StartObject() { return ++nesting_ <= kMaxNesting && handler_.StartObject(); }
+  bool EndObject(rapidjson::SizeType /*members*/) {
+    --nesting_;
+    return handler_.EndObject();
+  }
+  bool StartArray() { return ++nesting_ <= kMaxNesting && handler_.StartArray(); }
+  bool EndArray(rapidjson::SizeType /*elements*/) {
+    --nesting_;
+    return handler_.EndArray();
+  }
+  // Never called under kParseNumbersAsStringsFlag.
+  bool Int(int) { return false; }
+  bool Uint(unsigned) { return false; }
+  bool Int64(std::int64_t) { return false; }
+  bool Uint64(std::uint64_t) { return false; }
+  bool Double(double) { return false; }
 
-  std::string_view view() const {
-    return mapping_ ? std::string_view(static_cast<const char*>(mapping_), size_)
-                    : std::string_view(buffer_);
+ private:
+  // Checks a decoded string for what RapidJSON lets through and nlohmann
+  // rejects, nearly always in a fast pass over plain ASCII:
+  // - Strings that are not well-formed UTF-8 (Unicode table 3-7). RapidJSON
+  //   checks that only with kParseValidateEncodingFlag, which disables its
+  //   SIMD string scanning and validates byte by byte; and even then it lets
+  //   a \uDC00-\uDFFF escape without a high surrogate through (as ED B0-BF).
+  // - Unescaped control characters 0x1A-0x1F: RapidJSON's SIMD scan only
+  //   stops at bytes up to 0x19. Decoded, such a byte may also come from an
+  //   escape (\u001A), which nlohmann accepts; those are declined too.
+  static bool IsPlainWellFormedUtf8(const char* text, std::size_t length) {
+    const auto* p = reinterpret_cast<const unsigned char*>(text);
+    const auto* const end = p + length;
+    constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+    constexpr std::uint64_t kSpaces = 0x2020202020202020ULL;
+    while (p != end) {
+      if (end - p >= 8) {
+        std::uint64_t word;
+        std::memcpy(&word, p, sizeof word);
+        // No byte >= 0x80 and, for bytes < 0x80, none < 0x20.
+        if (((word | ((word - kSpaces) & ~word)) & kHighBits) == 0) {
+          p += 8;
+          continue;
+        }
+      }
+      const unsigned lead = *p;
+      if (lead < 0x80) {
+        if (lead >= 0x1A && lead < 0x20) return false;
+        ++p;
+        continue;
+      }
+      int tail = 0;
+      unsigned low = 0x80, high = 0xBF;  // range of the first continuation byte
+      if (lead >= 0xC2 && lead <= 0xDF) {
+        tail = 1;
+      } else if (lead == 0xE0) {
+        tail = 2;
+        low = 0xA0;
+      } else if (lead == 0xED) {
+        tail = 2;
+        high = 0x9F;  // no UTF-16 surrogates
+      } else if (lead >= 0xE1 && lead <= 0xEF) {
+        tail = 2;
+      } else if (lead == 0xF0) {
+        tail = 3;
+        low = 0x90;
+      } else if (lead >= 0xF1 && lead <= 0xF3) {
+        tail = 3;
+      } else if (lead == 0xF4) {
+        tail = 3;
+        high = 0x8F;  // nothing above U+10FFFF
+      } else {
+        return false;
+      }
+      if (end - p <= tail || p[1] < low || p[1] > high) return false;
+      for (int i = 2; i <= tail; ++i) {
+        if (p[i] < 0x80 || p[i] > 0xBF) return false;
+      }
+      p += tail + 1;
+    }
+    return true;
+  }
+
+  GbSaxHandler& handler_;
+  int nesting_ = 0;
+};
+
+// The common case, fast: nullopt when RapidJSON or GbSaxHandler rejects the
+// document, or it may be read differently than by nlohmann.
+// Parses `text` in situ (strings are decoded in place, so the text changes).
+// text[size] and the kTextPadding - 1 bytes after it are zero.
+std::optional<BenchmarkFile> TryParseInSitu(char* text, std::size_t size,
+                                            const std::string& source_name) {
+  GbSaxHandler handler(source_name);
+  RapidJsonEvents events(handler);
+  rapidjson::Reader reader;
+  rapidjson::InsituStringStream stream(text);  // reads up to the NUL
+  // Recursive parsing (faster than kParseIterativeFlag): RapidJsonEvents
+  // bounds the depth.
+  constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseNumbersAsStringsFlag |
+                              rapidjson::kParseNanAndInfFlag;
+  const rapidjson::ParseResult result = reader.Parse<kFlags>(stream, events);
+  // RapidJSON stops at a NUL byte as if the input ended there.
+  if (result.IsError() || !handler.error().empty() || stream.Tell() != size) {
+    return std::nullopt;
+  }
+  try {
+    return handler.Finish();
+  } catch (const LoadError&) {
+    return std::nullopt;  // the nlohmann path throws the same error
+  }
+}
+
+#endif  // GPUBENCH_COMPARE_HAVE_RAPIDJSON
+
+}  // namespace
+
+std::optional<BenchmarkFile> ParseBenchmarkJsonFastPathOnly(std::string_view bytes,
+                                                            const std::string& source_name) {
+#if GPUBENCH_COMPARE_HAVE_RAPIDJSON
+  std::string copy;  // parsed in situ
+  copy.reserve(bytes.size() + kTextPadding);
+  copy.append(bytes);
+  copy.append(kTextPadding, '\0');
+  return TryParseInSitu(copy.data(), bytes.size(), source_name);
+#else
+  static_cast<void>(bytes);
+  static_cast<void>(source_name);
+  return std::nullopt;
+#endif
+}
+
+// RapidJSON first, on a copy that it may change; for whatever it rejects or
+// might read differently (invalid input, whose message names the line and
+// column; spellings such as nan or +inf; a byte order mark), the reference
+// parser on the original bytes.
+BenchmarkFile ParseBenchmarkJson(std::string_view bytes, const std::string& source_name) {
+  CheckLooksLikeJson(bytes, source_name);
+  if (std::optional<BenchmarkFile> file = ParseBenchmarkJsonFastPathOnly(bytes, source_name)) {
+    return std::move(*file);
+  }
+  return ParseWithNlohmann(bytes, source_name);
+}
+
+BenchmarkFile ParseBenchmarkJsonWithNlohmann(std::string_view bytes,
+                                             const std::string& source_name) {
+  CheckLooksLikeJson(bytes, source_name);
+  return ParseWithNlohmann(bytes, source_name);
+}
+
+bool FastJsonParserAvailable() { return GPUBENCH_COMPARE_HAVE_RAPIDJSON != 0; }
+
+namespace {
+
+// An input file. Regular files are mapped, pre-faulted because page faults
+// are costly on some VMs; other files (pipes, process substitution) are read.
+class InputFile {
+ public:
+  explicit InputFile(const std::string& path) : path_(path) {
+    fd_.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_.fd < 0) {
+      const int saved = errno;
+      throw LoadError("cannot open " + path + ": " + std::strerror(saved));
+    }
+    struct stat info {};
+    if (::fstat(fd_.fd, &info) != 0) {
+      const int saved = errno;
+      throw LoadError("cannot read " + path + ": " + std::strerror(saved));
+    }
+    if (S_ISDIR(info.st_mode)) throw LoadError(path + " is a directory; " + kExpectedInput);
+    if (S_ISREG(info.st_mode) && info.st_size > 0) {
+      size_ = static_cast<std::size_t>(info.st_size);
+      mappable_ = true;
+    } else {
+      ReadAll();
+    }
+  }
+  ~InputFile() {
+    DropWritableCopy();
+    if (original_) ::munmap(original_, size_);
+  }
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  std::size_t size() const { return size_; }
+
+  // A private copy of the bytes that may be changed, followed by kTextPadding
+  // zero bytes: for a regular file, a copy-on-write mapping whose pages are
+  // all copied up front (MAP_POPULATE) within a zero-filled region one page
+  // longer, so that zeros follow even when the size is a multiple of the page
+  // size.
+  char* WritableCopy() {
+    if (mappable_ && !copy_mapping_) {
+      const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+      const std::size_t total = (size_ + kTextPadding + page - 1) / page * page;
+      void* region =
+          ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (region != MAP_FAILED) {
+        if (::mmap(region, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE,
+                   fd_.fd, 0) != MAP_FAILED) {
+          copy_mapping_ = region;
+          copy_mapping_size_ = total;
+        } else {
+          ::munmap(region, total);
+        }
+      }
+    }
+    if (copy_mapping_) return static_cast<char*>(copy_mapping_);
+    const std::string_view bytes = Bytes();
+    copy_.reserve(bytes.size() + kTextPadding);
+    copy_.assign(bytes);
+    copy_.append(kTextPadding, '\0');
+    return copy_.data();
+  }
+  void DropWritableCopy() {
+    if (copy_mapping_) ::munmap(copy_mapping_, copy_mapping_size_);
+    copy_mapping_ = nullptr;
+    std::string().swap(copy_);
+  }
+
+  // The bytes as they are in the file.
+  std::string_view Bytes() {
+    if (mappable_ && !original_ && !read_) {
+      void* mapping = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_.fd, 0);
+      if (mapping != MAP_FAILED) {
+        original_ = mapping;
+      } else {
+        ReadAll();
+      }
+    }
+    return original_ ? std::string_view(static_cast<const char*>(original_), size_)
+                     : std::string_view(buffer_);
   }
 
  private:
-  void ReadAll(int fd, const std::string& path) {
+  void ReadAll() {
     char chunk[1 << 16];
     for (;;) {
-      const ssize_t got = ::read(fd, chunk, sizeof chunk);
+      const ssize_t got = ::read(fd_.fd, chunk, sizeof chunk);
       if (got == 0) break;
       if (got < 0) {
         if (errno == EINTR) continue;
         const int saved = errno;
-        ::close(fd);
-        throw LoadError("cannot read " + path + ": " + std::strerror(saved));
+        throw LoadError("cannot read " + path_ + ": " + std::strerror(saved));
       }
       buffer_.append(chunk, static_cast<std::size_t>(got));
     }
+    read_ = true;
+    size_ = buffer_.size();
+    mappable_ = false;
   }
 
-  void* mapping_ = nullptr;
+  struct Descriptor {
+    int fd = -1;
+    ~Descriptor() {
+      if (fd >= 0) ::close(fd);
+    }
+  };
+
+  const std::string& path_;
+  Descriptor fd_;
   std::size_t size_ = 0;
+  bool mappable_ = false;  // a regular file, not empty
+  bool read_ = false;      // buffer_ holds the bytes
   std::string buffer_;
+  void* original_ = nullptr;
+  void* copy_mapping_ = nullptr;
+  std::size_t copy_mapping_size_ = 0;
+  std::string copy_;
 };
 
 }  // namespace
 
 BenchmarkFile LoadBenchmarkFile(const std::string& path) {
-  const FileBytes bytes(path);
-  return ParseBenchmarkJson(bytes.view(), path);
+  InputFile file(path);
+#if GPUBENCH_COMPARE_HAVE_RAPIDJSON
+  char* const text = file.WritableCopy();
+  CheckLooksLikeJson(std::string_view(text, file.size()), path);
+  if (std::optional<BenchmarkFile> parsed = TryParseInSitu(text, file.size(), path)) {
+    return std::move(*parsed);
+  }
+  file.DropWritableCopy();
+#endif
+  const std::string_view bytes = file.Bytes();
+  CheckLooksLikeJson(bytes, path);
+  return ParseWithNlohmann(bytes, path);
 }
 
 }  // namespace gpubench::compare

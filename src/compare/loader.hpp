@@ -25,7 +25,23 @@ class LoadError : public std::runtime_error {
 std::optional<std::string> QuoteNonFiniteTokens(std::string_view json);
 
 // Parses GB JSON. `source_name` (usually the path) prefixes every message.
+// Uses RapidJSON where it was available at build time and falls back to
+// nlohmann for any input that RapidJSON rejects or might read differently,
+// so the result (or the LoadError message) is always the one
+// ParseBenchmarkJsonWithNlohmann gives.
 BenchmarkFile ParseBenchmarkJson(std::string_view bytes, const std::string& source_name);
+
+// The reference parser alone (nlohmann-json); slower. For tests and fuzzing.
+BenchmarkFile ParseBenchmarkJsonWithNlohmann(std::string_view bytes,
+                                             const std::string& source_name);
+
+// Whether ParseBenchmarkJson has its fast path (built with RapidJSON).
+bool FastJsonParserAvailable();
+
+// The fast path alone: nullopt where ParseBenchmarkJson would fall back to
+// nlohmann (and always without RapidJSON). For tests and fuzzing.
+std::optional<BenchmarkFile> ParseBenchmarkJsonFastPathOnly(std::string_view bytes,
+                                                            const std::string& source_name);
 
 // Reads and parses a file; throws LoadError for unreadable or invalid input.
 BenchmarkFile LoadBenchmarkFile(const std::string& path);
