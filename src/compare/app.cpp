@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <thread>
@@ -47,10 +48,25 @@ std::string Render(const ComparisonReport& report, OutputFormat format, bool col
 
 int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& err,
                   bool out_is_terminal) {
+  struct Data {
+    LoadOutcome baseline, contender;
+    ComparisonReport report;
+  };
+  auto data = std::make_unique<Data>();
+  struct KeepAllocated {  // destroyed before `data`
+    std::unique_ptr<Data>& data;
+    bool keep;
+    ~KeepAllocated() {
+      if (keep) static_cast<void>(data.release());
+    }
+  } keep_allocated{data, !options.free_memory};
+  LoadOutcome& baseline = data->baseline;
+  LoadOutcome& contender = data->contender;
+  ComparisonReport& report = data->report;
+
   // The two files are independent; parsing dominates, so use two cores.
-  LoadOutcome contender;
   std::thread contender_loader([&] { contender = LoadCatchingErrors(options.contender_path); });
-  LoadOutcome baseline = LoadCatchingErrors(options.baseline_path);
+  baseline = LoadCatchingErrors(options.baseline_path);
   contender_loader.join();
   bool bad_input = false;
   for (const LoadOutcome* outcome : {&baseline, &contender}) {
@@ -61,7 +77,6 @@ int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& er
   }
   if (bad_input) return kExitBadInput;
 
-  ComparisonReport report;
   try {
     report = CompareFiles(*baseline.file, *contender.file, options.compare);
   } catch (const LoadError& error) {

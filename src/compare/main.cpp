@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
                                      : ColorMode::kAuto;
   options.compare.unconfirmed =
       unconfirmed == "warn" ? UnconfirmedPolicy::kWarn : UnconfirmedPolicy::kFail;
+  options.free_memory = false;  // the process exits right after
   try {
     return gpubench::compare::RunComparison(options, std::cout, std::cerr,
                                             ::isatty(STDOUT_FILENO) == 1);
