@@ -18,16 +18,13 @@ struct LoadOutcome {
   std::string error;
 };
 
-LoadOutcome LoadCatchingErrors(const std::string& path) {
+LoadOutcome Load(const std::string& path) {
   LoadOutcome outcome;
-  try {
-    outcome.file = LoadBenchmarkFile(path);
-  } catch (const LoadError& error) {
-    outcome.error = error.what();
-  } catch (const std::bad_alloc&) {
-    outcome.error = path + ": out of memory while reading it";
-  } catch (const std::exception& error) {
-    outcome.error = path + ": cannot be read: " + error.what();
+  detail::Result<BenchmarkFile> file = LoadBenchmarkFile(path);
+  if (file.ok()) {
+    outcome.file = std::move(file).value();
+  } else {
+    outcome.error = file.status().message();
   }
   return outcome;
 }
@@ -65,8 +62,8 @@ int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& er
   ComparisonReport& report = data->report;
 
   // The two files are independent; parsing dominates, so use two cores.
-  std::thread contender_loader([&] { contender = LoadCatchingErrors(options.contender_path); });
-  baseline = LoadCatchingErrors(options.baseline_path);
+  std::thread contender_loader([&] { contender = Load(options.contender_path); });
+  baseline = Load(options.baseline_path);
   contender_loader.join();
   bool bad_input = false;
   for (const LoadOutcome* outcome : {&baseline, &contender}) {
@@ -77,12 +74,13 @@ int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& er
   }
   if (bad_input) return kExitBadInput;
 
-  try {
-    report = CompareFiles(*baseline.file, *contender.file, options.compare);
-  } catch (const LoadError& error) {
-    err << "gpubench-compare: error: " << error.what() << "\n";
+  detail::Result<ComparisonReport> compared =
+      CompareFiles(*baseline.file, *contender.file, options.compare);
+  if (!compared.ok()) {
+    err << "gpubench-compare: error: " << compared.status().message() << "\n";
     return kExitBadInput;
   }
+  report = std::move(compared).value();
 
   const bool color_allowed = std::getenv("NO_COLOR") == nullptr;
   const bool stdout_color = options.color == ColorMode::kAlways ||

@@ -10,6 +10,7 @@
 #include "compare/mann_whitney.hpp"
 #include "compare/metric_policy.hpp"
 #include "compare/model.hpp"
+#include "status.hpp"
 
 namespace gpubench::compare {
 
@@ -120,14 +121,15 @@ SettingsCheck CheckSettings(const BenchmarkFile& baseline, const BenchmarkFile& 
 std::vector<ValueDifference> DeviceDifferences(const BenchmarkFile& baseline,
                                                const BenchmarkFile& contender);
 
-// Throws LoadError when the inputs cannot be judged (e.g. a gated counter is
-// NaN or a gated time is 0 in the baseline).
-ComparisonReport CompareFiles(const BenchmarkFile& baseline, const BenchmarkFile& contender,
-                              const CompareOptions& options);
+/// Compares every benchmark of the two files. Fails (kInvalidInput) when the inputs cannot be
+/// judged (e.g. a gated counter is NaN or a gated time is 0 in the baseline).
+detail::Result<ComparisonReport> CompareFiles(const BenchmarkFile& baseline,
+                                              const BenchmarkFile& contender,
+                                              const CompareOptions& options);
 
 const char* VerdictName(Verdict verdict);        // "regression", ...
 const char* StatusName(BenchmarkStatus status);  // "compared", "missing", ...
-double Median(std::vector<double> values);
+double Median(const std::vector<double>& values);
 
 }  // namespace gpubench::compare
 

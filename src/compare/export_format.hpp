@@ -13,21 +13,15 @@
 #define GPUBENCH_COMPARE_EXPORT_FORMAT_H_
 
 #include <cstddef>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "compare/metric_policy.hpp"
 #include "compare/model.hpp"
+#include "status.hpp"
 
 namespace gpubench::compare {
-
-// A request that cannot be exported as asked (exit 2), e.g. a counter that no benchmark has.
-class ExportError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct ExportOptions {
   // Metric names to export (GB's real_time, counters; "time" means real_time; a name ending in
@@ -54,11 +48,12 @@ struct ExportResult {
 inline constexpr std::string_view kSmallerIsBetterTool = "customSmallerIsBetter";
 inline constexpr std::string_view kBiggerIsBetterTool = "customBiggerIsBetter";
 
-// Throws ExportError when a requested metric has no direction or is in no benchmark.
-ExportResult ExportGithubActionBenchmark(const BenchmarkFile& run, const ExportOptions& options);
-// Throws ExportError when a requested metric is in no benchmark, or a benchmark name or measure
-// slug breaks Bencher's limits (names 1..1024 bytes, slugs 1..64).
-ExportResult ExportBencher(const BenchmarkFile& run, const ExportOptions& options);
+/// Fails (kInvalidInput, exit 2) when a requested metric has no direction or is in no benchmark.
+detail::Result<ExportResult> ExportGithubActionBenchmark(const BenchmarkFile& run,
+                                                         const ExportOptions& options);
+/// Fails (kInvalidInput, exit 2) when a requested metric is in no benchmark, or a benchmark name
+/// or measure slug breaks Bencher's limits (names 1..1024 bytes, slugs 1..64).
+detail::Result<ExportResult> ExportBencher(const BenchmarkFile& run, const ExportOptions& options);
 
 // One Bencher measure: what --list-measures prints and docs/export.md tabulates.
 struct BencherMeasure {

@@ -10,8 +10,10 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "gpubench/counters.hpp"
+#include "status.hpp"
 
 namespace gpubench::compare {
 
@@ -53,12 +55,19 @@ const DeclaredCounter* FindDeclared(const DeclaredCounters& declared, std::strin
 MetricPolicy ResolveMetricPolicy(std::string_view metric, const PolicyOverrides& overrides,
                                  const DeclaredCounters& declared = {});
 
-// Parses "real_time=5%", "dram_write_bytes=1" (percent) or "cpu_time=off".
-// Throws std::invalid_argument with a message saying what is expected.
-std::pair<std::string, std::optional<double>> ParseThresholdSpec(std::string_view spec);
+/// Parses "real_time=5%", "dram_write_bytes=1" (percent) or "cpu_time=off". Fails
+/// (kInvalidInput) with a message saying what is expected.
+detail::Result<std::pair<std::string, std::optional<double>>> ParseThresholdSpec(
+    std::string_view spec);
 
-// Parses "my_counter=higher" or "my_counter=lower".
-std::pair<std::string, Direction> ParseDirectionSpec(std::string_view spec);
+/// Parses "my_counter=higher" or "my_counter=lower".
+detail::Result<std::pair<std::string, Direction>> ParseDirectionSpec(std::string_view spec);
+
+/// Adds --threshold and --direction specs (as the tools take them, in order) to `overrides`;
+/// fails (kInvalidInput) at the first malformed one.
+detail::Status AddPolicyOverrides(const std::vector<std::string>& threshold_specs,
+                                  const std::vector<std::string>& direction_specs,
+                                  PolicyOverrides& overrides);
 
 const char* DirectionName(Direction direction);  // "lower_is_better", ...
 

@@ -14,14 +14,9 @@
 #include "compare/comparison.hpp"
 #include "compare/metric_policy.hpp"
 #include "compare/model.hpp"
+#include "status.hpp"
 
 namespace gpubench::compare {
-
-// Inputs given together whose gpubench settings fingerprints differ (exit 3, like the gate).
-class SettingsMismatchError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // Explains a fingerprint mismatch found by CheckSettings: both fingerprints and every
 // fingerprinted setting that differs, e.g. `gpubench_cache: "flush" in a.json, "keep" in b.json`.
@@ -30,9 +25,9 @@ std::string DescribeSettingsMismatch(const SettingsCheck& check, const std::stri
 
 // Loads the files of one run (usually one file; several when a run was split into shards) with
 // LoadBenchmarkFile and merges them into one BenchmarkFile whose context is the first file's.
-// Throws LoadError (exit 2) for bad input or a benchmark that appears in two files, and
-// SettingsMismatchError (exit 3) when the files' settings fingerprints differ.
-BenchmarkFile LoadRun(const std::vector<std::string>& paths);
+/// Fails with kInvalidInput (exit 2) for bad input or a benchmark that appears in two files, and
+/// kSettingsMismatch (exit 3) when the files' settings fingerprints differ.
+detail::Result<BenchmarkFile> LoadRun(const std::vector<std::string>& paths);
 
 // Statistics of one metric over the repetitions of one benchmark. With no values every number
 // is NaN; stddev and cv need 2 values.

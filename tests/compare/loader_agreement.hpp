@@ -1,6 +1,6 @@
 // Checks that gpubench-compare's fast loader (RapidJSON) and its reference
 // loader (nlohmann-json) read a document the same way: the same
-// BenchmarkFile, values compared bit for bit, or the same LoadError message.
+// BenchmarkFile, values compared bit for bit, or the same error message.
 #ifndef GPUBENCH_COMPARE_TESTS_LOADER_AGREEMENT_H_
 #define GPUBENCH_COMPARE_TESTS_LOADER_AGREEMENT_H_
 
@@ -16,16 +16,17 @@ namespace gpubench::compare::testing {
 
 struct LoadOutcome {
   std::optional<BenchmarkFile> file;
-  std::string error;  // the LoadError message when file is empty
+  std::string error;  // the failed Status's message when file is empty
 };
 
 template <typename Load>
 LoadOutcome Outcome(Load load) {
   LoadOutcome outcome;
-  try {
-    outcome.file = load();
-  } catch (const LoadError& error) {
-    outcome.error = error.what();
+  auto loaded = load();
+  if (loaded.ok()) {
+    outcome.file = std::move(loaded).value();
+  } else {
+    outcome.error = loaded.status().message();
   }
   return outcome;
 }
