@@ -6,9 +6,9 @@
 #include <limits>
 #include <set>
 #include <string_view>
-#include <thread>
 #include <unordered_map>
 
+#include "compare/halves.hpp"
 #include "compare/loader.hpp"
 #include "compare/text.hpp"
 #include "status.hpp"
@@ -520,23 +520,14 @@ Status CompareRange(const BenchmarkFile& baseline, const BenchmarkFile& contende
 // threads.
 Status CompareBaselineBenchmarks(const BenchmarkFile& baseline, const BenchmarkFile& contender,
                                  const CompareOptions& options, ComparisonReport& report) {
-  const std::size_t count = baseline.benchmarks.size();
-  report.benchmarks.reserve(count + 16);
-  report.benchmarks.resize(count);
-  constexpr std::size_t kWorthAThread = 2000;
-  const std::size_t middle = count >= kWorthAThread ? count / 2 : count;
-  Status second_half;
-  std::thread helper;
-  if (middle < count) {
-    helper = std::thread([&] {
-      second_half = CompareRange(baseline, contender, options, middle, count, report.benchmarks);
-    });
-  }
-  const Status first_half =
-      CompareRange(baseline, contender, options, 0, middle, report.benchmarks);
-  if (helper.joinable()) helper.join();
-  GPUBENCH_RETURN_IF_ERROR(first_half);
-  return second_half;
+  report.benchmarks.reserve(baseline.benchmarks.size() + 16);
+  report.benchmarks.resize(baseline.benchmarks.size());
+  Status halves[2];
+  OnTwoHalves(baseline.benchmarks.size(), [&](int half, std::size_t begin, std::size_t end) {
+    halves[half] = CompareRange(baseline, contender, options, begin, end, report.benchmarks);
+  });
+  GPUBENCH_RETURN_IF_ERROR(halves[0]);
+  return halves[1];
 }
 
 BenchmarkComparison CompareNewBenchmark(const BenchmarkRecord& cont) {

@@ -1241,10 +1241,12 @@ class InputFile {
   std::size_t size() const { return size_; }
 
   /// A private copy of the bytes that may be changed, followed by kTextPadding zero bytes: for a
-  /// regular file, read into zero-filled anonymous memory with transparent huge pages where the
-  /// kernel grants them.
+  /// regular file, a copy-on-write mapping whose pages are all copied up front (MAP_POPULATE:
+  /// page faults are unusually expensive on some VMs) within a zero-filled region one page
+  /// longer, so that zeros follow even when the size is a multiple of the page size. (Reading
+  /// into memory advised for transparent huge pages was tried: more system time.)
   Result<char*> WritableCopy() {
-    if (mappable_ && !copy_mapping_) ReadIntoHugePages();
+    if (mappable_ && !copy_mapping_) MapWritableCopy();
     if (copy_mapping_) return copy_start_;
     Result<std::string_view> bytes_or = Bytes();
     if (!bytes_or.ok()) return bytes_or.status();
@@ -1254,35 +1256,20 @@ class InputFile {
     copy_.append(kTextPadding, '\0');
     return copy_.data();
   }
-  // Page faults are unusually expensive on some VMs: a copy-on-write mapping of a 135 MB file
-  // took 33,000 of them, 2 MiB pages take 70. Leaves copy_mapping_ null when anything fails.
-  void ReadIntoHugePages() {
-    constexpr std::size_t kHugePage = std::size_t{2} << 20;
-    const std::size_t total = (size_ + kTextPadding + kHugePage - 1) / kHugePage * kHugePage;
-    const std::size_t reserved = total + kHugePage;  // room to align the start
+  void MapWritableCopy() {
+    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t total = (size_ + kTextPadding + page - 1) / page * page;
     void* region =
-        ::mmap(nullptr, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (region == MAP_FAILED) return;
-    const auto address = reinterpret_cast<std::uintptr_t>(region);
-    char* const aligned =
-        reinterpret_cast<char*>((address + kHugePage - 1) / kHugePage * kHugePage);
-#ifdef MADV_HUGEPAGE
-    ::madvise(aligned, total, MADV_HUGEPAGE);
-#endif
-    std::size_t done = 0;
-    while (done < size_) {
-      const ssize_t got = ::pread(fd_.fd, aligned + done, size_ - done, static_cast<off_t>(done));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) break;
-      done += static_cast<std::size_t>(got);
-    }
-    if (done != size_) {
-      ::munmap(region, reserved);
+    if (::mmap(region, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE,
+               fd_.fd, 0) == MAP_FAILED) {
+      ::munmap(region, total);
       return;
     }
     copy_mapping_ = region;
-    copy_mapping_size_ = reserved;
-    copy_start_ = aligned;
+    copy_mapping_size_ = total;
+    copy_start_ = static_cast<char*>(region);
   }
 
   void DropWritableCopy() {
@@ -1338,9 +1325,9 @@ class InputFile {
   bool read_ = false;      // buffer_ holds the bytes
   std::string buffer_;
   void* original_ = nullptr;
-  void* copy_mapping_ = nullptr;  // the whole region
+  void* copy_mapping_ = nullptr;
   std::size_t copy_mapping_size_ = 0;
-  char* copy_start_ = nullptr;  // its first huge-page boundary
+  char* copy_start_ = nullptr;
   std::string copy_;
 };
 

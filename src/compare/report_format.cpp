@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/halves.hpp"
 #include "compare/text.hpp"
 
 namespace gpubench::compare {
@@ -534,20 +535,34 @@ void AppendConsoleLine(const TableRows& rows, std::size_t row, const std::size_t
   out += '\n';
 }
 
-// The header, then every row, each column as wide as its widest cell.
-void AppendConsoleTable(const TableRows& rows, bool with_clock, bool color, std::string& out) {
+// The header, then a row per compared metric, each column as wide as its widest cell. Large
+// reports are built in two halves on two threads.
+void AppendConsoleTable(const ComparisonReport& report, bool color, std::string& out) {
+  const bool with_clock = AnyThrottled(report);
+  const std::vector<BenchmarkComparison>& benchmarks = report.benchmarks;
+  TableRows rows[2];
+  OnTwoHalves(benchmarks.size(), [&](int half, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) AppendRows(benchmarks[i], rows[half], false);
+  });
   std::size_t widths[kColumnCount];
   for (int column = 0; column < kColumnCount; ++column) {
     widths[column] = DisplayWidth(kHeaders[column]);
-    for (std::size_t row = 0; row < rows.size(); ++row) {
-      widths[column] = std::max(widths[column], DisplayWidth(rows.Cell(row, column)));
+    for (const TableRows& half : rows) {
+      for (std::size_t row = 0; row < half.size(); ++row) {
+        widths[column] = std::max(widths[column], DisplayWidth(half.Cell(row, column)));
+      }
     }
   }
   out += "\n";
-  AppendConsoleLine(rows, rows.size(), widths, with_clock, color, out);  // the header
-  for (std::size_t row = 0; row < rows.size(); ++row) {
-    AppendConsoleLine(rows, row, widths, with_clock, color, out);
-  }
+  AppendConsoleLine(rows[0], rows[0].size(), widths, with_clock, color, out);  // the header
+  std::string second_half;
+  OnTwoHalves(benchmarks.size(), [&](int half, std::size_t, std::size_t) {
+    std::string& text = half == 0 ? out : second_half;
+    for (std::size_t row = 0; row < rows[half].size(); ++row) {
+      AppendConsoleLine(rows[half], row, widths, with_clock, color, text);
+    }
+  });
+  out += second_half;
 }
 
 }  // namespace
@@ -581,11 +596,7 @@ std::string FormatConsole(const ComparisonReport& report, bool color) {
     out += "\n";
   }
   if (!report.refused_for_settings) {
-    TableRows rows;
-    for (const BenchmarkComparison& benchmark : report.benchmarks) {
-      AppendRows(benchmark, rows, false);
-    }
-    AppendConsoleTable(rows, AnyThrottled(report), color, out);
+    AppendConsoleTable(report, color, out);
     out += "\n" + SummaryLine(report) + "\n";
   }
   const Tone gate_tone = report.exit_code == kExitOk ? Tone::kGood : Tone::kBad;
