@@ -64,10 +64,10 @@ struct RowState {
   double real_time = 0, cpu_time = 0;
   bool has_repetitions = false, has_repetition_index = false;
   double repetitions = 0, repetition_index = 0;
-  // (key id, see RowKeys::Intern; value)
+  /// (key id, see RowKeys::Intern; value)
   std::vector<std::pair<std::uint32_t, double>> counters;
   std::size_t counter_count = 0;
-  std::string first_problem;  // reported once the row's name is known
+  std::string first_problem;  ///< reported once the row's name is known
 
   void Reset(std::size_t row_index) {
     index = row_index;
@@ -116,12 +116,12 @@ class RowKeys {
     Field field;
   };
   static constexpr std::uint32_t kNoKey = 0xFFFFFFFF;
-  std::vector<Key> keys_;  // by id
+  std::vector<Key> keys_;  ///< by id
   std::unordered_map<std::string, std::uint32_t> ids_;
-  // successor_[0]: id of the first key of the previous row;
-  // successor_[id + 1]: id of the key that came after key id last time.
+  /// successor_[0]: id of the first key of the previous row;
+  /// successor_[id + 1]: id of the key that came after key id last time.
   std::vector<std::uint32_t> successor_{kNoKey};
-  std::size_t previous_slot_ = 0;  // 0 at the start of a row, else id + 1
+  std::size_t previous_slot_ = 0;  ///< 0 at the start of a row, else id + 1
 };
 
 }  // namespace gpubench::compare::rows

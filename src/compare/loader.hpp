@@ -1,6 +1,5 @@
 // Turns the bytes of a Google Benchmark JSON file into a BenchmarkFile.
-#ifndef GPUBENCH_COMPARE_LOADER_H_
-#define GPUBENCH_COMPARE_LOADER_H_
+#pragma once
 
 #include <optional>
 #include <string>
@@ -11,10 +10,10 @@
 
 namespace gpubench::compare {
 
-// GB writes non-finite doubles as bare NaN / Infinity (older versions: nan,
-// inf), which strict JSON parsers reject. Returns a copy where every such
-// token outside strings is quoted ("NaN", "Infinity", "-Infinity"), or
-// nullopt when the input has none. Line numbers are unchanged.
+/// GB writes non-finite doubles as bare NaN / Infinity (older versions: nan,
+/// inf), which strict JSON parsers reject. Returns a copy where every such
+/// token outside strings is quoted ("NaN", "Infinity", "-Infinity"), or
+/// nullopt when the input has none. Line numbers are unchanged.
 std::optional<std::string> QuoteNonFiniteTokens(std::string_view json);
 
 /// Parses GB JSON. `source_name` (usually the path) prefixes every message.
@@ -29,11 +28,11 @@ detail::Result<BenchmarkFile> ParseBenchmarkJson(std::string_view bytes,
 detail::Result<BenchmarkFile> ParseBenchmarkJsonWithNlohmann(std::string_view bytes,
                                                              const std::string& source_name);
 
-// Whether ParseBenchmarkJson has its fast path (built with RapidJSON).
+/// Whether ParseBenchmarkJson has its fast path (built with RapidJSON).
 bool FastJsonParserAvailable();
 
-// The fast path alone: nullopt where ParseBenchmarkJson would fall back to
-// nlohmann (and always without RapidJSON). For tests and fuzzing.
+/// The fast path alone: nullopt where ParseBenchmarkJson would fall back to
+/// nlohmann (and always without RapidJSON). For tests and fuzzing.
 std::optional<BenchmarkFile> ParseBenchmarkJsonFastPathOnly(std::string_view bytes,
                                                             const std::string& source_name);
 
@@ -43,5 +42,3 @@ std::optional<BenchmarkFile> ParseBenchmarkJsonFastPathOnly(std::string_view byt
 detail::Result<BenchmarkFile> LoadBenchmarkFile(const std::string& path);
 
 }  // namespace gpubench::compare
-
-#endif  // GPUBENCH_COMPARE_LOADER_H_

@@ -38,8 +38,8 @@ class ModelBuilder {
  private:
   using RowState = rows::RowState;
 
-  // A mean/median aggregate kept in case the file has no iteration rows for its benchmark
-  // (--benchmark_report_aggregates_only=true).
+  /// A mean/median aggregate kept in case the file has no iteration rows for its benchmark
+  /// (--benchmark_report_aggregates_only=true).
   struct AggregateFallback {
     std::size_t row_index = 0;
     bool is_median = false;

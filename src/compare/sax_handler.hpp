@@ -78,7 +78,7 @@ class GbSaxHandler {
   TopKey top_key_ = TopKey::kNone;
   bool saw_benchmarks_ = false;
   std::string context_key_;
-  std::uint32_t row_key_ = 0;  // id of the current key
+  std::uint32_t row_key_ = 0;  ///< id of the current key
   Field row_field_ = Field::kIgnored;
   std::size_t next_row_index_ = 0;
   rows::RowState row_;

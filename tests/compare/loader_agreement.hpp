@@ -1,8 +1,7 @@
 // Checks that gpubench-compare's fast loader (RapidJSON) and its reference
 // loader (nlohmann-json) read a document the same way: the same
 // BenchmarkFile, values compared bit for bit, or the same error message.
-#ifndef GPUBENCH_COMPARE_TESTS_LOADER_AGREEMENT_H_
-#define GPUBENCH_COMPARE_TESTS_LOADER_AGREEMENT_H_
+#pragma once
 
 #include <cstring>
 #include <optional>
@@ -86,5 +85,3 @@ inline std::string LoadersDisagree(std::string_view bytes) {
 }
 
 }  // namespace gpubench::compare::testing
-
-#endif  // GPUBENCH_COMPARE_TESTS_LOADER_AGREEMENT_H_
