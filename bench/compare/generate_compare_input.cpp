@@ -67,15 +67,9 @@ struct Values {
   double real_time_us, cpu_time_us, dram_read_bytes, dram_write_bytes, dram_bandwidth, sm_clock_mhz;
 };
 
-void WriteRow(std::FILE* out, const std::string& name, int family, const std::string& run_name,
-              int repetitions, int repetition_index, const char* aggregate_name, int counters,
-              const Values& v, bool* first) {
-  std::fprintf(out, "%s    {\n", *first ? "" : ",\n");
-  *first = false;
-  std::fprintf(out,
-               "      \"name\": \"%s\",\n      \"family_index\": %d,\n"
-               "      \"per_family_instance_index\": 0,\n      \"run_name\": \"%s\",\n",
-               name.c_str(), family, run_name.c_str());
+// GB's run_type, repetition and iteration fields of an iteration or aggregate row.
+void WriteRunFields(std::FILE* out, int repetitions, int repetition_index, long long iterations,
+                    const char* aggregate_name) {
   if (aggregate_name) {
     const bool percentage = std::strcmp(aggregate_name, "cv") == 0;
     std::fprintf(out,
@@ -87,9 +81,21 @@ void WriteRow(std::FILE* out, const std::string& name, int family, const std::st
     std::fprintf(out,
                  "      \"run_type\": \"iteration\",\n      \"repetitions\": %d,\n"
                  "      \"repetition_index\": %d,\n      \"threads\": 1,\n"
-                 "      \"iterations\": 1000,\n",
-                 repetitions, repetition_index);
+                 "      \"iterations\": %lld,\n",
+                 repetitions, repetition_index, iterations);
   }
+}
+
+void WriteRow(std::FILE* out, const std::string& name, int family, const std::string& run_name,
+              int repetitions, int repetition_index, const char* aggregate_name, int counters,
+              const Values& v, bool* first) {
+  std::fprintf(out, "%s    {\n", *first ? "" : ",\n");
+  *first = false;
+  std::fprintf(out,
+               "      \"name\": \"%s\",\n      \"family_index\": %d,\n"
+               "      \"per_family_instance_index\": 0,\n      \"run_name\": \"%s\",\n",
+               name.c_str(), family, run_name.c_str());
+  WriteRunFields(out, repetitions, repetition_index, 1000, aggregate_name);
   std::fprintf(out,
                "      \"real_time\": %.16e,\n      \"cpu_time\": %.16e,\n"
                "      \"time_unit\": \"us\"",
@@ -149,20 +155,7 @@ void WriteGpubenchRow(std::FILE* out, const std::string& run_name, int family, i
                "      \"per_family_instance_index\": 0,\n      \"run_name\": \"%s\",\n",
                run_name.c_str(), aggregate_name ? "_" : "", aggregate_name ? aggregate_name : "",
                family, run_name.c_str());
-  if (aggregate_name) {
-    const bool percentage = std::strcmp(aggregate_name, "cv") == 0;
-    std::fprintf(out,
-                 "      \"run_type\": \"aggregate\",\n      \"repetitions\": %d,\n"
-                 "      \"threads\": 1,\n      \"aggregate_name\": \"%s\",\n"
-                 "      \"aggregate_unit\": \"%s\",\n      \"iterations\": %d,\n",
-                 repetitions, aggregate_name, percentage ? "percentage" : "time", repetitions);
-  } else {
-    std::fprintf(out,
-                 "      \"run_type\": \"iteration\",\n      \"repetitions\": %d,\n"
-                 "      \"repetition_index\": %d,\n      \"threads\": 1,\n"
-                 "      \"iterations\": %lld,\n",
-                 repetitions, repetition_index, iterations);
-  }
+  WriteRunFields(out, repetitions, repetition_index, iterations, aggregate_name);
   std::fputs("      \"real_time\": ", out);
   WriteNumber(out, v.real_time_ns);
   std::fputs(",\n      \"cpu_time\": ", out);
