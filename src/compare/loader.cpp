@@ -1,10 +1,5 @@
 #include "compare/loader.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -25,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/gb_rows.hpp"
+#include "compare/input_file.hpp"
 #include "compare/sax_handler.hpp"
 
 // RapidJSON (Debian: rapidjson-dev) parses the common case several times
@@ -55,9 +51,6 @@ using detail::Result;
 using detail::Status;
 using rows::kExpectedInput;
 using rows::ParseNonFiniteSpelling;
-
-// Zero bytes that follow the text that RapidJSON parses.
-constexpr std::size_t kTextPadding = 16;
 
 bool IsAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
@@ -410,138 +403,6 @@ Result<BenchmarkFile> ParseBenchmarkJsonWithNlohmann(std::string_view bytes,
 }
 
 bool FastJsonParserAvailable() { return GPUBENCH_COMPARE_HAVE_RAPIDJSON != 0; }
-
-namespace {
-
-// An input file. Regular files are mapped, pre-faulted because page faults
-// are costly on some VMs; other files (pipes, process substitution) are read.
-class InputFile {
- public:
-  explicit InputFile(const std::string& path) : path_(path) {}
-
-  /// Opens the file; reads it now unless it is a regular file that can be mapped.
-  Status Open() {
-    fd_.fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_.fd < 0) {
-      const int saved = errno;
-      return Status::InvalidInput("cannot open " + path_ + ": " + std::strerror(saved));
-    }
-    struct stat info {};
-    if (::fstat(fd_.fd, &info) != 0) {
-      const int saved = errno;
-      return Status::InvalidInput("cannot read " + path_ + ": " + std::strerror(saved));
-    }
-    if (S_ISDIR(info.st_mode)) {
-      return Status::InvalidInput(path_ + " is a directory; " + kExpectedInput);
-    }
-    if (S_ISREG(info.st_mode) && info.st_size > 0) {
-      size_ = static_cast<std::size_t>(info.st_size);
-      mappable_ = true;
-      return Status::Ok();
-    }
-    return ReadAll();
-  }
-  ~InputFile() {
-    DropWritableCopy();
-    if (original_) ::munmap(original_, size_);
-  }
-  InputFile(const InputFile&) = delete;
-  InputFile& operator=(const InputFile&) = delete;
-
-  std::size_t size() const { return size_; }
-
-  /// A private copy of the bytes that may be changed, followed by kTextPadding zero bytes: for a
-  /// regular file, a copy-on-write mapping whose pages are all copied up front (MAP_POPULATE:
-  /// page faults are unusually expensive on some VMs) within a zero-filled region one page
-  /// longer, so that zeros follow even when the size is a multiple of the page size. (Reading
-  /// into memory advised for transparent huge pages was tried: more system time.)
-  Result<char*> WritableCopy() {
-    if (mappable_ && !copy_mapping_) MapWritableCopy();
-    if (copy_mapping_) return copy_start_;
-    Result<std::string_view> bytes_or = Bytes();
-    if (!bytes_or.ok()) return bytes_or.status();
-    const std::string_view bytes = bytes_or.value();
-    copy_.reserve(bytes.size() + kTextPadding);
-    copy_.assign(bytes);
-    copy_.append(kTextPadding, '\0');
-    return copy_.data();
-  }
-  void MapWritableCopy() {
-    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-    const std::size_t total = (size_ + kTextPadding + page - 1) / page * page;
-    void* region =
-        ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (region == MAP_FAILED) return;
-    if (::mmap(region, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE,
-               fd_.fd, 0) == MAP_FAILED) {
-      ::munmap(region, total);
-      return;
-    }
-    copy_mapping_ = region;
-    copy_mapping_size_ = total;
-    copy_start_ = static_cast<char*>(region);
-  }
-
-  void DropWritableCopy() {
-    if (copy_mapping_) ::munmap(copy_mapping_, copy_mapping_size_);
-    copy_mapping_ = nullptr;
-    std::string().swap(copy_);
-  }
-
-  /// The bytes as they are in the file.
-  Result<std::string_view> Bytes() {
-    if (mappable_ && !original_ && !read_) {
-      void* mapping = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_.fd, 0);
-      if (mapping != MAP_FAILED) {
-        original_ = mapping;
-      } else {
-        GPUBENCH_RETURN_IF_ERROR(ReadAll());
-      }
-    }
-    return original_ ? std::string_view(static_cast<const char*>(original_), size_)
-                     : std::string_view(buffer_);
-  }
-
- private:
-  Status ReadAll() {
-    char chunk[1 << 16];
-    for (;;) {
-      const ssize_t got = ::read(fd_.fd, chunk, sizeof chunk);
-      if (got == 0) break;
-      if (got < 0) {
-        if (errno == EINTR) continue;
-        const int saved = errno;
-        return Status::InvalidInput("cannot read " + path_ + ": " + std::strerror(saved));
-      }
-      buffer_.append(chunk, static_cast<std::size_t>(got));
-    }
-    read_ = true;
-    size_ = buffer_.size();
-    mappable_ = false;
-    return Status::Ok();
-  }
-
-  struct Descriptor {
-    int fd = -1;
-    ~Descriptor() {
-      if (fd >= 0) ::close(fd);
-    }
-  };
-
-  const std::string& path_;
-  Descriptor fd_;
-  std::size_t size_ = 0;
-  bool mappable_ = false;  // a regular file, not empty
-  bool read_ = false;      // buffer_ holds the bytes
-  std::string buffer_;
-  void* original_ = nullptr;
-  void* copy_mapping_ = nullptr;
-  std::size_t copy_mapping_size_ = 0;
-  char* copy_start_ = nullptr;
-  std::string copy_;
-};
-
-}  // namespace
 
 Result<BenchmarkFile> LoadBenchmarkFile(const std::string& path) {
   return CatchingExceptions(path, [&]() -> Result<BenchmarkFile> {
