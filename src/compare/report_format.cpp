@@ -565,6 +565,35 @@ void AppendConsoleTable(const ComparisonReport& report, bool color, std::string&
   out += second_half;
 }
 
+OrderedJson BenchmarksJson(const ComparisonReport& report) {
+  OrderedJson benchmarks = OrderedJson::array();
+  for (const BenchmarkComparison& benchmark : report.benchmarks) {
+    OrderedJson entry;
+    entry["name"] = benchmark.name;
+    entry["status"] = StatusName(benchmark.status);
+    entry["verdict"] = benchmark.status == BenchmarkStatus::kCompared
+                           ? OrderedJson(VerdictName(benchmark.verdict))
+                           : OrderedJson(nullptr);
+    entry["worse"] = benchmark.worse;
+    entry["fails_gate"] = benchmark.fails_gate;
+    entry["repetitions"] = {{"baseline", benchmark.baseline_repetitions},
+                            {"contender", benchmark.contender_repetitions}};
+    entry["throttled"] = {{"baseline", benchmark.throttled_baseline},
+                          {"contender", benchmark.throttled_contender}};
+    entry["gpu_shared"] = {{"baseline", benchmark.shared_baseline},
+                           {"contender", benchmark.shared_contender}};
+    entry["failure_message"] = benchmark.failure_message.empty()
+                                   ? OrderedJson(nullptr)
+                                   : OrderedJson(benchmark.failure_message);
+    OrderedJson metrics = OrderedJson::array();
+    for (const MetricComparison& metric : benchmark.metrics) metrics.push_back(MetricJson(metric));
+    entry["metrics"] = std::move(metrics);
+    entry["notes"] = benchmark.notes;
+    benchmarks.push_back(std::move(entry));
+  }
+  return benchmarks;
+}
+
 }  // namespace
 
 std::string FormatTimeNs(double nanoseconds) {
@@ -710,32 +739,7 @@ std::string FormatJson(const ComparisonReport& report) {
                      {"throttled", s.throttled},
                      {"gpu_shared", s.shared},
                      {"failing", s.failing}};
-  OrderedJson benchmarks = OrderedJson::array();
-  for (const BenchmarkComparison& benchmark : report.benchmarks) {
-    OrderedJson entry;
-    entry["name"] = benchmark.name;
-    entry["status"] = StatusName(benchmark.status);
-    entry["verdict"] = benchmark.status == BenchmarkStatus::kCompared
-                           ? OrderedJson(VerdictName(benchmark.verdict))
-                           : OrderedJson(nullptr);
-    entry["worse"] = benchmark.worse;
-    entry["fails_gate"] = benchmark.fails_gate;
-    entry["repetitions"] = {{"baseline", benchmark.baseline_repetitions},
-                            {"contender", benchmark.contender_repetitions}};
-    entry["throttled"] = {{"baseline", benchmark.throttled_baseline},
-                          {"contender", benchmark.throttled_contender}};
-    entry["gpu_shared"] = {{"baseline", benchmark.shared_baseline},
-                           {"contender", benchmark.shared_contender}};
-    entry["failure_message"] = benchmark.failure_message.empty()
-                                   ? OrderedJson(nullptr)
-                                   : OrderedJson(benchmark.failure_message);
-    OrderedJson metrics = OrderedJson::array();
-    for (const MetricComparison& metric : benchmark.metrics) metrics.push_back(MetricJson(metric));
-    entry["metrics"] = std::move(metrics);
-    entry["notes"] = benchmark.notes;
-    benchmarks.push_back(std::move(entry));
-  }
-  json["benchmarks"] = std::move(benchmarks);
+  json["benchmarks"] = BenchmarksJson(report);
   // Replace invalid UTF-8 in names rather than throwing while writing.
   return json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
