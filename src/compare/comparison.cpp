@@ -178,7 +178,8 @@ class MetricJudge {
     const std::size_t n_base = base.values.size(), n_cont = cont.values.size();
     const bool can_test = result.policy.statistical && n_base >= 2 && n_cont >= 2;
     if (can_test) {
-      MannWhitneyResult test = MannWhitneyU(base.values, cont.values);
+      // Both sides have at least 2 values here, so the test cannot fail.
+      const MannWhitneyResult test = MannWhitneyU(base.values, cont.values).value();
       result.p_value = test.p_value;
       result.test_method = test.method_used;
     }

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "status.hpp"
+
 namespace gpubench::compare {
 
 enum class MannWhitneyMethod {
@@ -19,9 +21,10 @@ struct MannWhitneyResult {
   MannWhitneyMethod method_used = MannWhitneyMethod::kAsymptotic;
 };
 
-/// Both samples need at least one value; values must be finite.
-MannWhitneyResult MannWhitneyU(const std::vector<double>& x, const std::vector<double>& y,
-                               MannWhitneyMethod method = MannWhitneyMethod::kAuto);
+/// Both samples need at least one value (else kInvalidInput); values must be finite.
+detail::Result<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x,
+                                               const std::vector<double>& y,
+                                               MannWhitneyMethod method = MannWhitneyMethod::kAuto);
 
 /// The smallest p-value the auto-method test can produce for these sample
 /// sizes (complete separation, no ties). If it is not below alpha, no data
