@@ -63,6 +63,12 @@ bool ParseArgs(int argc, char** argv, Options* options) {
          (options->gpubench || (options->counters >= 0 && options->counters <= 4));
 }
 
+// The name of benchmark `b`, and the factor its times get (every tenth benchmark is slower).
+std::string RunName(int b) {
+  return "BM_Kernel" + std::to_string(b % 97) + "/" + std::to_string(b) + "/manual_time";
+}
+double Slowdown(const Options& options, int b) { return b % 10 == 0 ? options.slowdown : 1.0; }
+
 struct Values {
   double real_time_us, cpu_time_us, dram_read_bytes, dram_write_bytes, dram_bandwidth, sm_clock_mhz;
 };
@@ -256,9 +262,8 @@ void WriteGpubenchFile(std::FILE* out, const Options& options) {
   bool first = true;
   const int reps = options.repetitions;
   for (int b = 0; b < options.benchmarks; ++b) {
-    const std::string run_name =
-        "BM_Kernel" + std::to_string(b % 97) + "/" + std::to_string(b) + "/manual_time";
-    const double slow = b % 10 == 0 ? options.slowdown : 1.0;
+    const std::string run_name = RunName(b);
+    const double slow = Slowdown(options, b);
     const double base_ns = (5e3 + 997.0 * (b % 1000)) * slow;
     const double bytes = 4096.0 * (1 + b % 4096);
     const bool read_only = b % 4 == 1;  // writes nothing: dram_write_bytes is 0
@@ -352,9 +357,8 @@ int main(int argc, char** argv) {
   bool first = true;
   const int reps = options.repetitions;
   for (int b = 0; b < options.benchmarks; ++b) {
-    const std::string run_name =
-        "BM_Kernel" + std::to_string(b % 97) + "/" + std::to_string(b) + "/manual_time";
-    const double slow = b % 10 == 0 ? options.slowdown : 1.0;
+    const std::string run_name = RunName(b);
+    const double slow = Slowdown(options, b);
     const double base_us = (10.0 + b % 1000) * slow;
     const double bytes = 4096.0 * (1 + b % 4096);
     std::vector<Values> rows;
