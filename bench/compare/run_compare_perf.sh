@@ -1,12 +1,16 @@
 #!/bin/sh
 # Measures wall time and peak RSS of gpubench-compare on two generated files
-# of 10,000 benchmarks x 10 repetitions (+ 4 aggregates each).
-# usage: run_compare_perf.sh GPUBENCH_COMPARE GENERATOR DATA_DIR [RUNS]
+# of 10,000 benchmarks x 10 repetitions (+ 4 aggregates each), for rows with
+# 0 and 4 counters and for rows as the gpubench library writes them (12
+# counters, bare NaN in cv rows).
+# usage: run_compare_perf.sh GPUBENCH_COMPARE GENERATOR DATA_DIR [RUNS] [CASES]
+# CASES: counter modes to measure, default "0 4 gpubench".
 set -eu
 compare=$1
 generator=$2
 data_dir=$3
 runs=${4:-5}
+cases=${5:-0 4 gpubench}
 mkdir -p "$data_dir"
 
 measure() {  # label, then the command
@@ -37,13 +41,14 @@ measure() {  # label, then the command
                  label, wall[int((NR + 1) / 2)], wall[1], wall[NR], NR, rss / 1024 }'
 }
 
-for counters in 0 4; do
+for counters in $cases; do
   base="$data_dir/baseline-c$counters.json"
   cont="$data_dir/contender-c$counters.json"
   [ -f "$base" ] || "$generator" "$base" --seed 1 --counters "$counters"
   [ -f "$cont" ] || "$generator" "$cont" --seed 2 --slowdown 1.2 --counters "$counters"
-  size=$(du -m "$base" | cut -f1)
-  echo "files: 10000 benchmarks x 10 repetitions + 4 aggregates, $counters counters/row, ${size} MiB each"
+  size=$(($(wc -c <"$base") / 1048576))
+  [ "$counters" = gpubench ] && what="gpubench's 12 counters/row" || what="$counters counters/row"
+  echo "files: 10000 benchmarks x 10 repetitions + 4 aggregates, $what, ${size} MiB each"
   measure "  --format console (default)" "$compare" "$base" "$cont"
   measure "  --format json" "$compare" "$base" "$cont" --format json
 done

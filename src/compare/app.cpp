@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <thread>
@@ -17,16 +18,13 @@ struct LoadOutcome {
   std::string error;
 };
 
-LoadOutcome LoadCatchingErrors(const std::string& path) {
+LoadOutcome Load(const std::string& path) {
   LoadOutcome outcome;
-  try {
-    outcome.file = LoadBenchmarkFile(path);
-  } catch (const LoadError& error) {
-    outcome.error = error.what();
-  } catch (const std::bad_alloc&) {
-    outcome.error = path + ": out of memory while reading it";
-  } catch (const std::exception& error) {
-    outcome.error = path + ": cannot be read: " + error.what();
+  detail::Result<BenchmarkFile> file = LoadBenchmarkFile(path);
+  if (file.ok()) {
+    outcome.file = std::move(file).value();
+  } else {
+    outcome.error = file.status().message();
   }
   return outcome;
 }
@@ -47,10 +45,25 @@ std::string Render(const ComparisonReport& report, OutputFormat format, bool col
 
 int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& err,
                   bool out_is_terminal) {
+  struct Data {
+    LoadOutcome baseline, contender;
+    ComparisonReport report;
+  };
+  auto data = std::make_unique<Data>();
+  struct KeepAllocated {  // destroyed before `data`
+    std::unique_ptr<Data>& data;
+    bool keep;
+    ~KeepAllocated() {
+      if (keep) static_cast<void>(data.release());
+    }
+  } keep_allocated{data, !options.free_memory};
+  LoadOutcome& baseline = data->baseline;
+  LoadOutcome& contender = data->contender;
+  ComparisonReport& report = data->report;
+
   // The two files are independent; parsing dominates, so use two cores.
-  LoadOutcome contender;
-  std::thread contender_loader([&] { contender = LoadCatchingErrors(options.contender_path); });
-  LoadOutcome baseline = LoadCatchingErrors(options.baseline_path);
+  std::thread contender_loader([&] { contender = Load(options.contender_path); });
+  baseline = Load(options.baseline_path);
   contender_loader.join();
   bool bad_input = false;
   for (const LoadOutcome* outcome : {&baseline, &contender}) {
@@ -61,13 +74,13 @@ int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& er
   }
   if (bad_input) return kExitBadInput;
 
-  ComparisonReport report;
-  try {
-    report = CompareFiles(*baseline.file, *contender.file, options.compare);
-  } catch (const LoadError& error) {
-    err << "gpubench-compare: error: " << error.what() << "\n";
+  detail::Result<ComparisonReport> compared =
+      CompareFiles(*baseline.file, *contender.file, options.compare);
+  if (!compared.ok()) {
+    err << "gpubench-compare: error: " << compared.status().message() << "\n";
     return kExitBadInput;
   }
+  report = std::move(compared).value();
 
   const bool color_allowed = std::getenv("NO_COLOR") == nullptr;
   const bool stdout_color = options.color == ColorMode::kAlways ||

@@ -8,21 +8,21 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "compare/halves.hpp"
 #include "compare/loader.hpp"
+#include "compare/text.hpp"
+#include "status.hpp"
 
 namespace gpubench::compare {
 namespace {
+
+using detail::Result;
+using detail::Status;
 
 constexpr std::string_view kFingerprintKey = kSettingsFingerprintKey;
 constexpr std::string_view kThrottledCounter = "sm_clock_throttled";
 constexpr std::string_view kSharedCounter = "gpu_shared";
 constexpr std::string_view kTrafficCounter = "bytes_moved";
-
-std::string Printf(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
 
 std::string FormatP(double p) { return p < 1e-4 ? std::string("< 0.0001") : Printf("%.4f", p); }
 
@@ -100,8 +100,19 @@ std::string FormatFloor(double value, const std::string& unit) {
   return Printf("%g", value) + (unit.empty() ? "" : " " + unit);
 }
 
+void AppendPercent(std::string& out, double percent) {
+  if (percent >= 10) {
+    AppendFixed(out, percent, 1);
+  } else {
+    AppendGeneral(out, percent, 2);
+  }
+  out += '%';
+}
+
 std::string FormatPercent(double percent) {
-  return percent >= 10 ? Printf("%.1f%%", percent) : Printf("%.2g%%", percent);
+  std::string text;
+  AppendPercent(text, percent);
+  return text;
 }
 
 // Positive when the metric got worse, in percent.
@@ -138,11 +149,12 @@ class MetricJudge {
     }
   }
 
-  // `traffic`: the baseline's median bytes_moved for this benchmark, when it has one.
-  MetricComparison Judge(const std::string& benchmark, const MetricSeries& base,
-                         const MetricSeries& cont, bool aggregates_only,
-                         std::optional<double> traffic) const {
-    MetricComparison result;
+  /// Compares one metric of one benchmark into `result`. Fails (invalid input) when a gated
+  /// metric cannot be judged: a non-finite value, or a zero baseline time. `traffic`: the
+  /// baseline's median bytes_moved for this benchmark, when it has one.
+  Status Judge(const std::string& benchmark, const MetricSeries& base, const MetricSeries& cont,
+               bool aggregates_only, std::optional<double> traffic,
+               MetricComparison& result) const {
     result.name = base.name;
     result.is_time = base.name == kRealTime || base.name == kCpuTime;
     result.policy = Policy(base.name);
@@ -156,57 +168,71 @@ class MetricJudge {
     }
     result.baseline_values = base.values;
     result.contender_values = cont.values;
-    const bool gated = result.policy.threshold_percent.has_value();
+    result.baseline_median = Median(base.values);
+    result.contender_median = Median(cont.values);
+    bool comparable = true;
+    GPUBENCH_RETURN_IF_ERROR(CheckValues(benchmark, base, cont, result, comparable));
+    if (!comparable) return Status::Ok();
+    result.change_percent = RelativeChangePercent(result.baseline_median, result.contender_median);
 
+    const std::size_t n_base = base.values.size(), n_cont = cont.values.size();
+    const bool can_test = result.policy.statistical && n_base >= 2 && n_cont >= 2;
+    if (can_test) {
+      // Both sides have at least 2 values here, so the test cannot fail.
+      const MannWhitneyResult test = MannWhitneyU(base.values, cont.values).value();
+      result.p_value = test.p_value;
+      result.test_method = test.method_used;
+    }
+    if (!result.policy.threshold_percent) {
+      result.verdict = Verdict::kReportOnly;
+      return Status::Ok();
+    }
+    ApplyThreshold(result, traffic);
+    Decide(result, n_base, n_cont, can_test, aggregates_only);
+    return Status::Ok();
+  }
+
+ private:
+  // Values a gated metric cannot be judged on fail; an ungated one is then only reported
+  // (`comparable` false) with a note saying why.
+  Status CheckValues(const std::string& benchmark, const MetricSeries& base,
+                     const MetricSeries& cont, MetricComparison& result, bool& comparable) const {
+    const bool gated = result.policy.threshold_percent.has_value();
     std::size_t bad_index = 0;
     for (int side = 0; side < 2; ++side) {
       const std::vector<double>& values = side == 0 ? base.values : cont.values;
       if (AllFinite(values, &bad_index)) continue;
       if (gated) {
         const BenchmarkFile& file = side == 0 ? baseline_ : contender_;
-        throw LoadError(file.path + ": benchmark \"" + benchmark + "\": metric \"" + base.name +
-                        "\" is " + Printf("%g", values[bad_index]) + " in repetition " +
-                        std::to_string(bad_index) +
-                        "; a gated metric needs finite values (fix the benchmark, or pass "
-                        "--threshold " +
-                        base.name + "=off to report it without gating)");
+        return Status::InvalidInput(
+            file.path + ": benchmark \"" + benchmark + "\": metric \"" + base.name + "\" is " +
+            Printf("%g", values[bad_index]) + " in repetition " + std::to_string(bad_index) +
+            "; a gated metric needs finite values (fix the benchmark, or pass --threshold " +
+            base.name + "=off to report it without gating)");
       }
       result.change_percent = std::numeric_limits<double>::quiet_NaN();
-      result.baseline_median = Median(base.values);
-      result.contender_median = Median(cont.values);
       result.notes.push_back(std::string("non-finite value in the ") +
                              (side == 0 ? "baseline" : "contender") + ": not compared");
-      return result;
+      comparable = false;
+      return Status::Ok();
     }
-
-    result.baseline_median = Median(base.values);
-    result.contender_median = Median(cont.values);
     if (result.baseline_median == 0 && result.contender_median != 0) {
       if (gated && result.is_time) {
-        throw LoadError(baseline_.path + ": benchmark \"" + benchmark + "\": " + base.name +
-                        " is 0 (median of " + std::to_string(base.values.size()) +
-                        " repetitions), so no relative change can be computed; a zero time "
-                        "means nothing was measured (e.g. manual timing never set). Re-run the "
-                        "baseline, or pass --threshold " +
-                        base.name + "=off");
+        return Status::InvalidInput(
+            baseline_.path + ": benchmark \"" + benchmark + "\": " + base.name +
+            " is 0 (median of " + std::to_string(base.values.size()) +
+            " repetitions), so no relative change can be computed; a zero time means nothing was "
+            "measured (e.g. manual timing never set). Re-run the baseline, or pass --threshold " +
+            base.name + "=off");
       }
       result.notes.push_back("baseline is 0: relative change is infinite");
     }
-    result.change_percent = RelativeChangePercent(result.baseline_median, result.contender_median);
+    return Status::Ok();
+  }
 
-    const std::size_t n_base = base.values.size(), n_cont = cont.values.size();
-    const bool can_test = result.policy.statistical && n_base >= 2 && n_cont >= 2;
-    if (can_test) {
-      MannWhitneyResult test = MannWhitneyU(base.values, cont.values);
-      result.p_value = test.p_value;
-      result.test_method = test.method_used;
-    }
-    if (!gated) {
-      result.verdict = Verdict::kReportOnly;
-      return result;
-    }
-
-    ApplyThreshold(result, traffic);
+  // The verdict of a gated metric whose threshold is applied.
+  void Decide(MetricComparison& result, std::size_t n_base, std::size_t n_cont, bool can_test,
+              bool aggregates_only) const {
     const double threshold = *result.applied_threshold_percent;
     const double badness = Badness(result.policy.direction, result.change_percent);
     const bool beyond =
@@ -219,27 +245,13 @@ class MetricJudge {
         result.notes.push_back("significant (p " + FormatP(*result.p_value) + ") but within " +
                                "the threshold");
       }
-      return result;
+      return;
     }
     const Verdict confirmed = result.worse ? Verdict::kRegression : Verdict::kImprovement;
     if (!result.policy.statistical) {
       result.verdict = confirmed;  // deterministic counter: the medians decide
     } else if (can_test) {
-      if (*result.p_value < options_.alpha) {
-        result.verdict = confirmed;
-      } else if (SmallestPossiblePValue(n_base, n_cont) >= options_.alpha) {
-        result.verdict = Verdict::kUnconfirmed;
-        result.notes.push_back(
-            "with " + std::to_string(n_base) + " and " + std::to_string(n_cont) +
-            " repetitions p can never be < " + Printf("%g", options_.alpha) +
-            "; needs >= " + std::to_string(RepetitionsNeededForSignificance(options_.alpha)) +
-            " repetitions in each file");
-      } else {
-        result.verdict = Verdict::kSame;
-        result.notes.push_back("change beyond the threshold but not significant (p " +
-                               FormatP(*result.p_value) + " >= alpha " +
-                               Printf("%g", options_.alpha) + ")");
-      }
+      DecideByTest(result, confirmed, n_base, n_cont);
     } else {
       result.verdict = Verdict::kUnconfirmed;
       const std::string needed = std::to_string(RepetitionsNeededForSignificance(options_.alpha));
@@ -254,10 +266,28 @@ class MetricJudge {
     result.fails_gate = result.verdict == Verdict::kRegression ||
                         (result.verdict == Verdict::kUnconfirmed && result.worse &&
                          options_.unconfirmed == UnconfirmedPolicy::kFail);
-    return result;
   }
 
- private:
+  // A change beyond the threshold of a noisy metric: the Mann-Whitney test confirms it.
+  void DecideByTest(MetricComparison& result, Verdict confirmed, std::size_t n_base,
+                    std::size_t n_cont) const {
+    if (*result.p_value < options_.alpha) {
+      result.verdict = confirmed;
+    } else if (SmallestPossiblePValue(n_base, n_cont) >= options_.alpha) {
+      result.verdict = Verdict::kUnconfirmed;
+      result.notes.push_back(
+          "with " + std::to_string(n_base) + " and " + std::to_string(n_cont) +
+          " repetitions p can never be < " + Printf("%g", options_.alpha) +
+          "; needs >= " + std::to_string(RepetitionsNeededForSignificance(options_.alpha)) +
+          " repetitions in each file");
+    } else {
+      result.verdict = Verdict::kSame;
+      result.notes.push_back("change beyond the threshold but not significant (p " +
+                             FormatP(*result.p_value) + " >= alpha " +
+                             Printf("%g", options_.alpha) + ")");
+    }
+  }
+
   // The threshold of a gated metric: --threshold as given, or the larger of the vocabulary's
   // minimum and kGateNoiseMultiplier x the noisier side's cv, plus an absolute floor (the
   // vocabulary's, and for byte counters a share of the benchmark's traffic).
@@ -268,9 +298,12 @@ class MetricJudge {
     result.noise_percent = std::isnan(cv_base)   ? cv_cont
                            : std::isnan(cv_cont) ? cv_base
                                                  : std::max(cv_base, cv_cont);
-    const std::string noise_text = std::isnan(result.noise_percent)
-                                       ? "noise unknown: single run"
-                                       : "noise " + FormatPercent(result.noise_percent);
+    std::string noise_text = "noise ";
+    if (std::isnan(result.noise_percent)) {
+      noise_text += "unknown: single run";
+    } else {
+      AppendPercent(noise_text, result.noise_percent);
+    }
     if (policy.threshold_from_user) {
       result.applied_threshold_percent = *policy.threshold_percent;
       result.threshold_source = "--threshold; " + noise_text;
@@ -304,7 +337,9 @@ class MetricJudge {
       source = floor_text;
     }
     result.applied_threshold_percent = percent;
-    result.threshold_source = source + "; " + noise_text;
+    result.threshold_source = std::move(source);
+    result.threshold_source += "; ";
+    result.threshold_source += noise_text;
   }
 
   // Policies depend only on the name; resolving them once per name keeps
@@ -325,8 +360,8 @@ class MetricJudge {
   const CompareOptions& options_;
 };
 
-void CompareMetrics(const BenchmarkRecord& base, const BenchmarkRecord& cont,
-                    const MetricJudge& judge, BenchmarkComparison& out) {
+Status CompareMetrics(const BenchmarkRecord& base, const BenchmarkRecord& cont,
+                      const MetricJudge& judge, BenchmarkComparison& out) {
   std::optional<double> traffic;
   if (const MetricSeries* moved = base.FindMetric(kTrafficCounter);
       moved && !moved->values.empty()) {
@@ -339,8 +374,9 @@ void CompareMetrics(const BenchmarkRecord& base, const BenchmarkRecord& cont,
       continue;
     }
     if (base_series.values.empty() || cont_series->values.empty()) continue;
-    out.metrics.push_back(judge.Judge(base.name, base_series, *cont_series,
-                                      base.aggregates_only || cont.aggregates_only, traffic));
+    GPUBENCH_RETURN_IF_ERROR(judge.Judge(base.name, base_series, *cont_series,
+                                         base.aggregates_only || cont.aggregates_only, traffic,
+                                         out.metrics.emplace_back()));
   }
   for (const MetricSeries& cont_series : cont.metrics) {
     if (!base.FindMetric(cont_series.name)) {
@@ -374,6 +410,7 @@ void CompareMetrics(const BenchmarkRecord& base, const BenchmarkRecord& cont,
       out.worse = metric.worse;
     }
   }
+  return Status::Ok();
 }
 
 void Count(const BenchmarkComparison& benchmark, Summary& summary) {
@@ -425,17 +462,113 @@ std::string FailureText(const BenchmarkRecord& record) {
   return text;
 }
 
+// One benchmark of the baseline against its namesake in the contender, if any.
+Status CompareBenchmark(const BenchmarkRecord& base, const BenchmarkFile& contender,
+                        const CompareOptions& options, const MetricJudge& judge,
+                        BenchmarkComparison& out) {
+  out.name = base.name;
+  out.baseline_repetitions = base.RepetitionCount();
+  out.throttled_baseline = AnyFlag(base, kThrottledCounter);
+  const BenchmarkRecord* cont = contender.Find(base.name);
+  if (!cont) {
+    out.status = BenchmarkStatus::kMissing;
+    out.fails_gate = options.fail_on_missing;
+  } else {
+    out.contender_repetitions = cont->RepetitionCount();
+    out.throttled_contender = AnyFlag(*cont, kThrottledCounter);
+    out.shared_baseline = AnyFlag(base, kSharedCounter);
+    out.shared_contender = AnyFlag(*cont, kSharedCounter);
+    if (base.failed && cont->failed) {
+      out.status = BenchmarkStatus::kFailedInBoth;
+      out.failure_message = FailureText(*cont);
+    } else if (cont->failed) {
+      out.status = BenchmarkStatus::kFailedInContender;
+      out.failure_message = FailureText(*cont);
+      out.fails_gate = true;
+    } else if (base.failed) {
+      out.status = BenchmarkStatus::kFailedInBaseline;
+      out.failure_message = FailureText(base);
+      out.notes.push_back("failed in the baseline: nothing to compare against");
+    } else {
+      GPUBENCH_RETURN_IF_ERROR(CompareMetrics(base, *cont, judge, out));
+    }
+  }
+  if (out.throttled_baseline || out.throttled_contender) {
+    out.notes.push_back(std::string("SM clock throttled in the ") +
+                        (out.throttled_baseline && out.throttled_contender
+                             ? "baseline and contender"
+                         : out.throttled_baseline ? "baseline"
+                                                  : "contender") +
+                        ": time comparison is doubtful");
+  }
+  return Status::Ok();
+}
+
+// Baseline benchmarks [begin, end) into out[begin, end); stops at the first that fails.
+Status CompareRange(const BenchmarkFile& baseline, const BenchmarkFile& contender,
+                    const CompareOptions& options, std::size_t begin, std::size_t end,
+                    std::vector<BenchmarkComparison>& out) {
+  const MetricJudge judge(baseline, contender, options);  // one per thread: it caches
+  for (std::size_t i = begin; i < end; ++i) {
+    GPUBENCH_RETURN_IF_ERROR(
+        CompareBenchmark(baseline.benchmarks[i], contender, options, judge, out[i]));
+  }
+  return Status::Ok();
+}
+
+// Every baseline benchmark, in order; large files in two halves on two threads (140,000 metric
+// comparisons take about 0.2 s). The failure reported is the first in file order, as without
+// threads.
+Status CompareBaselineBenchmarks(const BenchmarkFile& baseline, const BenchmarkFile& contender,
+                                 const CompareOptions& options, ComparisonReport& report) {
+  report.benchmarks.reserve(baseline.benchmarks.size() + 16);
+  report.benchmarks.resize(baseline.benchmarks.size());
+  Status halves[2];
+  OnTwoHalves(baseline.benchmarks.size(), [&](int half, std::size_t begin, std::size_t end) {
+    halves[half] = CompareRange(baseline, contender, options, begin, end, report.benchmarks);
+  });
+  GPUBENCH_RETURN_IF_ERROR(halves[0]);
+  return halves[1];
+}
+
+BenchmarkComparison CompareNewBenchmark(const BenchmarkRecord& cont) {
+  BenchmarkComparison out;
+  out.name = cont.name;
+  out.status = BenchmarkStatus::kNew;
+  out.contender_repetitions = cont.RepetitionCount();
+  out.throttled_contender = AnyFlag(cont, kThrottledCounter);
+  if (cont.failed) {
+    // A new benchmark that fails is as broken as an old one that fails.
+    out.status = BenchmarkStatus::kFailedInContender;
+    out.failure_message = FailureText(cont);
+    out.fails_gate = true;
+    out.notes.push_back("not in the baseline");
+  }
+  return out;
+}
+
 }  // namespace
 
-double Median(std::vector<double> values) {
+double Median(const std::vector<double>& values) {
   if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  // A copy to partition; on the stack for the usual few repetitions (this runs for every metric
+  // of every benchmark).
+  constexpr std::size_t kOnStack = 64;
+  double stack[kOnStack];
+  std::vector<double> heap;
+  double* first = stack;
+  if (values.size() > kOnStack) {
+    heap = values;
+    first = heap.data();
+  } else {
+    std::copy(values.begin(), values.end(), stack);
+  }
+  double* last = first + values.size();
   const std::size_t middle = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle),
-                   values.end());
-  const double upper = values[middle];
+  std::nth_element(first, first + middle, last);
+  const double upper = first[middle];
   if (values.size() % 2 == 1) return upper;
-  const double lower =
-      *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(middle));
+  const double lower = *std::max_element(first, first + middle);
   return lower + (upper - lower) / 2;
 }
 
@@ -502,8 +635,8 @@ std::vector<ValueDifference> DeviceDifferences(const BenchmarkFile& baseline,
   return differences;
 }
 
-ComparisonReport CompareFiles(const BenchmarkFile& baseline, const BenchmarkFile& contender,
-                              const CompareOptions& options) {
+Result<ComparisonReport> CompareFiles(const BenchmarkFile& baseline, const BenchmarkFile& contender,
+                                      const CompareOptions& options) {
   ComparisonReport report;
   report.baseline_path = baseline.path;
   report.contender_path = contender.path;
@@ -523,66 +656,11 @@ ComparisonReport CompareFiles(const BenchmarkFile& baseline, const BenchmarkFile
   if (baseline.benchmarks.empty()) {
     report.warnings.push_back(baseline.path + " has no benchmarks; nothing is gated");
   }
-
-  const MetricJudge judge(baseline, contender, options);
-  report.benchmarks.reserve(baseline.benchmarks.size() + 16);
-  for (const BenchmarkRecord& base : baseline.benchmarks) {
-    BenchmarkComparison out;
-    out.name = base.name;
-    out.baseline_repetitions = base.RepetitionCount();
-    out.throttled_baseline = AnyFlag(base, kThrottledCounter);
-    const BenchmarkRecord* cont = contender.Find(base.name);
-    if (!cont) {
-      out.status = BenchmarkStatus::kMissing;
-      out.fails_gate = options.fail_on_missing;
-    } else {
-      out.contender_repetitions = cont->RepetitionCount();
-      out.throttled_contender = AnyFlag(*cont, kThrottledCounter);
-      out.shared_baseline = AnyFlag(base, kSharedCounter);
-      out.shared_contender = AnyFlag(*cont, kSharedCounter);
-      if (base.failed && cont->failed) {
-        out.status = BenchmarkStatus::kFailedInBoth;
-        out.failure_message = FailureText(*cont);
-      } else if (cont->failed) {
-        out.status = BenchmarkStatus::kFailedInContender;
-        out.failure_message = FailureText(*cont);
-        out.fails_gate = true;
-      } else if (base.failed) {
-        out.status = BenchmarkStatus::kFailedInBaseline;
-        out.failure_message = FailureText(base);
-        out.notes.push_back("failed in the baseline: nothing to compare against");
-      } else {
-        CompareMetrics(base, *cont, judge, out);
-      }
-    }
-    if (out.throttled_baseline || out.throttled_contender) {
-      out.notes.push_back(std::string("SM clock throttled in the ") +
-                          (out.throttled_baseline && out.throttled_contender
-                               ? "baseline and contender"
-                           : out.throttled_baseline ? "baseline"
-                                                    : "contender") +
-                          ": time comparison is doubtful");
-    }
-    Count(out, report.summary);
-    report.benchmarks.push_back(std::move(out));
-  }
+  GPUBENCH_RETURN_IF_ERROR(CompareBaselineBenchmarks(baseline, contender, options, report));
   for (const BenchmarkRecord& cont : contender.benchmarks) {
-    if (baseline.Find(cont.name)) continue;
-    BenchmarkComparison out;
-    out.name = cont.name;
-    out.status = BenchmarkStatus::kNew;
-    out.contender_repetitions = cont.RepetitionCount();
-    out.throttled_contender = AnyFlag(cont, kThrottledCounter);
-    if (cont.failed) {
-      // A new benchmark that fails is as broken as an old one that fails.
-      out.status = BenchmarkStatus::kFailedInContender;
-      out.failure_message = FailureText(cont);
-      out.fails_gate = true;
-      out.notes.push_back("not in the baseline");
-    }
-    Count(out, report.summary);
-    report.benchmarks.push_back(std::move(out));
+    if (!baseline.Find(cont.name)) report.benchmarks.push_back(CompareNewBenchmark(cont));
   }
+  for (const BenchmarkComparison& benchmark : report.benchmarks) Count(benchmark, report.summary);
   report.exit_code = report.summary.failing > 0 ? kExitRegression : kExitOk;
   return report;
 }

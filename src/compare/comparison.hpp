@@ -1,6 +1,5 @@
 // Matches the benchmarks of two files and decides a verdict for each metric.
-#ifndef GPUBENCH_COMPARE_COMPARISON_H_
-#define GPUBENCH_COMPARE_COMPARISON_H_
+#pragma once
 
 #include <cstddef>
 #include <optional>
@@ -10,17 +9,18 @@
 #include "compare/mann_whitney.hpp"
 #include "compare/metric_policy.hpp"
 #include "compare/model.hpp"
+#include "status.hpp"
 
 namespace gpubench::compare {
 
-// Exit codes of gpubench-compare.
+/// Exit codes of gpubench-compare.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitRegression = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitSettingsMismatch = 3;
 
-// Whether a change beyond the threshold that statistics could not confirm
-// (too few repetitions) fails the gate.
+/// Whether a change beyond the threshold that statistics could not confirm
+/// (too few repetitions) fails the gate.
 enum class UnconfirmedPolicy { kFail, kWarn };
 
 struct CompareOptions {
@@ -35,35 +35,35 @@ enum class Verdict { kRegression, kImprovement, kSame, kUnconfirmed, kReportOnly
 
 enum class BenchmarkStatus {
   kCompared,
-  kMissing,            // in the baseline only
-  kNew,                // in the contender only
-  kFailedInContender,  // errored or skipped in the contender only: fails the gate
-  kFailedInBaseline,   // nothing to compare against
+  kMissing,            ///< in the baseline only
+  kNew,                ///< in the contender only
+  kFailedInContender,  ///< errored or skipped in the contender only: fails the gate
+  kFailedInBaseline,   ///< nothing to compare against
   kFailedInBoth,
 };
 
 struct MetricComparison {
   std::string name;
-  bool is_time = false;  // values are nanoseconds
+  bool is_time = false;  ///< values are nanoseconds
   MetricPolicy policy;
   std::vector<double> baseline_values, contender_values;
   double baseline_median = 0, contender_median = 0;
-  // (contender - baseline) / |baseline| in percent; +-inf when the baseline
-  // is 0, NaN when undefined.
+  /// (contender - baseline) / |baseline| in percent; +-inf when the baseline
+  /// is 0, NaN when undefined.
   double change_percent = 0;
-  // The threshold actually applied to a gated metric: the relative one (the larger of the
-  // vocabulary's minimum and the noise, or --threshold) and the absolute floor (floor in the
-  // metric's unit, or a share of the traffic for byte counters). Both must be exceeded.
+  /// The threshold actually applied to a gated metric: the relative one (the larger of the
+  /// vocabulary's minimum and the noise, or --threshold) and the absolute floor (floor in the
+  /// metric's unit, or a share of the traffic for byte counters). Both must be exceeded.
   std::optional<double> applied_threshold_percent;
   double applied_floor = 0;
-  // max(cv of baseline, cv of contender) in percent over the repetitions; NaN with < 2 values.
+  /// max(cv of baseline, cv of contender) in percent over the repetitions; NaN with < 2 values.
   double noise_percent = 0;
-  // Where the threshold came from, e.g. "minimum; noise 0.07%" or "floor 500 ns; noise 6.9%".
+  /// Where the threshold came from, e.g. "minimum; noise 0.07%" or "floor 500 ns; noise 6.9%".
   std::string threshold_source;
   std::optional<double> p_value;
   std::optional<MannWhitneyMethod> test_method;
   Verdict verdict = Verdict::kReportOnly;
-  bool worse = false;  // beyond the threshold in the bad direction
+  bool worse = false;  ///< beyond the threshold in the bad direction
   bool fails_gate = false;
   std::vector<std::string> notes;
 };
@@ -71,12 +71,12 @@ struct MetricComparison {
 struct BenchmarkComparison {
   std::string name;
   BenchmarkStatus status = BenchmarkStatus::kCompared;
-  Verdict verdict = Verdict::kReportOnly;  // the worst verdict of its gated metrics
+  Verdict verdict = Verdict::kReportOnly;  ///< the worst verdict of its gated metrics
   bool worse = false;
   bool fails_gate = false;
   std::size_t baseline_repetitions = 0, contender_repetitions = 0;
   bool throttled_baseline = false, throttled_contender = false;
-  // gpu_shared = 1 in a repetition: another process used the GPU; changes are not judged.
+  /// gpu_shared = 1 in a repetition: another process used the GPU; changes are not judged.
   bool shared_baseline = false, shared_contender = false;
   std::string failure_message;
   std::vector<MetricComparison> metrics;
@@ -85,14 +85,14 @@ struct BenchmarkComparison {
 
 struct ValueDifference {
   std::string key;
-  std::optional<std::string> baseline, contender;  // nullopt: key absent
-  bool prominent = false;                          // GPU name or driver: shown before the table
+  std::optional<std::string> baseline, contender;  ///< nullopt: key absent
+  bool prominent = false;                          ///< GPU name or driver: shown before the table
 };
 
 struct SettingsCheck {
   std::optional<std::string> baseline_fingerprint, contender_fingerprint;
   bool mismatch = false;
-  std::vector<ValueDifference> differences;  // every fingerprint key that differs
+  std::vector<ValueDifference> differences;  ///< every fingerprint key that differs
   std::vector<std::string> notes;
 };
 
@@ -108,7 +108,7 @@ struct ComparisonReport {
   std::size_t baseline_benchmark_count = 0, contender_benchmark_count = 0;
   CompareOptions options;
   SettingsCheck settings;
-  bool refused_for_settings = false;  // exit 3: nothing was compared
+  bool refused_for_settings = false;  ///< exit 3: nothing was compared
   std::vector<ValueDifference> device_differences;
   std::vector<BenchmarkComparison> benchmarks;
   Summary summary;
@@ -120,15 +120,14 @@ SettingsCheck CheckSettings(const BenchmarkFile& baseline, const BenchmarkFile& 
 std::vector<ValueDifference> DeviceDifferences(const BenchmarkFile& baseline,
                                                const BenchmarkFile& contender);
 
-// Throws LoadError when the inputs cannot be judged (e.g. a gated counter is
-// NaN or a gated time is 0 in the baseline).
-ComparisonReport CompareFiles(const BenchmarkFile& baseline, const BenchmarkFile& contender,
-                              const CompareOptions& options);
+/// Compares every benchmark of the two files. Fails (kInvalidInput) when the inputs cannot be
+/// judged (e.g. a gated counter is NaN or a gated time is 0 in the baseline).
+detail::Result<ComparisonReport> CompareFiles(const BenchmarkFile& baseline,
+                                              const BenchmarkFile& contender,
+                                              const CompareOptions& options);
 
-const char* VerdictName(Verdict verdict);        // "regression", ...
-const char* StatusName(BenchmarkStatus status);  // "compared", "missing", ...
-double Median(std::vector<double> values);
+const char* VerdictName(Verdict verdict);        ///< "regression", ...
+const char* StatusName(BenchmarkStatus status);  ///< "compared", "missing", ...
+double Median(const std::vector<double>& values);
 
 }  // namespace gpubench::compare
-
-#endif  // GPUBENCH_COMPARE_COMPARISON_H_

@@ -10,29 +10,18 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/run_summary.hpp"
+#include "compare/text.hpp"
 #include "gpubench/counters.hpp"
 
 namespace gpubench::compare {
 namespace {
 
+using detail::Result;
+using detail::Status;
+
 using OrderedJson = nlohmann::ordered_json;
 
 constexpr std::string_view kThrottledCounter = "sm_clock_throttled";
-
-std::string Printf(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
-
-std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
-  std::string joined;
-  for (const std::string& part : parts) {
-    if (!joined.empty()) joined += separator;
-    joined += part;
-  }
-  return joined;
-}
 
 // Every metric any benchmark of the run has, in order of first appearance.
 std::vector<std::string> MetricsInRun(const BenchmarkFile& run) {
@@ -48,7 +37,8 @@ std::vector<std::string> MetricsInRun(const BenchmarkFile& run) {
 
 // The metrics to export: the requested ones (each must be in some benchmark), or the default
 // ones the run has.
-std::vector<std::string> SelectMetrics(const BenchmarkFile& run, const ExportOptions& options) {
+Result<std::vector<std::string>> SelectMetrics(const BenchmarkFile& run,
+                                               const ExportOptions& options) {
   const std::vector<std::string> present = MetricsInRun(run);
   const auto has = [&](const std::string& name) {
     return std::find(present.begin(), present.end(), name) != present.end();
@@ -80,8 +70,8 @@ std::vector<std::string> SelectMetrics(const BenchmarkFile& run, const ExportOpt
       add(name);
       continue;
     }
-    throw ExportError(run.path + ": no benchmark has the counter \"" + name +
-                      "\"; the benchmarks have: " + Join(present, ", "));
+    return Status::InvalidInput(run.path + ": no benchmark has the counter \"" + name +
+                                "\"; the benchmarks have: " + Join(present, ", "));
   }
   return selected;
 }
@@ -155,8 +145,20 @@ void AppendNumber(std::string& out, double value) {
   out.append(buffer, error == std::errc() ? end : buffer);
 }
 
-// A JSON string with nlohmann's escaping.
-void AppendString(std::string& out, const std::string& text) { out += OrderedJson(text).dump(); }
+// A JSON string with nlohmann's escaping. Printable ASCII without '"' and '\\' needs none and
+// is copied as it is (150,000 strings for 10,000 benchmarks); anything else goes to nlohmann.
+void AppendString(std::string& out, const std::string& text) {
+  const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+    return c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
+  });
+  if (!plain) {
+    out += OrderedJson(text).dump();
+    return;
+  }
+  out += '"';
+  out += text;
+  out += '"';
+}
 
 // One entry of github-action-benchmark's custom format. The files hold one entry per benchmark
 // and counter (50,000 for 10,000 benchmarks), so they are written directly.
@@ -177,10 +179,31 @@ void AppendEntry(std::string& out, const std::string& name, const std::string& u
   out += "\n  }";
 }
 
+// The Bencher slug of each metric; fails when one has none or two share one.
+Status BencherSlugs(const std::vector<std::string>& metrics, std::vector<std::string>& slugs) {
+  std::set<std::string> seen_slugs;
+  for (const std::string& metric : metrics) {
+    slugs.push_back(BencherSlug(metric));
+    if (slugs.back().empty()) {
+      return Status::InvalidInput("counter \"" + metric +
+                                  "\" has no letters or digits for a Bencher slug");
+    }
+    if (!seen_slugs.insert(slugs.back()).second) {
+      return Status::InvalidInput("two counters get the Bencher slug \"" + slugs.back() +
+                                  "\" (the second is \"" + metric +
+                                  "\"); export one of them with --counters");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
-ExportResult ExportGithubActionBenchmark(const BenchmarkFile& run, const ExportOptions& options) {
-  const std::vector<std::string> metrics = SelectMetrics(run, options);
+Result<ExportResult> ExportGithubActionBenchmark(const BenchmarkFile& run,
+                                                 const ExportOptions& options) {
+  const Result<std::vector<std::string>> selected = SelectMetrics(run, options);
+  if (!selected.ok()) return selected.status();
+  const std::vector<std::string>& metrics = selected.value();
   std::vector<MetricDescription> descriptions;
   std::vector<std::string> undirected;
   for (const std::string& metric : metrics) {
@@ -188,7 +211,7 @@ ExportResult ExportGithubActionBenchmark(const BenchmarkFile& run, const ExportO
     if (descriptions.back().direction == Direction::kUnknown) undirected.push_back(metric);
   }
   if (!undirected.empty()) {
-    throw ExportError(
+    return Status::InvalidInput(
         "github-action-benchmark needs a direction for every series, and neither the counter "
         "vocabulary nor the file's gpubench_counter_units says which way is better for " +
         Join(undirected, ", ") + "; pass --direction NAME=higher or --direction NAME=lower");
@@ -272,21 +295,12 @@ BencherMeasure DescribeBencherMeasure(std::string_view metric, const BenchmarkFi
   return measure;
 }
 
-ExportResult ExportBencher(const BenchmarkFile& run, const ExportOptions& options) {
-  const std::vector<std::string> metrics = SelectMetrics(run, options);
+Result<ExportResult> ExportBencher(const BenchmarkFile& run, const ExportOptions& options) {
+  const Result<std::vector<std::string>> selected = SelectMetrics(run, options);
+  if (!selected.ok()) return selected.status();
+  const std::vector<std::string>& metrics = selected.value();
   std::vector<std::string> slugs;
-  std::set<std::string> seen_slugs;
-  for (const std::string& metric : metrics) {
-    slugs.push_back(BencherSlug(metric));
-    if (slugs.back().empty()) {
-      throw ExportError("counter \"" + metric + "\" has no letters or digits for a Bencher slug");
-    }
-    if (!seen_slugs.insert(slugs.back()).second) {
-      throw ExportError("two counters get the Bencher slug \"" + slugs.back() +
-                        "\" (the second is \"" + metric +
-                        "\"); export one of them with --counters");
-    }
-  }
+  GPUBENCH_RETURN_IF_ERROR(BencherSlugs(metrics, slugs));
   ExportResult result;
   std::string text = "{";
   std::size_t measures = 0;
@@ -296,10 +310,10 @@ ExportResult ExportBencher(const BenchmarkFile& run, const ExportOptions& option
       continue;
     }
     if (record.name.empty() || record.name.size() > kBencherMaxBenchmarkName) {
-      throw ExportError(run.path + ": benchmark \"" + record.name.substr(0, 80) + "...\" has " +
-                        std::to_string(record.name.size()) +
-                        " bytes; Bencher takes benchmark names of 1 to " +
-                        std::to_string(kBencherMaxBenchmarkName) + " bytes");
+      return Status::InvalidInput(run.path + ": benchmark \"" + record.name.substr(0, 80) +
+                                  "...\" has " + std::to_string(record.name.size()) +
+                                  " bytes; Bencher takes benchmark names of 1 to " +
+                                  std::to_string(kBencherMaxBenchmarkName) + " bytes");
     }
     std::string benchmark;
     for (std::size_t i = 0; i < metrics.size(); ++i) {

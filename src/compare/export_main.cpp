@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,6 +19,8 @@ using gpubench::compare::ExportResult;
 using gpubench::compare::kExitBadInput;
 using gpubench::compare::kExitOk;
 using gpubench::compare::kExitSettingsMismatch;
+using gpubench::detail::Result;
+using gpubench::detail::Status;
 
 constexpr const char* kDescription =
     "Export gpubench / Google Benchmark JSON for dashboards: github-action-benchmark's custom\n"
@@ -76,6 +77,55 @@ int WriteGithubActionBenchmark(const ExportResult& result, std::string prefix) {
   return kExitOk;
 }
 
+// Prints a failed Status and returns its exit code.
+int ExitFor(const Status& status) {
+  std::cerr << "gpubench-export: error: " << status.message() << "\n";
+  if (status.code() != Status::Code::kSettingsMismatch) return kExitBadInput;
+  std::cerr << "gpubench-export: files of one run must share their settings; not exporting.\n";
+  return kExitSettingsMismatch;
+}
+
+// Everything after the command line: load, export, write.
+int Export(const std::vector<std::string>& inputs, const std::string& target,
+           const std::string& output, bool list_measures,
+           const gpubench::compare::ExportOptions& options) {
+  if (list_measures && inputs.empty()) {
+    std::cout << gpubench::compare::FormatMeasureTable(
+        gpubench::compare::ListBencherMeasures(nullptr));
+    return kExitOk;
+  }
+  const Result<gpubench::compare::BenchmarkFile> loaded = gpubench::compare::LoadRun(inputs);
+  if (!loaded.ok()) return ExitFor(loaded.status());
+  const gpubench::compare::BenchmarkFile& run = loaded.value();
+  for (const std::string& warning : run.warnings) {
+    std::cerr << "gpubench-export: warning: " << warning << "\n";
+  }
+  if (list_measures) {
+    std::cout << gpubench::compare::FormatMeasureTable(
+        gpubench::compare::ListBencherMeasures(&run));
+    return kExitOk;
+  }
+  const bool bencher = target == "bencher";
+  const Result<ExportResult> exported =
+      bencher ? gpubench::compare::ExportBencher(run, options)
+              : gpubench::compare::ExportGithubActionBenchmark(run, options);
+  if (!exported.ok()) return ExitFor(exported.status());
+  const ExportResult& result = exported.value();
+  PrintNotes(result);
+  if (!bencher) return WriteGithubActionBenchmark(result, output.empty() ? "gpubench" : output);
+  if (output.empty() || output == "-") {
+    std::cout << result.bmf.text;
+    std::cout.flush();
+  } else if (!WriteFile(output, result.bmf.text)) {
+    std::cerr << "gpubench-export: error: cannot write " << output << "\n";
+    return kExitBadInput;
+  } else {
+    std::cout << "wrote " << output << ": " << result.benchmarks << " benchmarks, "
+              << result.bmf.count << " metrics (adapter: json)\n";
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -108,14 +158,6 @@ int main(int argc, char** argv) {
   gpubench::compare::ExportOptions options;
   try {
     app.parse(argc, argv);
-    for (const std::string& spec : direction_specs) {
-      auto [metric, direction] = gpubench::compare::ParseDirectionSpec(spec);
-      options.overrides.directions.insert_or_assign(metric, direction);
-    }
-    if (!list_measures && (inputs.empty() || target.empty())) {
-      throw std::invalid_argument(
-          "give RESULTS and --to github-action-benchmark|bencher (or --list-measures)");
-    }
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     return kExitOk;
@@ -123,59 +165,25 @@ int main(int argc, char** argv) {
     std::cerr << "gpubench-export: usage error: " << error.what() << "\n"
               << "Run 'gpubench-export --help' for usage.\n";
     return kExitBadInput;
-  } catch (const std::invalid_argument& error) {
-    std::cerr << "gpubench-export: usage error: " << error.what() << "\n";
+  }
+  gpubench::detail::Status status =
+      gpubench::compare::AddPolicyOverrides({}, direction_specs, options.overrides);
+  if (status.ok() && !list_measures && (inputs.empty() || target.empty())) {
+    status = gpubench::detail::Status::InvalidInput(
+        "give RESULTS and --to github-action-benchmark|bencher (or --list-measures)");
+  }
+  if (!status.ok()) {
+    std::cerr << "gpubench-export: usage error: " << status.message() << "\n";
     return kExitBadInput;
   }
   options.metrics = counters;
-
   try {
-    if (list_measures && inputs.empty()) {
-      std::cout << gpubench::compare::FormatMeasureTable(
-          gpubench::compare::ListBencherMeasures(nullptr));
-      return kExitOk;
-    }
-    const gpubench::compare::BenchmarkFile run = gpubench::compare::LoadRun(inputs);
-    for (const std::string& warning : run.warnings) {
-      std::cerr << "gpubench-export: warning: " << warning << "\n";
-    }
-    if (list_measures) {
-      std::cout << gpubench::compare::FormatMeasureTable(
-          gpubench::compare::ListBencherMeasures(&run));
-      return kExitOk;
-    }
-    if (target == "bencher") {
-      const ExportResult result = gpubench::compare::ExportBencher(run, options);
-      PrintNotes(result);
-      if (output.empty() || output == "-") {
-        std::cout << result.bmf.text;
-        std::cout.flush();
-      } else if (!WriteFile(output, result.bmf.text)) {
-        std::cerr << "gpubench-export: error: cannot write " << output << "\n";
-        return kExitBadInput;
-      } else {
-        std::cout << "wrote " << output << ": " << result.benchmarks << " benchmarks, "
-                  << result.bmf.count << " metrics (adapter: json)\n";
-      }
-      return kExitOk;
-    }
-    const ExportResult result = gpubench::compare::ExportGithubActionBenchmark(run, options);
-    PrintNotes(result);
-    return WriteGithubActionBenchmark(result, output.empty() ? "gpubench" : output);
-  } catch (const gpubench::compare::SettingsMismatchError& error) {
-    std::cerr << "gpubench-export: error: " << error.what() << "\n"
-              << "gpubench-export: files of one run must share their settings; not exporting.\n";
-    return kExitSettingsMismatch;
-  } catch (const gpubench::compare::LoadError& error) {
-    std::cerr << "gpubench-export: error: " << error.what() << "\n";
-    return kExitBadInput;
-  } catch (const gpubench::compare::ExportError& error) {
-    std::cerr << "gpubench-export: error: " << error.what() << "\n";
-    return kExitBadInput;
+    return Export(inputs, target, output, list_measures, options);
   } catch (const std::bad_alloc&) {
     std::cerr << "gpubench-export: error: out of memory\n";
     return kExitBadInput;
   } catch (const std::exception& error) {
+    // Last resort (e.g. nlohmann rejecting a name while writing): a bug must not pass silently.
     std::cerr << "gpubench-export: internal error: " << error.what() << "\n";
     return kExitBadInput;
   }

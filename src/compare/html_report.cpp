@@ -12,18 +12,13 @@
 
 #include "compare/report_format.hpp"
 #include "compare/run_summary.hpp"
+#include "compare/text.hpp"
 #include "gpubench/counters.hpp"
 
 namespace gpubench::compare {
 namespace {
 
 using OrderedJson = nlohmann::ordered_json;
-
-std::string Printf(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
 
 // Six significant digits are plenty for a chart and keep the embedded data small.
 double Round6(double value) {

@@ -1,35 +1,44 @@
 // Turns the bytes of a Google Benchmark JSON file into a BenchmarkFile.
-#ifndef GPUBENCH_COMPARE_LOADER_H_
-#define GPUBENCH_COMPARE_LOADER_H_
+#pragma once
 
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "compare/model.hpp"
+#include "status.hpp"
 
 namespace gpubench::compare {
 
-// Input that cannot be compared. The message names the file and, where it
-// applies, the benchmark and field, and says what a valid file looks like.
-class LoadError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// GB writes non-finite doubles as bare NaN / Infinity (older versions: nan,
-// inf), which strict JSON parsers reject. Returns a copy where every such
-// token outside strings is quoted ("NaN", "Infinity", "-Infinity"), or
-// nullopt when the input has none. Line numbers are unchanged.
+/// GB writes non-finite doubles as bare NaN / Infinity (older versions: nan,
+/// inf), which strict JSON parsers reject. Returns a copy where every such
+/// token outside strings is quoted ("NaN", "Infinity", "-Infinity"), or
+/// nullopt when the input has none. Line numbers are unchanged.
 std::optional<std::string> QuoteNonFiniteTokens(std::string_view json);
 
-// Parses GB JSON. `source_name` (usually the path) prefixes every message.
-BenchmarkFile ParseBenchmarkJson(std::string_view bytes, const std::string& source_name);
+/// Parses GB JSON. `source_name` (usually the path) prefixes every message.
+/// Uses RapidJSON where it was available at build time and falls back to
+/// nlohmann for any input that RapidJSON rejects or might read differently,
+/// so the result (or the kInvalidInput message) is always the one
+/// ParseBenchmarkJsonWithNlohmann gives.
+detail::Result<BenchmarkFile> ParseBenchmarkJson(std::string_view bytes,
+                                                 const std::string& source_name);
 
-// Reads and parses a file; throws LoadError for unreadable or invalid input.
-BenchmarkFile LoadBenchmarkFile(const std::string& path);
+/// The reference parser alone (nlohmann-json); slower. For tests and fuzzing.
+detail::Result<BenchmarkFile> ParseBenchmarkJsonWithNlohmann(std::string_view bytes,
+                                                             const std::string& source_name);
+
+/// Whether ParseBenchmarkJson has its fast path (built with RapidJSON).
+bool FastJsonParserAvailable();
+
+/// The fast path alone: nullopt where ParseBenchmarkJson would fall back to
+/// nlohmann (and always without RapidJSON). For tests and fuzzing.
+std::optional<BenchmarkFile> ParseBenchmarkJsonFastPathOnly(std::string_view bytes,
+                                                            const std::string& source_name);
+
+/// Reads and parses a file; fails (kInvalidInput) for unreadable or invalid input. The message
+/// names the file and, where it applies, the benchmark and field, and says what a valid file
+/// looks like.
+detail::Result<BenchmarkFile> LoadBenchmarkFile(const std::string& path);
 
 }  // namespace gpubench::compare
-
-#endif  // GPUBENCH_COMPARE_LOADER_H_

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -66,15 +65,6 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-    for (const std::string& spec : threshold_specs) {
-      options.compare.overrides.thresholds.insert_or_assign(
-          gpubench::compare::ParseThresholdSpec(spec).first,
-          gpubench::compare::ParseThresholdSpec(spec).second);
-    }
-    for (const std::string& spec : direction_specs) {
-      auto [metric, direction] = gpubench::compare::ParseDirectionSpec(spec);
-      options.compare.overrides.directions.insert_or_assign(metric, direction);
-    }
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     return gpubench::compare::kExitOk;
@@ -82,8 +72,11 @@ int main(int argc, char** argv) {
     std::cerr << "gpubench-compare: usage error: " << error.what() << "\n"
               << "Run 'gpubench-compare --help' for usage.\n";
     return gpubench::compare::kExitBadInput;
-  } catch (const std::invalid_argument& error) {
-    std::cerr << "gpubench-compare: usage error: " << error.what() << "\n";
+  }
+  if (const gpubench::detail::Status status = gpubench::compare::AddPolicyOverrides(
+          threshold_specs, direction_specs, options.compare.overrides);
+      !status.ok()) {
+    std::cerr << "gpubench-compare: usage error: " << status.message() << "\n";
     return gpubench::compare::kExitBadInput;
   }
   options.format = format == "markdown" ? OutputFormat::kMarkdown
@@ -94,6 +87,7 @@ int main(int argc, char** argv) {
                                      : ColorMode::kAuto;
   options.compare.unconfirmed =
       unconfirmed == "warn" ? UnconfirmedPolicy::kWarn : UnconfirmedPolicy::kFail;
+  options.free_memory = false;  // the process exits right after
   try {
     return gpubench::compare::RunComparison(options, std::cout, std::cerr,
                                             ::isatty(STDOUT_FILENO) == 1);

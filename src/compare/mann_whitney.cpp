@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <stdexcept>
 #include <utility>
 
 namespace gpubench::compare {
@@ -96,10 +95,11 @@ bool ExactIsAffordable(std::size_t n1, std::size_t n2) {
 
 }  // namespace
 
-MannWhitneyResult MannWhitneyU(const std::vector<double>& x, const std::vector<double>& y,
-                               MannWhitneyMethod method) {
+detail::Result<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x,
+                                               const std::vector<double>& y,
+                                               MannWhitneyMethod method) {
   if (x.empty() || y.empty()) {
-    throw std::invalid_argument("Mann-Whitney U needs at least one value in each sample");
+    return detail::Status::InvalidInput("Mann-Whitney U needs at least one value in each sample");
   }
   const std::size_t n1 = x.size(), n2 = y.size();
   const RankSums sums = RankBothSamples(x, y);

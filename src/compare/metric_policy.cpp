@@ -45,13 +45,14 @@ std::string_view Trim(std::string_view text) {
   return text;
 }
 
-std::pair<std::string_view, std::string_view> SplitSpec(std::string_view spec,
-                                                        const char* example) {
+detail::Result<std::pair<std::string_view, std::string_view>> SplitSpec(std::string_view spec,
+                                                                        const char* example) {
   const auto equals = spec.rfind('=');
   if (equals == std::string_view::npos || Trim(spec.substr(0, equals)).empty()) {
-    throw std::invalid_argument("\"" + std::string(spec) + "\" is not of the form " + example);
+    return detail::Status::InvalidInput("\"" + std::string(spec) + "\" is not of the form " +
+                                        example);
   }
-  return {Trim(spec.substr(0, equals)), Trim(spec.substr(equals + 1))};
+  return std::pair(Trim(spec.substr(0, equals)), Trim(spec.substr(equals + 1)));
 }
 
 }  // namespace
@@ -120,29 +121,52 @@ MetricPolicy ResolveMetricPolicy(std::string_view metric, const PolicyOverrides&
   return policy;
 }
 
-std::pair<std::string, std::optional<double>> ParseThresholdSpec(std::string_view spec) {
+detail::Result<std::pair<std::string, std::optional<double>>> ParseThresholdSpec(
+    std::string_view spec) {
   const char* example = "METRIC=PERCENT, e.g. real_time=5% or dram_write_bytes=1% or cpu_time=off";
-  auto [name, value] = SplitSpec(spec, example);
-  if (value == "off" || value == "none") return {std::string(name), std::nullopt};
+  const auto split = SplitSpec(spec, example);
+  if (!split.ok()) return split.status();
+  auto [name, value] = split.value();
+  if (value == "off" || value == "none") {
+    return std::pair(std::string(name), std::optional<double>());
+  }
   if (!value.empty() && value.back() == '%') value.remove_suffix(1);
   const std::string number(Trim(value));
   char* end = nullptr;
   const double percent = number.empty() ? NAN : std::strtod(number.c_str(), &end);
   if (number.empty() || end != number.c_str() + number.size() || !std::isfinite(percent) ||
       percent < 0) {
-    throw std::invalid_argument("threshold \"" + std::string(spec) +
-                                "\" needs a non-negative percentage: " + example);
+    return detail::Status::InvalidInput("threshold \"" + std::string(spec) +
+                                        "\" needs a non-negative percentage: " + example);
   }
-  return {std::string(name), percent};
+  return std::pair(std::string(name), std::optional<double>(percent));
 }
 
-std::pair<std::string, Direction> ParseDirectionSpec(std::string_view spec) {
+detail::Result<std::pair<std::string, Direction>> ParseDirectionSpec(std::string_view spec) {
   const char* example = "METRIC=higher or METRIC=lower, e.g. l2_hit_rate=higher";
-  auto [name, value] = SplitSpec(spec, example);
-  if (value == "higher") return {std::string(name), Direction::kHigherIsBetter};
-  if (value == "lower") return {std::string(name), Direction::kLowerIsBetter};
-  throw std::invalid_argument("direction \"" + std::string(spec) + "\" is not of the form " +
-                              example);
+  const auto split = SplitSpec(spec, example);
+  if (!split.ok()) return split.status();
+  const auto [name, value] = split.value();
+  if (value == "higher") return std::pair(std::string(name), Direction::kHigherIsBetter);
+  if (value == "lower") return std::pair(std::string(name), Direction::kLowerIsBetter);
+  return detail::Status::InvalidInput("direction \"" + std::string(spec) +
+                                      "\" is not of the form " + example);
+}
+
+detail::Status AddPolicyOverrides(const std::vector<std::string>& threshold_specs,
+                                  const std::vector<std::string>& direction_specs,
+                                  PolicyOverrides& overrides) {
+  for (const std::string& spec : threshold_specs) {
+    auto parsed = ParseThresholdSpec(spec);
+    if (!parsed.ok()) return parsed.status();
+    overrides.thresholds.insert_or_assign(parsed.value().first, parsed.value().second);
+  }
+  for (const std::string& spec : direction_specs) {
+    auto parsed = ParseDirectionSpec(spec);
+    if (!parsed.ok()) return parsed.status();
+    overrides.directions.insert_or_assign(parsed.value().first, parsed.value().second);
+  }
+  return detail::Status::Ok();
 }
 
 const char* DirectionName(Direction direction) {

@@ -2,16 +2,17 @@
 // from gpubench's counter vocabulary (include/gpubench/counters.hpp); a file's
 // gpubench_counter_units context entry names the units and directions of the counters the
 // vocabulary does not know (metrics added by name).
-#ifndef GPUBENCH_COMPARE_METRIC_POLICY_H_
-#define GPUBENCH_COMPARE_METRIC_POLICY_H_
+#pragma once
 
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "gpubench/counters.hpp"
+#include "status.hpp"
 
 namespace gpubench::compare {
 
@@ -19,29 +20,29 @@ enum class Direction { kLowerIsBetter, kHigherIsBetter, kUnknown };
 
 struct MetricPolicy {
   Direction direction = Direction::kUnknown;
-  // Gated when set: the smallest relative change (percent) that can fail. From the vocabulary
-  // this is a minimum that noise and floors can raise; from --threshold it is used as given.
+  /// Gated when set: the smallest relative change (percent) that can fail. From the vocabulary
+  /// this is a minimum that noise and floors can raise; from --threshold it is used as given.
   std::optional<double> threshold_percent;
-  bool threshold_from_user = false;  // --threshold: no noise or floor adjustment
+  bool threshold_from_user = false;  ///< --threshold: no noise or floor adjustment
   Gating gating = Gating::kReportOnly;
-  // Smallest absolute change that can fail, in the metric's unit (ns for times); 0: none.
+  /// Smallest absolute change that can fail, in the metric's unit (ns for times); 0: none.
   double floor = 0;
-  // Noisy metrics (time, rates) need the Mann-Whitney test to confirm a change; byte counts are
-  // judged on medians (with noise-aware thresholds and floors).
+  /// Noisy metrics (time, rates) need the Mann-Whitney test to confirm a change; byte counts are
+  /// judged on medians (with noise-aware thresholds and floors).
   bool statistical = true;
-  std::string unit;  // "" when unknown
-  // Why the metric got this policy, for reports ("vocabulary", "--threshold", ...).
+  std::string unit;  ///< "" when unknown
+  /// Why the metric got this policy, for reports ("vocabulary", "--threshold", ...).
   std::string rule;
 };
 
-// User settings from --threshold and --direction.
+/// User settings from --threshold and --direction.
 struct PolicyOverrides {
-  std::map<std::string, std::optional<double>> thresholds;  // nullopt: "off"
+  std::map<std::string, std::optional<double>> thresholds;  ///< nullopt: "off"
   std::map<std::string, Direction> directions;
 };
 
-// Units and directions a file declares in gpubench_counter_units ("name=unit:better;...",
-// prefix entries end in "/*"). Malformed entries are skipped.
+/// Units and directions a file declares in gpubench_counter_units ("name=unit:better;...",
+/// prefix entries end in "/*"). Malformed entries are skipped.
 struct DeclaredCounter {
   std::string unit;
   Direction direction = Direction::kUnknown;
@@ -53,15 +54,20 @@ const DeclaredCounter* FindDeclared(const DeclaredCounters& declared, std::strin
 MetricPolicy ResolveMetricPolicy(std::string_view metric, const PolicyOverrides& overrides,
                                  const DeclaredCounters& declared = {});
 
-// Parses "real_time=5%", "dram_write_bytes=1" (percent) or "cpu_time=off".
-// Throws std::invalid_argument with a message saying what is expected.
-std::pair<std::string, std::optional<double>> ParseThresholdSpec(std::string_view spec);
+/// Parses "real_time=5%", "dram_write_bytes=1" (percent) or "cpu_time=off". Fails
+/// (kInvalidInput) with a message saying what is expected.
+detail::Result<std::pair<std::string, std::optional<double>>> ParseThresholdSpec(
+    std::string_view spec);
 
-// Parses "my_counter=higher" or "my_counter=lower".
-std::pair<std::string, Direction> ParseDirectionSpec(std::string_view spec);
+/// Parses "my_counter=higher" or "my_counter=lower".
+detail::Result<std::pair<std::string, Direction>> ParseDirectionSpec(std::string_view spec);
 
-const char* DirectionName(Direction direction);  // "lower_is_better", ...
+/// Adds --threshold and --direction specs (as the tools take them, in order) to `overrides`;
+/// fails (kInvalidInput) at the first malformed one.
+detail::Status AddPolicyOverrides(const std::vector<std::string>& threshold_specs,
+                                  const std::vector<std::string>& direction_specs,
+                                  PolicyOverrides& overrides);
+
+const char* DirectionName(Direction direction);  ///< "lower_is_better", ...
 
 }  // namespace gpubench::compare
-
-#endif  // GPUBENCH_COMPARE_METRIC_POLICY_H_

@@ -1,7 +1,6 @@
 // In-memory model of one Google Benchmark JSON file, reduced to what the
 // comparison needs: per-benchmark, per-repetition values of every metric.
-#ifndef GPUBENCH_COMPARE_MODEL_H_
-#define GPUBENCH_COMPARE_MODEL_H_
+#pragma once
 
 #include <cstddef>
 #include <map>
@@ -15,27 +14,27 @@ namespace gpubench::compare {
 inline constexpr std::string_view kRealTime = "real_time";
 inline constexpr std::string_view kCpuTime = "cpu_time";
 
-// Values of one metric, one per repetition. Times are normalised to ns.
+/// Values of one metric, one per repetition. Times are normalised to ns.
 struct MetricSeries {
   std::string name;
   std::vector<double> values;
 };
 
-// One benchmark (one GB "run_name"), gathering its per-repetition rows.
+/// One benchmark (one GB "run_name"), gathering its per-repetition rows.
 struct BenchmarkRecord {
   std::string name;
-  std::size_t first_row = 0;  // index into the file's "benchmarks" array
-  // Declared by GB in every row; 0 when the file does not say.
+  std::size_t first_row = 0;  ///< index into the file's "benchmarks" array
+  /// Declared by GB in every row; 0 when the file does not say.
   int declared_repetitions = 0;
   std::vector<int> seen_repetition_indices;
-  bool failed = false;   // error_occurred or skipped in at least one repetition
-  bool skipped = false;  // failure came from SkipWithMessage, not an error
+  bool failed = false;   ///< error_occurred or skipped in at least one repetition
+  bool skipped = false;  ///< failure came from SkipWithMessage, not an error
   std::string failure_message;
-  // True when the file holds only aggregate rows for this benchmark
-  // (--benchmark_report_aggregates_only); values then hold one median.
+  /// True when the file holds only aggregate rows for this benchmark
+  /// (--benchmark_report_aggregates_only); values then hold one median.
   bool aggregates_only = false;
   std::string label;
-  // real_time and cpu_time first (when present), then counters in file order.
+  /// real_time and cpu_time first (when present), then counters in file order.
   std::vector<MetricSeries> metrics;
 
   const MetricSeries* FindMetric(std::string_view metric_name) const {
@@ -44,17 +43,17 @@ struct BenchmarkRecord {
     }
     return nullptr;
   }
-  // Number of repetitions that carry values (errored rows carry none).
+  /// Number of repetitions that carry values (errored rows carry none).
   std::size_t RepetitionCount() const {
     return metrics.empty() ? 0 : metrics.front().values.size();
   }
 };
 
 struct BenchmarkFile {
-  std::string path;  // as given by the user, used in every message
-  // Context entries; non-string values are kept as their JSON text.
+  std::string path;  ///< as given by the user, used in every message
+  /// Context entries; non-string values are kept as their JSON text.
   std::map<std::string, std::string> context;
-  std::vector<BenchmarkRecord> benchmarks;  // in first-appearance order
+  std::vector<BenchmarkRecord> benchmarks;  ///< in first-appearance order
   std::unordered_map<std::string, std::size_t> index_by_name;
   std::vector<std::string> warnings;
 
@@ -69,5 +68,3 @@ struct BenchmarkFile {
 };
 
 }  // namespace gpubench::compare
-
-#endif  // GPUBENCH_COMPARE_MODEL_H_

@@ -1,5 +1,7 @@
 #include "compare/report_format.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <string_view>
@@ -7,36 +9,88 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/halves.hpp"
+#include "compare/text.hpp"
+
 namespace gpubench::compare {
 namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 
-std::string Printf(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
+// "%.4g <suffix>" of value / scale.
+void AppendScaled(std::string& out, double value, double scale, int precision, const char* suffix) {
+  AppendGeneral(out, value / scale, precision);
+  out += suffix;
 }
 
-std::string FormatPValue(const MetricComparison& metric) {
-  if (!metric.p_value) return "-";
-  return *metric.p_value < 1e-4 ? "<0.0001" : Printf("%.4f", *metric.p_value);
+void AppendTimeNs(std::string& out, double nanoseconds) {
+  const double magnitude = std::fabs(nanoseconds);
+  if (!std::isfinite(nanoseconds)) return AppendGeneral(out, nanoseconds, 6);
+  if (magnitude >= 1e9) return AppendScaled(out, nanoseconds, 1e9, 4, " s");
+  if (magnitude >= 1e6) return AppendScaled(out, nanoseconds, 1e6, 4, " ms");
+  if (magnitude >= 1e3) return AppendScaled(out, nanoseconds, 1e3, 4, " us");
+  AppendScaled(out, nanoseconds, 1, 4, " ns");
 }
 
-std::string FormatThreshold(const MetricComparison& metric) {
-  if (!metric.applied_threshold_percent) return "-";
+void AppendQuantity(std::string& out, double value) {
+  const double magnitude = std::fabs(value);
+  if (!std::isfinite(value)) return AppendGeneral(out, value, 6);
+  if (magnitude >= 1e15) return AppendGeneral(out, value, 4);
+  if (magnitude >= 1e12) return AppendScaled(out, value, 1e12, 4, " T");
+  if (magnitude >= 1e9) return AppendScaled(out, value, 1e9, 4, " G");
+  if (magnitude >= 1e6) return AppendScaled(out, value, 1e6, 4, " M");
+  if (magnitude >= 1e4) return AppendScaled(out, value, 1e3, 4, " k");
+  AppendGeneral(out, value, 6);
+}
+
+void AppendChangePercent(std::string& out, double percent) {
+  if (std::isnan(percent)) {
+    out += "n/a";
+  } else if (std::isinf(percent)) {
+    out += percent > 0 ? "+inf%" : "-inf%";
+  } else {
+    AppendFixed(out, percent, 2, true);
+    out += '%';
+  }
+}
+
+void AppendPValue(std::string& out, const MetricComparison& metric) {
+  if (!metric.p_value) {
+    out += '-';
+  } else if (*metric.p_value < 1e-4) {
+    out += "<0.0001";
+  } else {
+    AppendFixed(out, *metric.p_value, 4);
+  }
+}
+
+void AppendThreshold(std::string& out, const MetricComparison& metric) {
+  if (!metric.applied_threshold_percent) {
+    out += '-';
+    return;
+  }
   const double percent = *metric.applied_threshold_percent;
-  const std::string value = std::isinf(percent) ? std::string("inf%")
-                            : percent >= 10     ? Printf("%.1f", percent) + "%"
-                                                : Printf("%.3g", percent) + "%";
-  return value + " (" + metric.threshold_source + ")";
+  if (std::isinf(percent)) {
+    out += "inf";
+  } else if (percent >= 10) {
+    AppendFixed(out, percent, 1);
+  } else {
+    AppendGeneral(out, percent, 3);
+  }
+  out += "% (";
+  out += metric.threshold_source;
+  out += ')';
 }
 
-std::string FormatMetricValue(const MetricComparison& metric, double value) {
-  return metric.is_time ? FormatTimeNs(value) : FormatQuantity(value);
+void AppendMetricValue(std::string& out, const MetricComparison& metric, double value) {
+  if (metric.is_time) {
+    AppendTimeNs(out, value);
+  } else {
+    AppendQuantity(out, value);
+  }
 }
 
-std::string VerdictLabel(const MetricComparison& metric) {
+const char* VerdictLabel(const MetricComparison& metric) {
   if (metric.verdict == Verdict::kUnconfirmed) {
     return metric.worse ? "unconfirmed (worse)" : "unconfirmed (better)";
   }
@@ -81,15 +135,6 @@ std::string ThrottleFlag(const BenchmarkComparison& benchmark) {
   return flag;
 }
 
-std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
-  std::string joined;
-  for (const std::string& part : parts) {
-    if (!joined.empty()) joined += separator;
-    joined += part;
-  }
-  return joined;
-}
-
 std::string ShowValue(const std::optional<std::string>& value) {
   return value ? "\"" + *value + "\"" : std::string("(absent)");
 }
@@ -127,11 +172,6 @@ Tone StatusTone(const BenchmarkComparison& benchmark) {
   }
 }
 
-struct TableRow {
-  std::vector<std::string> cells;
-  std::vector<Tone> tones;
-};
-
 enum Column {
   kBenchmark,
   kClock,
@@ -150,23 +190,56 @@ const char* const kHeaders[kColumnCount] = {"Benchmark", "Clock",  "Metric",  "B
                                             "Contender", "Change", "p-value", "Threshold",
                                             "Verdict",   "Notes"};
 
+// The cells of a table in one buffer, row after row and column after column: ten std::strings
+// per row made up most of the time of a 140,000-row console table.
+class TableRows {
+ public:
+  std::size_t size() const { return tones_.size(); }
+  bool empty() const { return tones_.empty(); }
+  std::string_view Cell(std::size_t row, int column) const {
+    const std::size_t cell = row * kColumnCount + static_cast<std::size_t>(column);
+    const std::size_t begin = cell == 0 ? 0 : ends_[cell - 1];
+    return std::string_view(text_).substr(begin, ends_[cell] - begin);
+  }
+  Tone CellTone(std::size_t row, int column) const { return tones_[row][column]; }
+
+  /// Starts a row whose cells are then written in column order with Text() and EndCell().
+  void StartRow() { tones_.emplace_back().fill(Tone::kPlain); }
+  std::string& Text() { return text_; }
+  void EndCell(Tone tone = Tone::kPlain) {
+    tones_.back()[ends_.size() % kColumnCount] = tone;
+    ends_.push_back(text_.size());
+  }
+  void AddCell(std::string_view text, Tone tone = Tone::kPlain) {
+    text_ += text;
+    EndCell(tone);
+  }
+
+ private:
+  std::string text_;
+  std::vector<std::size_t> ends_;  // where each cell ends in text_
+  std::vector<std::array<Tone, kColumnCount>> tones_;
+};
+
+// A row for a benchmark without compared metrics.
+void AppendStatusRow(const BenchmarkComparison& benchmark, const std::string& clock,
+                     const std::string& notes, TableRows& rows) {
+  rows.StartRow();
+  rows.AddCell(benchmark.name);
+  rows.AddCell(clock, Tone::kWarn);
+  for (int column = kMetric; column < kVerdict; ++column) rows.AddCell("");
+  rows.AddCell(
+      benchmark.status == BenchmarkStatus::kCompared ? "no common metrics" : StatusLabel(benchmark),
+      StatusTone(benchmark));
+  rows.AddCell(notes);
+}
+
 // One row per compared metric, or one row for a benchmark without metrics.
-void AppendRows(const BenchmarkComparison& benchmark, std::vector<TableRow>& rows,
-                bool only_notable) {
+void AppendRows(const BenchmarkComparison& benchmark, TableRows& rows, bool only_notable) {
   const std::string bench_notes = Join(benchmark.notes, "; ");
   const std::string clock = ThrottleFlag(benchmark);
   if (benchmark.status != BenchmarkStatus::kCompared || benchmark.metrics.empty()) {
-    TableRow row;
-    row.cells.assign(kColumnCount, "");
-    row.tones.assign(kColumnCount, Tone::kPlain);
-    row.cells[kBenchmark] = benchmark.name;
-    row.cells[kClock] = clock;
-    row.tones[kClock] = Tone::kWarn;
-    row.cells[kVerdict] = benchmark.status == BenchmarkStatus::kCompared ? "no common metrics"
-                                                                         : StatusLabel(benchmark);
-    row.tones[kVerdict] = StatusTone(benchmark);
-    row.cells[kNotes] = bench_notes;
-    rows.push_back(std::move(row));
+    AppendStatusRow(benchmark, clock, bench_notes, rows);
     return;
   }
   bool first = true;
@@ -175,25 +248,32 @@ void AppendRows(const BenchmarkComparison& benchmark, std::vector<TableRow>& row
                          metric.verdict == Verdict::kImprovement ||
                          metric.verdict == Verdict::kUnconfirmed;
     if (only_notable && !notable) continue;
-    TableRow row;
-    row.cells.assign(kColumnCount, "");
-    row.tones.assign(kColumnCount, Tone::kPlain);
-    row.cells[kBenchmark] = first || only_notable ? benchmark.name : "";
-    row.cells[kClock] = first || only_notable ? clock : "";
-    row.tones[kClock] = Tone::kWarn;
-    row.cells[kMetric] = metric.name;
-    row.cells[kBaseline] = FormatMetricValue(metric, metric.baseline_median);
-    row.cells[kContender] = FormatMetricValue(metric, metric.contender_median);
-    row.cells[kChange] = FormatChangePercent(metric.change_percent);
-    row.tones[kChange] = MetricTone(metric);
-    row.cells[kP] = FormatPValue(metric);
-    row.cells[kThreshold] = FormatThreshold(metric);
-    row.cells[kVerdict] = VerdictLabel(metric);
-    row.tones[kVerdict] = MetricTone(metric);
-    std::vector<std::string> notes = metric.notes;
-    if (first && !bench_notes.empty()) notes.push_back(bench_notes);
-    row.cells[kNotes] = Join(notes, "; ");
-    rows.push_back(std::move(row));
+    const Tone tone = MetricTone(metric);
+    std::string& text = rows.Text();
+    rows.StartRow();
+    rows.AddCell(first || only_notable ? std::string_view(benchmark.name) : std::string_view());
+    rows.AddCell(first || only_notable ? std::string_view(clock) : std::string_view(), Tone::kWarn);
+    rows.AddCell(metric.name);
+    AppendMetricValue(text, metric, metric.baseline_median);
+    rows.EndCell();
+    AppendMetricValue(text, metric, metric.contender_median);
+    rows.EndCell();
+    AppendChangePercent(text, metric.change_percent);
+    rows.EndCell(tone);
+    AppendPValue(text, metric);
+    rows.EndCell();
+    AppendThreshold(text, metric);
+    rows.EndCell();
+    rows.AddCell(VerdictLabel(metric), tone);
+    // As Join(notes, "; ") with the benchmark's notes after the first row's own.
+    const std::size_t notes_start = text.size();
+    auto add_note = [&](const std::string& note) {
+      if (text.size() > notes_start) text += "; ";
+      text += note;
+    };
+    for (const std::string& note : metric.notes) add_note(note);
+    if (first && !bench_notes.empty()) add_note(bench_notes);
+    rows.EndCell();
     first = false;
   }
 }
@@ -306,7 +386,7 @@ const char* AnsiColor(Tone tone) {
   return "";
 }
 
-void AppendColored(std::string& out, const std::string& text, Tone tone, bool color) {
+void AppendColored(std::string& out, std::string_view text, Tone tone, bool color) {
   if (color && tone != Tone::kPlain && !text.empty()) {
     out += AnsiColor(tone);
     out += text;
@@ -317,7 +397,7 @@ void AppendColored(std::string& out, const std::string& text, Tone tone, bool co
 }
 
 // Display width in terminal columns: counts UTF-8 code points, not bytes.
-std::size_t DisplayWidth(const std::string& text) {
+std::size_t DisplayWidth(std::string_view text) {
   std::size_t width = 0;
   for (unsigned char c : text) width += (c & 0xC0) != 0x80;
   return width;
@@ -325,7 +405,7 @@ std::size_t DisplayWidth(const std::string& text) {
 
 // --- markdown --------------------------------------------------------------
 
-std::string MarkdownCell(const std::string& text) {
+std::string MarkdownCell(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
@@ -344,7 +424,7 @@ std::string MarkdownCell(const std::string& text) {
   return out;
 }
 
-void AppendMarkdownTable(const std::vector<TableRow>& rows, bool with_clock, std::size_t limit,
+void AppendMarkdownTable(const TableRows& rows, bool with_clock, std::size_t limit,
                          std::string& out) {
   out += "|";
   for (int column = 0; column < kColumnCount; ++column) {
@@ -360,16 +440,16 @@ void AppendMarkdownTable(const std::vector<TableRow>& rows, bool with_clock, std
   }
   out += "\n";
   std::size_t written = 0;
-  for (const TableRow& row : rows) {
+  for (std::size_t row = 0; row < rows.size(); ++row) {
     if (written == limit) break;
     ++written;
     out += "|";
     for (int column = 0; column < kColumnCount; ++column) {
       if (column == kClock && !with_clock) continue;
-      std::string cell = MarkdownCell(row.cells[column]);
+      std::string cell = MarkdownCell(rows.Cell(row, column));
       if (column == kBenchmark && !cell.empty()) cell = "`" + cell + "`";
-      if (!cell.empty() && (row.tones[column] == Tone::kBad || row.tones[column] == Tone::kWarn ||
-                            row.tones[column] == Tone::kGood)) {
+      const Tone tone = rows.CellTone(row, column);
+      if (!cell.empty() && (tone == Tone::kBad || tone == Tone::kWarn || tone == Tone::kGood)) {
         cell = "**" + cell + "**";
       }
       out += " " + cell + " |";
@@ -436,32 +516,102 @@ OrderedJson MetricJson(const MetricComparison& metric) {
   return json;
 }
 
+void AppendConsoleLine(const TableRows& rows, std::size_t row, const std::size_t* widths,
+                       bool with_clock, bool color, std::string& out) {
+  const std::size_t line_start = out.size();
+  for (int column = 0; column < kColumnCount; ++column) {
+    if (column == kClock && !with_clock) continue;
+    const std::string_view cell = row < rows.size() ? rows.Cell(row, column) : kHeaders[column];
+    const Tone tone = row < rows.size() ? rows.CellTone(row, column) : Tone::kPlain;
+    const std::size_t padding = widths[column] - DisplayWidth(cell);
+    const bool right = column >= kBaseline && column <= kThreshold;
+    if (right) out.append(padding, ' ');
+    AppendColored(out, cell, tone, color);
+    if (column == kNotes) break;  // no trailing spaces
+    if (!right) out.append(padding, ' ');
+    out += "  ";
+  }
+  while (out.size() > line_start && out.back() == ' ') out.pop_back();
+  out += '\n';
+}
+
+// The header, then a row per compared metric, each column as wide as its widest cell. Large
+// reports are built in two halves on two threads.
+void AppendConsoleTable(const ComparisonReport& report, bool color, std::string& out) {
+  const bool with_clock = AnyThrottled(report);
+  const std::vector<BenchmarkComparison>& benchmarks = report.benchmarks;
+  TableRows rows[2];
+  OnTwoHalves(benchmarks.size(), [&](int half, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) AppendRows(benchmarks[i], rows[half], false);
+  });
+  std::size_t widths[kColumnCount];
+  for (int column = 0; column < kColumnCount; ++column) {
+    widths[column] = DisplayWidth(kHeaders[column]);
+    for (const TableRows& half : rows) {
+      for (std::size_t row = 0; row < half.size(); ++row) {
+        widths[column] = std::max(widths[column], DisplayWidth(half.Cell(row, column)));
+      }
+    }
+  }
+  out += "\n";
+  AppendConsoleLine(rows[0], rows[0].size(), widths, with_clock, color, out);  // the header
+  std::string second_half;
+  OnTwoHalves(benchmarks.size(), [&](int half, std::size_t, std::size_t) {
+    std::string& text = half == 0 ? out : second_half;
+    for (std::size_t row = 0; row < rows[half].size(); ++row) {
+      AppendConsoleLine(rows[half], row, widths, with_clock, color, text);
+    }
+  });
+  out += second_half;
+}
+
+OrderedJson BenchmarksJson(const ComparisonReport& report) {
+  OrderedJson benchmarks = OrderedJson::array();
+  for (const BenchmarkComparison& benchmark : report.benchmarks) {
+    OrderedJson entry;
+    entry["name"] = benchmark.name;
+    entry["status"] = StatusName(benchmark.status);
+    entry["verdict"] = benchmark.status == BenchmarkStatus::kCompared
+                           ? OrderedJson(VerdictName(benchmark.verdict))
+                           : OrderedJson(nullptr);
+    entry["worse"] = benchmark.worse;
+    entry["fails_gate"] = benchmark.fails_gate;
+    entry["repetitions"] = {{"baseline", benchmark.baseline_repetitions},
+                            {"contender", benchmark.contender_repetitions}};
+    entry["throttled"] = {{"baseline", benchmark.throttled_baseline},
+                          {"contender", benchmark.throttled_contender}};
+    entry["gpu_shared"] = {{"baseline", benchmark.shared_baseline},
+                           {"contender", benchmark.shared_contender}};
+    entry["failure_message"] = benchmark.failure_message.empty()
+                                   ? OrderedJson(nullptr)
+                                   : OrderedJson(benchmark.failure_message);
+    OrderedJson metrics = OrderedJson::array();
+    for (const MetricComparison& metric : benchmark.metrics) metrics.push_back(MetricJson(metric));
+    entry["metrics"] = std::move(metrics);
+    entry["notes"] = benchmark.notes;
+    benchmarks.push_back(std::move(entry));
+  }
+  return benchmarks;
+}
+
 }  // namespace
 
 std::string FormatTimeNs(double nanoseconds) {
-  if (!std::isfinite(nanoseconds)) return Printf("%g", nanoseconds);
-  const double magnitude = std::fabs(nanoseconds);
-  if (magnitude >= 1e9) return Printf("%.4g s", nanoseconds / 1e9);
-  if (magnitude >= 1e6) return Printf("%.4g ms", nanoseconds / 1e6);
-  if (magnitude >= 1e3) return Printf("%.4g us", nanoseconds / 1e3);
-  return Printf("%.4g ns", nanoseconds);
+  std::string text;
+  AppendTimeNs(text, nanoseconds);
+  return text;
 }
 
 std::string FormatQuantity(double value) {
-  if (!std::isfinite(value)) return Printf("%g", value);
-  const double magnitude = std::fabs(value);
-  if (magnitude >= 1e15) return Printf("%.4g", value);
-  if (magnitude >= 1e12) return Printf("%.4g T", value / 1e12);
-  if (magnitude >= 1e9) return Printf("%.4g G", value / 1e9);
-  if (magnitude >= 1e6) return Printf("%.4g M", value / 1e6);
-  if (magnitude >= 1e4) return Printf("%.4g k", value / 1e3);
-  return Printf("%.6g", value);
+  std::string text;
+  AppendQuantity(text, value);
+  return text;
 }
 
 std::string FormatChangePercent(double percent) {
-  if (std::isnan(percent)) return "n/a";
-  if (std::isinf(percent)) return percent > 0 ? "+inf%" : "-inf%";
-  return Printf("%+.2f%%", percent);
+  std::string text;
+  AppendChangePercent(text, percent);
+  return text;
 }
 
 std::string FormatConsole(const ComparisonReport& report, bool color) {
@@ -475,41 +625,7 @@ std::string FormatConsole(const ComparisonReport& report, bool color) {
     out += "\n";
   }
   if (!report.refused_for_settings) {
-    std::vector<TableRow> rows;
-    for (const BenchmarkComparison& benchmark : report.benchmarks) {
-      AppendRows(benchmark, rows, false);
-    }
-    const bool with_clock = AnyThrottled(report);
-    std::size_t widths[kColumnCount];
-    for (int column = 0; column < kColumnCount; ++column) {
-      widths[column] = DisplayWidth(kHeaders[column]);
-    }
-    for (const TableRow& row : rows) {
-      for (int column = 0; column < kColumnCount; ++column) {
-        widths[column] = std::max(widths[column], DisplayWidth(row.cells[column]));
-      }
-    }
-    auto append_row = [&](const std::vector<std::string>& cells, const std::vector<Tone>& tones) {
-      std::string line;
-      for (int column = 0; column < kColumnCount; ++column) {
-        if (column == kClock && !with_clock) continue;
-        const std::string& cell = cells[column];
-        const std::size_t padding = widths[column] - DisplayWidth(cell);
-        const bool right = column >= kBaseline && column <= kThreshold;
-        if (right) line.append(padding, ' ');
-        AppendColored(line, cell, tones[column], color);
-        if (column == kNotes) break;  // no trailing spaces
-        if (!right) line.append(padding, ' ');
-        line += "  ";
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line;
-      out += '\n';
-    };
-    out += "\n";
-    append_row(std::vector<std::string>(kHeaders, kHeaders + kColumnCount),
-               std::vector<Tone>(kColumnCount, Tone::kPlain));
-    for (const TableRow& row : rows) append_row(row.cells, row.tones);
+    AppendConsoleTable(report, color, out);
     out += "\n" + SummaryLine(report) + "\n";
   }
   const Tone gate_tone = report.exit_code == kExitOk ? Tone::kGood : Tone::kBad;
@@ -549,7 +665,7 @@ std::string FormatMarkdown(const ComparisonReport& report) {
   }
   out += "**Summary:** " + MarkdownCell(SummaryLine(report)) + "\n\n";
   const bool with_clock = AnyThrottled(report);
-  std::vector<TableRow> notable;
+  TableRows notable;
   for (const BenchmarkComparison& benchmark : report.benchmarks) {
     AppendRows(benchmark, notable, true);
   }
@@ -558,7 +674,7 @@ std::string FormatMarkdown(const ComparisonReport& report) {
     AppendMarkdownTable(notable, with_clock, kMarkdownMaxDetailRows, out);
     out += "\n";
   }
-  std::vector<TableRow> all;
+  TableRows all;
   for (const BenchmarkComparison& benchmark : report.benchmarks) {
     AppendRows(benchmark, all, false);
   }
@@ -623,32 +739,7 @@ std::string FormatJson(const ComparisonReport& report) {
                      {"throttled", s.throttled},
                      {"gpu_shared", s.shared},
                      {"failing", s.failing}};
-  OrderedJson benchmarks = OrderedJson::array();
-  for (const BenchmarkComparison& benchmark : report.benchmarks) {
-    OrderedJson entry;
-    entry["name"] = benchmark.name;
-    entry["status"] = StatusName(benchmark.status);
-    entry["verdict"] = benchmark.status == BenchmarkStatus::kCompared
-                           ? OrderedJson(VerdictName(benchmark.verdict))
-                           : OrderedJson(nullptr);
-    entry["worse"] = benchmark.worse;
-    entry["fails_gate"] = benchmark.fails_gate;
-    entry["repetitions"] = {{"baseline", benchmark.baseline_repetitions},
-                            {"contender", benchmark.contender_repetitions}};
-    entry["throttled"] = {{"baseline", benchmark.throttled_baseline},
-                          {"contender", benchmark.throttled_contender}};
-    entry["gpu_shared"] = {{"baseline", benchmark.shared_baseline},
-                           {"contender", benchmark.shared_contender}};
-    entry["failure_message"] = benchmark.failure_message.empty()
-                                   ? OrderedJson(nullptr)
-                                   : OrderedJson(benchmark.failure_message);
-    OrderedJson metrics = OrderedJson::array();
-    for (const MetricComparison& metric : benchmark.metrics) metrics.push_back(MetricJson(metric));
-    entry["metrics"] = std::move(metrics);
-    entry["notes"] = benchmark.notes;
-    benchmarks.push_back(std::move(entry));
-  }
-  json["benchmarks"] = std::move(benchmarks);
+  json["benchmarks"] = BenchmarksJson(report);
   // Replace invalid UTF-8 in names rather than throwing while writing.
   return json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }

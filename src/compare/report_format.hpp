@@ -1,6 +1,5 @@
 // Renders a ComparisonReport for people (console, Markdown) and machines (JSON).
-#ifndef GPUBENCH_COMPARE_REPORT_FORMAT_H_
-#define GPUBENCH_COMPARE_REPORT_FORMAT_H_
+#pragma once
 
 #include <cstddef>
 #include <string>
@@ -11,18 +10,16 @@ namespace gpubench::compare {
 
 enum class OutputFormat { kConsole, kMarkdown, kJson };
 
-// Markdown job summaries have a size limit, so the full table is cut here.
+/// Markdown job summaries have a size limit, so the full table is cut here.
 inline constexpr std::size_t kMarkdownMaxDetailRows = 1000;
 
 std::string FormatConsole(const ComparisonReport& report, bool color);
 std::string FormatMarkdown(const ComparisonReport& report);
 std::string FormatJson(const ComparisonReport& report);
 
-// Human-readable numbers, shared by the console and Markdown tables.
-std::string FormatTimeNs(double nanoseconds);     // "12.35 us"
-std::string FormatQuantity(double value);         // "1.049 G", "512"
-std::string FormatChangePercent(double percent);  // "+12.30%", "+inf%", "n/a"
+/// Human-readable numbers, shared by the console and Markdown tables.
+std::string FormatTimeNs(double nanoseconds);     ///< "12.35 us"
+std::string FormatQuantity(double value);         ///< "1.049 G", "512"
+std::string FormatChangePercent(double percent);  ///< "+12.30%", "+inf%", "n/a"
 
 }  // namespace gpubench::compare
-
-#endif  // GPUBENCH_COMPARE_REPORT_FORMAT_H_

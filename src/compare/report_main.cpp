@@ -3,8 +3,8 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,6 +20,8 @@ namespace {
 using gpubench::compare::kExitBadInput;
 using gpubench::compare::kExitOk;
 using gpubench::compare::kExitSettingsMismatch;
+using gpubench::detail::Result;
+using gpubench::detail::Status;
 
 constexpr const char* kDescription =
     "Write a self-contained HTML report of gpubench / Google Benchmark JSON: device, clocks,\n"
@@ -45,6 +47,82 @@ std::vector<std::string> CopiedCounterLines(const std::string& log) {
     if (line.find("hardware counters were copied") != std::string::npos) lines.push_back(line);
   }
   return lines;
+}
+
+// Prints a failed Status and returns its exit code.
+int ExitFor(const Status& status) {
+  std::cerr << "gpubench-report: error: " << status.message() << "\n";
+  return status.code() == Status::Code::kSettingsMismatch ? kExitSettingsMismatch : kExitBadInput;
+}
+
+// The baseline and the gate's comparison of the run against it, into `report`.
+int AddBaseline(const std::string& baseline_path, const gpubench::compare::CompareOptions& compare,
+                std::optional<gpubench::compare::BenchmarkFile>& baseline,
+                gpubench::compare::ComparisonReport& comparison,
+                gpubench::compare::ReportInputs& report) {
+  const gpubench::compare::BenchmarkFile& run = *report.run;
+  Result<gpubench::compare::BenchmarkFile> loaded =
+      gpubench::compare::LoadBenchmarkFile(baseline_path);
+  if (!loaded.ok()) return ExitFor(loaded.status());
+  baseline = std::move(loaded).value();
+  const gpubench::compare::SettingsCheck check = gpubench::compare::CheckSettings(*baseline, run);
+  if (check.mismatch && !compare.allow_settings_mismatch) {
+    std::cerr << "gpubench-report: error: "
+              << gpubench::compare::DescribeSettingsMismatch(check, baseline_path, run.path)
+              << "\ngpubench-report: not reporting against this baseline; pass "
+                 "--allow-settings-mismatch to report anyway (with a warning).\n";
+    return kExitSettingsMismatch;
+  }
+  Result<gpubench::compare::ComparisonReport> compared =
+      gpubench::compare::CompareFiles(*baseline, run, compare);
+  if (!compared.ok()) return ExitFor(compared.status());
+  comparison = std::move(compared).value();
+  report.baseline = &*baseline;
+  report.comparison = &comparison;
+  return kExitOk;
+}
+
+// Everything after the command line and Chart.js: load, compare, render, write.
+int Report(const std::vector<std::string>& inputs, const std::string& baseline_path,
+           const std::string& log_path, const std::string& output,
+           const gpubench::compare::CompareOptions& compare,
+           gpubench::compare::ReportInputs& report) {
+  const Result<gpubench::compare::BenchmarkFile> loaded = gpubench::compare::LoadRun(inputs);
+  if (!loaded.ok()) return ExitFor(loaded.status());
+  const gpubench::compare::BenchmarkFile& run = loaded.value();
+  report.run = &run;
+  std::optional<gpubench::compare::BenchmarkFile> baseline;
+  gpubench::compare::ComparisonReport comparison;
+  if (!baseline_path.empty()) {
+    const int code = AddBaseline(baseline_path, compare, baseline, comparison, report);
+    if (code != kExitOk) return code;
+  }
+  if (!log_path.empty()) {
+    std::string log;
+    if (!ReadFile(log_path, &log)) {
+      std::cerr << "gpubench-report: error: cannot read the log " << log_path << "\n";
+      return kExitBadInput;
+    }
+    report.copied_counter_lines = CopiedCounterLines(log);
+    report.log_given = true;
+  }
+  const std::string html = gpubench::compare::RenderHtmlReport(report);
+  std::ofstream file(output, std::ios::binary | std::ios::trunc);
+  file << html;
+  file.close();
+  if (!file) {
+    std::cerr << "gpubench-report: error: cannot write " << output << "\n";
+    return kExitBadInput;
+  }
+  std::cout << "wrote " << output << ": " << run.benchmarks.size() << " benchmarks, " << html.size()
+            << " bytes";
+  if (report.comparison) {
+    std::cout << "; gate against " << baseline_path << ": "
+              << (comparison.exit_code == kExitOk ? "pass" : "fail") << " (gpubench-compare "
+              << "would exit " << comparison.exit_code << ")";
+  }
+  std::cout << "\n";
+  return kExitOk;
 }
 
 }  // namespace
@@ -75,14 +153,6 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"fail", "warn"}));
   try {
     app.parse(argc, argv);
-    for (const std::string& spec : threshold_specs) {
-      auto [metric, threshold] = gpubench::compare::ParseThresholdSpec(spec);
-      compare.overrides.thresholds.insert_or_assign(metric, threshold);
-    }
-    for (const std::string& spec : direction_specs) {
-      auto [metric, direction] = gpubench::compare::ParseDirectionSpec(spec);
-      compare.overrides.directions.insert_or_assign(metric, direction);
-    }
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     return kExitOk;
@@ -90,8 +160,11 @@ int main(int argc, char** argv) {
     std::cerr << "gpubench-report: usage error: " << error.what() << "\n"
               << "Run 'gpubench-report --help' for usage.\n";
     return kExitBadInput;
-  } catch (const std::invalid_argument& error) {
-    std::cerr << "gpubench-report: usage error: " << error.what() << "\n";
+  }
+  if (const gpubench::detail::Status status = gpubench::compare::AddPolicyOverrides(
+          threshold_specs, direction_specs, compare.overrides);
+      !status.ok()) {
+    std::cerr << "gpubench-report: usage error: " << status.message() << "\n";
     return kExitBadInput;
   }
   compare.unconfirmed = unconfirmed == "warn" ? gpubench::compare::UnconfirmedPolicy::kWarn
@@ -110,61 +183,12 @@ int main(int argc, char** argv) {
   }
   report.chart_js_source = chart_js_path;
   try {
-    const gpubench::compare::BenchmarkFile run = gpubench::compare::LoadRun(inputs);
-    report.run = &run;
-    std::optional<gpubench::compare::BenchmarkFile> baseline;
-    gpubench::compare::ComparisonReport comparison;
-    if (!baseline_path.empty()) {
-      baseline = gpubench::compare::LoadBenchmarkFile(baseline_path);
-      const gpubench::compare::SettingsCheck check =
-          gpubench::compare::CheckSettings(*baseline, run);
-      if (check.mismatch && !compare.allow_settings_mismatch) {
-        std::cerr << "gpubench-report: error: "
-                  << gpubench::compare::DescribeSettingsMismatch(check, baseline_path, run.path)
-                  << "\ngpubench-report: not reporting against this baseline; pass "
-                     "--allow-settings-mismatch to report anyway (with a warning).\n";
-        return kExitSettingsMismatch;
-      }
-      comparison = gpubench::compare::CompareFiles(*baseline, run, compare);
-      report.baseline = &*baseline;
-      report.comparison = &comparison;
-    }
-    if (!log_path.empty()) {
-      std::string log;
-      if (!ReadFile(log_path, &log)) {
-        std::cerr << "gpubench-report: error: cannot read the log " << log_path << "\n";
-        return kExitBadInput;
-      }
-      report.copied_counter_lines = CopiedCounterLines(log);
-      report.log_given = true;
-    }
-    const std::string html = gpubench::compare::RenderHtmlReport(report);
-    std::ofstream file(output, std::ios::binary | std::ios::trunc);
-    file << html;
-    file.close();
-    if (!file) {
-      std::cerr << "gpubench-report: error: cannot write " << output << "\n";
-      return kExitBadInput;
-    }
-    std::cout << "wrote " << output << ": " << run.benchmarks.size() << " benchmarks, "
-              << html.size() << " bytes";
-    if (report.comparison) {
-      std::cout << "; gate against " << baseline_path << ": "
-                << (comparison.exit_code == kExitOk ? "pass" : "fail") << " (gpubench-compare "
-                << "would exit " << comparison.exit_code << ")";
-    }
-    std::cout << "\n";
-    return kExitOk;
-  } catch (const gpubench::compare::SettingsMismatchError& error) {
-    std::cerr << "gpubench-report: error: " << error.what() << "\n";
-    return kExitSettingsMismatch;
-  } catch (const gpubench::compare::LoadError& error) {
-    std::cerr << "gpubench-report: error: " << error.what() << "\n";
-    return kExitBadInput;
+    return Report(inputs, baseline_path, log_path, output, compare, report);
   } catch (const std::bad_alloc&) {
     std::cerr << "gpubench-report: error: out of memory\n";
     return kExitBadInput;
   } catch (const std::exception& error) {
+    // Last resort: a bug must not pass silently.
     std::cerr << "gpubench-report: internal error: " << error.what() << "\n";
     return kExitBadInput;
   }

@@ -33,20 +33,26 @@ std::string DescribeSettingsMismatch(const SettingsCheck& check, const std::stri
   return text;
 }
 
-BenchmarkFile LoadRun(const std::vector<std::string>& paths) {
-  if (paths.empty()) throw LoadError("no input file given");
-  BenchmarkFile merged = LoadBenchmarkFile(paths.front());
+detail::Result<BenchmarkFile> LoadRun(const std::vector<std::string>& paths) {
+  using detail::Result;
+  using detail::Status;
+  if (paths.empty()) return Status::InvalidInput("no input file given");
+  Result<BenchmarkFile> first = LoadBenchmarkFile(paths.front());
+  if (!first.ok()) return first.status();
+  BenchmarkFile merged = std::move(first).value();
   for (std::size_t i = 1; i < paths.size(); ++i) {
-    BenchmarkFile next = LoadBenchmarkFile(paths[i]);
+    Result<BenchmarkFile> loaded = LoadBenchmarkFile(paths[i]);
+    if (!loaded.ok()) return loaded.status();
+    BenchmarkFile& next = loaded.value();
     const SettingsCheck check = CheckSettings(merged, next);
     if (check.mismatch) {
-      throw SettingsMismatchError(DescribeSettingsMismatch(check, paths.front(), paths[i]));
+      return Status::SettingsMismatch(DescribeSettingsMismatch(check, paths.front(), paths[i]));
     }
     for (BenchmarkRecord& record : next.benchmarks) {
       if (merged.index_by_name.count(record.name) != 0) {
-        throw LoadError(paths[i] + ": benchmark \"" + record.name +
-                        "\" is also in an earlier input file; files given together must hold "
-                        "different benchmarks of one run");
+        return Status::InvalidInput(paths[i] + ": benchmark \"" + record.name +
+                                    "\" is also in an earlier input file; files given together "
+                                    "must hold different benchmarks of one run");
       }
       merged.index_by_name.emplace(record.name, merged.benchmarks.size());
       merged.benchmarks.push_back(std::move(record));

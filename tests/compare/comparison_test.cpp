@@ -44,7 +44,7 @@ BenchmarkFile MakeFile(const std::string& path, const std::vector<FakeBenchmark>
       doc["benchmarks"].push_back(row);
     }
   }
-  return ParseBenchmarkJson(doc.dump(), path);
+  return ParseBenchmarkJson(doc.dump(), path).value();
 }
 
 const MetricComparison& Metric(const ComparisonReport& report, const std::string& benchmark,
@@ -76,7 +76,7 @@ TEST(Compare, RegressionNeedsSignificanceAndThreshold) {
   const auto base = MakeFile("b.json", {{"slow", kFive}, {"tiny", kFive}});
   const auto cont =
       MakeFile("c.json", {{"slow", Scaled(kFive, 1.2)}, {"tiny", Scaled(kFive, 1.005)}});
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   const MetricComparison& slow = Metric(report, "slow", "real_time");
   EXPECT_EQ(slow.verdict, Verdict::kRegression);
   EXPECT_NEAR(slow.change_percent, 20.0, 1e-9);
@@ -92,7 +92,7 @@ TEST(Compare, RegressionNeedsSignificanceAndThreshold) {
 TEST(Compare, ImprovementNeverFails) {
   const auto base = MakeFile("b.json", {{"fast", kFive}});
   const auto cont = MakeFile("c.json", {{"fast", Scaled(kFive, 0.5)}});
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   EXPECT_EQ(Metric(report, "fast", "real_time").verdict, Verdict::kImprovement);
   EXPECT_EQ(report.exit_code, kExitOk);
   EXPECT_EQ(report.summary.improvements, 1u);
@@ -105,7 +105,7 @@ TEST(Compare, OverlappingSamplesAreSameEvenBeyondThreshold) {
   const auto cont = MakeFile("c.json", {{"noisy", {125, 92, 131, 89, 127, 126}}});
   CompareOptions options;
   options.overrides.thresholds["real_time"] = 5.0;  // as given: the noise does not raise it
-  const ComparisonReport report = CompareFiles(base, cont, options);
+  const ComparisonReport report = CompareFiles(base, cont, options).value();
   const MetricComparison& noisy = Metric(report, "noisy", "real_time");
   EXPECT_GT(std::fabs(noisy.change_percent), 5.0);
   EXPECT_EQ(noisy.verdict, Verdict::kSame);
@@ -116,7 +116,7 @@ TEST(Compare, NoRepetitionsGivesUnconfirmedWhichFailsByDefault) {
   const auto base = MakeFile("b.json", {{"one", {100}}});
   const auto cont = MakeFile("c.json", {{"one", {120}}});
   CompareOptions options;
-  ComparisonReport report = CompareFiles(base, cont, options);
+  ComparisonReport report = CompareFiles(base, cont, options).value();
   const MetricComparison& one = Metric(report, "one", "real_time");
   EXPECT_EQ(one.verdict, Verdict::kUnconfirmed);
   EXPECT_TRUE(one.worse);
@@ -126,14 +126,14 @@ TEST(Compare, NoRepetitionsGivesUnconfirmedWhichFailsByDefault) {
   EXPECT_EQ(report.summary.unconfirmed_regressions, 1u);
 
   options.unconfirmed = UnconfirmedPolicy::kWarn;
-  report = CompareFiles(base, cont, options);
+  report = CompareFiles(base, cont, options).value();
   EXPECT_EQ(report.exit_code, kExitOk);
 }
 
 TEST(Compare, TwoRepetitionsCannotReachSignificanceAndSaySo) {
   const auto base = MakeFile("b.json", {{"two", {100, 101}}});
   const auto cont = MakeFile("c.json", {{"two", {130, 131}}});
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   const MetricComparison& two = Metric(report, "two", "real_time");
   EXPECT_EQ(two.verdict, Verdict::kUnconfirmed);
   EXPECT_NEAR(*two.p_value, 1.0 / 3, 1e-12);
@@ -143,7 +143,7 @@ TEST(Compare, TwoRepetitionsCannotReachSignificanceAndSaySo) {
 TEST(Compare, DeterministicCountersAreJudgedOnMediansWithoutRepetitions) {
   const auto base = MakeFile("b.json", {{"k", {100}, {{"dram_write_bytes", {1e9}}}}});
   const auto cont = MakeFile("c.json", {{"k", {100}, {{"dram_write_bytes", {1.02e9}}}}});
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   EXPECT_EQ(Metric(report, "k", "dram_write_bytes").verdict, Verdict::kRegression);
   EXPECT_EQ(report.exit_code, kExitRegression);
 }
@@ -154,7 +154,7 @@ TEST(Compare, HigherIsBetterForBandwidth) {
       "b.json", {{"k", kFive, {{"dram_bandwidth", Scaled(kFive, 1e9)}, {"bytes_moved", moved}}}});
   const auto cont = MakeFile(
       "c.json", {{"k", kFive, {{"dram_bandwidth", Scaled(kFive, 0.8e9)}, {"bytes_moved", moved}}}});
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   const MetricComparison& bandwidth = Metric(report, "k", "dram_bandwidth");
   EXPECT_EQ(bandwidth.verdict, Verdict::kRegression);
   EXPECT_NEAR(bandwidth.change_percent, -20.0, 1e-9);
@@ -164,11 +164,14 @@ TEST(Compare, UnknownCountersAreReportOnlyUnlessGivenAThreshold) {
   const auto base = MakeFile("b.json", {{"k", kFive, {{"warps", Scaled(kFive, 1)}}}});
   const auto cont = MakeFile("c.json", {{"k", kFive, {{"warps", Scaled(kFive, 2)}}}});
   CompareOptions options;
-  EXPECT_EQ(Metric(CompareFiles(base, cont, options), "k", "warps").verdict, Verdict::kReportOnly);
+  EXPECT_EQ(Metric(CompareFiles(base, cont, options).value(), "k", "warps").verdict,
+            Verdict::kReportOnly);
   options.overrides.thresholds["warps"] = 10.0;
-  EXPECT_EQ(Metric(CompareFiles(base, cont, options), "k", "warps").verdict, Verdict::kRegression);
+  EXPECT_EQ(Metric(CompareFiles(base, cont, options).value(), "k", "warps").verdict,
+            Verdict::kRegression);
   options.overrides.directions["warps"] = Direction::kHigherIsBetter;
-  EXPECT_EQ(Metric(CompareFiles(base, cont, options), "k", "warps").verdict, Verdict::kImprovement);
+  EXPECT_EQ(Metric(CompareFiles(base, cont, options).value(), "k", "warps").verdict,
+            Verdict::kImprovement);
 }
 
 TEST(Compare, ThresholdOverrideChangesTheVerdict) {
@@ -176,9 +179,9 @@ TEST(Compare, ThresholdOverrideChangesTheVerdict) {
   const auto cont = MakeFile("c.json", {{"k", Scaled(kFive, 1.2)}});
   CompareOptions options;
   options.overrides.thresholds["real_time"] = 25.0;
-  EXPECT_EQ(CompareFiles(base, cont, options).exit_code, kExitOk);
+  EXPECT_EQ(CompareFiles(base, cont, options).value().exit_code, kExitOk);
   options.overrides.thresholds["real_time"] = std::nullopt;
-  EXPECT_EQ(Metric(CompareFiles(base, cont, options), "k", "real_time").verdict,
+  EXPECT_EQ(Metric(CompareFiles(base, cont, options).value(), "k", "real_time").verdict,
             Verdict::kReportOnly);
 }
 
@@ -187,14 +190,16 @@ TEST(Compare, MissingNewAndFailedBenchmarks) {
       {"name": "gone", "real_time": 1, "time_unit": "ns"},
       {"name": "breaks", "real_time": 1, "time_unit": "ns"},
       {"name": "was_broken", "error_occurred": true, "error_message": "old"}]})",
-                                                "b.json");
+                                                "b.json")
+                                 .value();
   const BenchmarkFile cont = ParseBenchmarkJson(R"({"benchmarks": [
       {"name": "breaks", "error_occurred": true, "error_message": "launch failed"},
       {"name": "was_broken", "real_time": 1, "time_unit": "ns"},
       {"name": "added", "real_time": 1, "time_unit": "ns"}]})",
-                                                "c.json");
+                                                "c.json")
+                                 .value();
   CompareOptions options;
-  ComparisonReport report = CompareFiles(base, cont, options);
+  ComparisonReport report = CompareFiles(base, cont, options).value();
   EXPECT_EQ(Bench(report, "gone").status, BenchmarkStatus::kMissing);
   EXPECT_FALSE(Bench(report, "gone").fails_gate);
   EXPECT_EQ(Bench(report, "breaks").status, BenchmarkStatus::kFailedInContender);
@@ -206,26 +211,26 @@ TEST(Compare, MissingNewAndFailedBenchmarks) {
   EXPECT_EQ(report.summary.failing, 1u);
 
   options.fail_on_missing = true;
-  report = CompareFiles(base, cont, options);
+  report = CompareFiles(base, cont, options).value();
   EXPECT_TRUE(Bench(report, "gone").fails_gate);
   EXPECT_EQ(report.summary.failing, 2u);
 }
 
 TEST(Compare, ZeroBaselineTimeIsBadInputButZeroCountersAreInfiniteChange) {
   const BenchmarkFile base =
-      LoadBenchmarkFile(std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/zero_time_baseline.json");
+      LoadBenchmarkFile(std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/zero_time_baseline.json")
+          .value();
   const BenchmarkFile cont =
-      LoadBenchmarkFile(std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/zero_time_contender.json");
-  try {
-    CompareFiles(base, cont, CompareOptions{});
-    ADD_FAILURE() << "expected a LoadError for the zero baseline time";
-  } catch (const LoadError& error) {
-    EXPECT_THAT(error.what(), HasSubstr("zero_time_baseline.json: benchmark \"BM_NeverTimed\": "
-                                        "real_time is 0"));
-  }
+      LoadBenchmarkFile(std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/zero_time_contender.json")
+          .value();
+  const auto refused = CompareFiles(base, cont, CompareOptions{});
+  ASSERT_FALSE(refused.ok()) << "expected invalid input for the zero baseline time";
+  EXPECT_EQ(refused.status().code(), gpubench::detail::Status::Code::kInvalidInput);
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("zero_time_baseline.json: benchmark \"BM_NeverTimed\": real_time is 0"));
   CompareOptions options;
   options.overrides.thresholds["real_time"] = std::nullopt;  // as the message suggests
-  const ComparisonReport report = CompareFiles(base, cont, options);
+  const ComparisonReport report = CompareFiles(base, cont, options).value();
   const MetricComparison& bytes = Metric(report, "BM_Fine", "dram_read_bytes");
   EXPECT_TRUE(std::isinf(bytes.change_percent));
   // 0 -> 4096 bytes: an infinite relative change, but below the 64 KiB floor.
@@ -246,7 +251,7 @@ TEST(Compare, TwoPercentSlowerLowNoiseKernelFailsAtTheMinimum) {
   // 80 us kernel, repetitions vary by ~0.1%: the 1.75% minimum applies and +2% fails.
   const auto base = MakeFile("b.json", {{"fma", Repetitions(80, 0.1)}});
   const auto cont = MakeFile("c.json", {{"fma", Scaled(Repetitions(80, 0.1), 1.02)}});
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   const MetricComparison& time = Metric(report, "fma", "real_time");
   EXPECT_EQ(time.verdict, Verdict::kRegression);
   EXPECT_DOUBLE_EQ(*time.applied_threshold_percent, 1.75);
@@ -260,7 +265,7 @@ TEST(Compare, FivePercentChangeWithinSevenPercentNoisePasses) {
   // when a rank test would call it significant.
   const auto base = MakeFile("b.json", {{"launch", Repetitions(200, 7)}});
   const auto cont = MakeFile("c.json", {{"launch", Scaled(Repetitions(200, 7), 1.05)}});
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   const MetricComparison& time = Metric(report, "launch", "real_time");
   EXPECT_EQ(time.verdict, Verdict::kSame);
   EXPECT_GT(time.noise_percent, 6.0);
@@ -275,7 +280,7 @@ TEST(Compare, TimeChangesBelowTheFloorNeverFail) {
       MakeFile("b.json", {{"tiny", Repetitions(4, 0.1)}, {"tiny2", Repetitions(4, 0.1)}});
   const auto cont = MakeFile("c.json", {{"tiny", Scaled(Repetitions(4, 0.1), 1.10)},
                                         {"tiny2", Scaled(Repetitions(4, 0.1), 1.20)}});
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   const MetricComparison& small = Metric(report, "tiny", "real_time");
   EXPECT_EQ(small.verdict, Verdict::kSame);
   EXPECT_NEAR(*small.applied_threshold_percent, 12.5, 0.01);  // 500 ns of 4 us
@@ -284,7 +289,7 @@ TEST(Compare, TimeChangesBelowTheFloorNeverFail) {
   // --threshold is used as given: no floor.
   CompareOptions options;
   options.overrides.thresholds["real_time"] = 5.0;
-  EXPECT_EQ(Metric(CompareFiles(base, cont, options), "tiny", "real_time").verdict,
+  EXPECT_EQ(Metric(CompareFiles(base, cont, options).value(), "tiny", "real_time").verdict,
             Verdict::kRegression);
 }
 
@@ -316,7 +321,7 @@ TEST(Compare, ByteCountersHaveFloorsInBytesAndAgainstTraffic) {
                   {{"dram_read_bytes", same(4e9)},
                    {"dram_write_bytes", same(1.02e8)},  // +2 MB of 4.1 GB traffic
                    {"bytes_moved", same(4.102e9)}}}});
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   EXPECT_EQ(Metric(report, "fma", "dram_read_bytes").verdict, Verdict::kSame);
   EXPECT_EQ(Metric(report, "fma", "bytes_moved").verdict, Verdict::kSame);
   EXPECT_EQ(Metric(report, "copy", "dram_write_bytes").verdict, Verdict::kSame);
@@ -335,7 +340,7 @@ TEST(Compare, BandwidthOfTinyTrafficIsNotGated) {
       "b.json", {{"k", kFive, {{"dram_bandwidth", Scaled(kFive, 2e8)}, {"bytes_moved", moved}}}});
   const auto cont = MakeFile(
       "c.json", {{"k", kFive, {{"dram_bandwidth", Scaled(kFive, 1e8)}, {"bytes_moved", moved}}}});
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   const MetricComparison& bandwidth = Metric(report, "k", "dram_bandwidth");
   EXPECT_EQ(bandwidth.verdict, Verdict::kReportOnly);
   EXPECT_THAT(bandwidth.notes.at(0), HasSubstr("less than 64 KiB"));
@@ -344,7 +349,7 @@ TEST(Compare, BandwidthOfTinyTrafficIsNotGated) {
 TEST(Compare, AppliedThresholdIsInEveryFormat) {
   const auto base = MakeFile("b.json", {{"fma", Repetitions(80, 0.1)}});
   const auto cont = MakeFile("c.json", {{"fma", Scaled(Repetitions(80, 0.1), 1.02)}});
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   EXPECT_THAT(FormatConsole(report, false), HasSubstr("1.75% (minimum; noise"));
   EXPECT_THAT(FormatMarkdown(report), HasSubstr("1.75% (minimum; noise"));
   const nlohmann::json json = nlohmann::json::parse(FormatJson(report));
@@ -358,20 +363,20 @@ TEST(Compare, AppliedThresholdIsInEveryFormat) {
 
 TEST(Compare, NonFiniteValuesInGatedMetricsAreBadInput) {
   const auto base = MakeFile("b.json", {{"k", {100}, {{"dram_read_bytes", {5}}}}});
-  const BenchmarkFile cont = ParseBenchmarkJson(
-      R"({"benchmarks": [{"name": "k", "real_time": 100, "time_unit": "us",
+  const BenchmarkFile cont =
+      ParseBenchmarkJson(
+          R"({"benchmarks": [{"name": "k", "real_time": 100, "time_unit": "us",
                           "dram_read_bytes": NaN, "extra": Infinity}]})",
-      "c.json");
-  try {
-    CompareFiles(base, cont, CompareOptions{});
-    ADD_FAILURE() << "expected a LoadError";
-  } catch (const LoadError& error) {
-    EXPECT_THAT(error.what(), HasSubstr("c.json: benchmark \"k\": metric \"dram_read_bytes\" is "
-                                        "nan in repetition 0"));
-  }
+          "c.json")
+          .value();
+  const auto refused = CompareFiles(base, cont, CompareOptions{});
+  ASSERT_FALSE(refused.ok()) << "expected invalid input";
+  EXPECT_EQ(refused.status().code(), gpubench::detail::Status::Code::kInvalidInput);
+  EXPECT_THAT(refused.status().message(), HasSubstr("c.json: benchmark \"k\": metric "
+                                                    "\"dram_read_bytes\" is nan in repetition 0"));
   CompareOptions options;
   options.overrides.thresholds["dram_read_bytes"] = std::nullopt;
-  const ComparisonReport report = CompareFiles(base, cont, options);
+  const ComparisonReport report = CompareFiles(base, cont, options).value();
   const MetricComparison& bytes = Metric(report, "k", "dram_read_bytes");
   EXPECT_EQ(bytes.verdict, Verdict::kReportOnly);
   EXPECT_THAT(bytes.notes.at(0), HasSubstr("non-finite value in the contender"));
@@ -396,7 +401,7 @@ TEST(Compare, SettingsMismatchNamesEverySettingAndRefuses) {
   const auto base = MakeFile("b.json", {{"k", kFive}}, kSettings);
   const auto cont = MakeFile("c.json", {{"k", Scaled(kFive, 2)}}, other);
   CompareOptions options;
-  ComparisonReport report = CompareFiles(base, cont, options);
+  ComparisonReport report = CompareFiles(base, cont, options).value();
   EXPECT_EQ(report.exit_code, kExitSettingsMismatch);
   EXPECT_TRUE(report.refused_for_settings);
   EXPECT_TRUE(report.benchmarks.empty());
@@ -409,7 +414,7 @@ TEST(Compare, SettingsMismatchNamesEverySettingAndRefuses) {
   EXPECT_FALSE(report.settings.differences[2].baseline.has_value());
 
   options.allow_settings_mismatch = true;
-  report = CompareFiles(base, cont, options);
+  report = CompareFiles(base, cont, options).value();
   EXPECT_EQ(report.exit_code, kExitRegression);
   EXPECT_TRUE(report.settings.mismatch);
   EXPECT_THAT(FormatConsole(report, false), HasSubstr("SETTINGS MISMATCH (allowed"));
@@ -418,7 +423,7 @@ TEST(Compare, SettingsMismatchNamesEverySettingAndRefuses) {
 TEST(Compare, SettingsAreNotCheckedWithoutFingerprints) {
   const auto base = MakeFile("b.json", {{"k", kFive}}, kSettings);
   const auto cont = MakeFile("c.json", {{"k", kFive}});
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   EXPECT_EQ(report.exit_code, kExitOk);
   EXPECT_THAT(report.settings.notes.at(0), HasSubstr("only the baseline carries"));
 }
@@ -429,7 +434,7 @@ TEST(Compare, DifferentGpuIsProminentButDoesNotFail) {
   other["gpu_compute_capability"] = "8.0";
   const auto base = MakeFile("b.json", {{"k", kFive}}, kSettings);
   const auto cont = MakeFile("c.json", {{"k", kFive}}, other);
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   EXPECT_EQ(report.exit_code, kExitOk);
   ASSERT_EQ(report.device_differences.size(), 2u);
   EXPECT_EQ(report.device_differences[0].key, "gpu_name");
@@ -446,7 +451,7 @@ TEST(Compare, DifferentGpuIsProminentButDoesNotFail) {
 TEST(Compare, ThrottledRunsAreFlagged) {
   const auto base = MakeFile("b.json", {{"k", {100}, {{"sm_clock_throttled", {0}}}}});
   const auto cont = MakeFile("c.json", {{"k", {100}, {{"sm_clock_throttled", {1}}}}});
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   EXPECT_TRUE(Bench(report, "k").throttled_contender);
   EXPECT_EQ(report.summary.throttled, 1u);
   EXPECT_THAT(FormatConsole(report, false), HasSubstr("THROTTLED (contender)"));
@@ -455,7 +460,7 @@ TEST(Compare, ThrottledRunsAreFlagged) {
 TEST(Format, ColorOnlyWhenAsked) {
   const auto base = MakeFile("b.json", {{"k", kFive}});
   const auto cont = MakeFile("c.json", {{"k", Scaled(kFive, 2)}});
-  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   EXPECT_EQ(FormatConsole(report, false).find('\033'), std::string::npos);
   EXPECT_NE(FormatConsole(report, true).find("\033[1;31mregression"), std::string::npos);
 }

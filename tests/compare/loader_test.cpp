@@ -16,23 +16,19 @@ std::string DataFile(const std::string& name) {
   return std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/" + name;
 }
 
-// The message of the LoadError thrown for `path`, or "" when none is thrown.
+// The message of the failed Status for `path` (always kInvalidInput), or "" when it loads.
 std::string LoadErrorFor(const std::string& path) {
-  try {
-    LoadBenchmarkFile(path);
-  } catch (const LoadError& error) {
-    return error.what();
-  }
-  return "";
+  const auto loaded = LoadBenchmarkFile(path);
+  if (loaded.ok()) return "";
+  EXPECT_EQ(loaded.status().code(), gpubench::detail::Status::Code::kInvalidInput);
+  return loaded.status().message();
 }
 
 std::string ParseErrorFor(const std::string& json) {
-  try {
-    ParseBenchmarkJson(json, "inline.json");
-  } catch (const LoadError& error) {
-    return error.what();
-  }
-  return "";
+  const auto parsed = ParseBenchmarkJson(json, "inline.json");
+  if (parsed.ok()) return "";
+  EXPECT_EQ(parsed.status().code(), gpubench::detail::Status::Code::kInvalidInput);
+  return parsed.status().message();
 }
 
 TEST(Loader, EmptyFileSaysSoAndWhatIsExpected) {
@@ -94,7 +90,7 @@ TEST(Loader, MissingAndInvalidFieldsAreNamed) {
 }
 
 TEST(Loader, BareNanAndInfinityCountersAreParsed) {
-  const BenchmarkFile file = LoadBenchmarkFile(DataFile("nan_inf_counters.json"));
+  const BenchmarkFile file = LoadBenchmarkFile(DataFile("nan_inf_counters.json")).value();
   ASSERT_EQ(file.benchmarks.size(), 1u);
   const BenchmarkRecord& record = file.benchmarks[0];
   EXPECT_TRUE(std::isnan(record.FindMetric("hit_ratio")->values.at(0)));
@@ -124,7 +120,7 @@ TEST(Loader, NormalisesTimeUnits) {
       {"name": "us", "real_time": 5, "cpu_time": 5, "time_unit": "us"},
       {"name": "ms", "real_time": 5, "cpu_time": 5, "time_unit": "ms"},
       {"name": "s", "real_time": 5, "cpu_time": 5, "time_unit": "s"}]})";
-  const BenchmarkFile file = ParseBenchmarkJson(json, "units.json");
+  const BenchmarkFile file = ParseBenchmarkJson(json, "units.json").value();
   EXPECT_DOUBLE_EQ(file.Find("ns")->metrics[0].values[0], 5.0);
   EXPECT_DOUBLE_EQ(file.Find("us")->metrics[0].values[0], 5e3);
   EXPECT_DOUBLE_EQ(file.Find("ms")->metrics[0].values[0], 5e6);
@@ -143,7 +139,7 @@ TEST(Loader, GroupsRepetitionsAndIgnoresAggregates) {
       {"name": "A_cv", "run_name": "A", "run_type": "aggregate", "repetitions": 2,
        "aggregate_name": "cv", "aggregate_unit": "percentage", "real_time": 0.5,
        "cpu_time": 0.5, "time_unit": "ns"}]})";
-  const BenchmarkFile file = ParseBenchmarkJson(json, "reps.json");
+  const BenchmarkFile file = ParseBenchmarkJson(json, "reps.json").value();
   ASSERT_EQ(file.benchmarks.size(), 1u);
   EXPECT_EQ(file.benchmarks[0].RepetitionCount(), 2u);
   EXPECT_EQ(file.benchmarks[0].FindMetric("c")->values, (std::vector<double>{1, 2}));
@@ -159,7 +155,7 @@ TEST(Loader, AggregatesOnlyFilesUseTheMedian) {
       {"name": "A_median", "run_name": "A", "run_type": "aggregate", "repetitions": 5,
        "aggregate_name": "median", "aggregate_unit": "time", "real_time": 3, "cpu_time": 3,
        "time_unit": "us"}]})";
-  const BenchmarkFile file = ParseBenchmarkJson(json, "aggregates.json");
+  const BenchmarkFile file = ParseBenchmarkJson(json, "aggregates.json").value();
   ASSERT_EQ(file.benchmarks.size(), 1u);
   EXPECT_TRUE(file.benchmarks[0].aggregates_only);
   EXPECT_EQ(file.benchmarks[0].metrics[0].values, (std::vector<double>{3000}));
@@ -172,7 +168,7 @@ TEST(Loader, ErroredAndSkippedRowsMarkTheBenchmarkFailed) {
        "real_time": 0, "cpu_time": 0, "time_unit": "ns"},
       {"name": "S", "run_name": "S", "run_type": "iteration", "repetitions": 1,
        "repetition_index": 0, "skipped": true, "skip_message": "no GPU"}]})";
-  const BenchmarkFile file = ParseBenchmarkJson(json, "failed.json");
+  const BenchmarkFile file = ParseBenchmarkJson(json, "failed.json").value();
   EXPECT_TRUE(file.Find("E")->failed);
   EXPECT_FALSE(file.Find("E")->skipped);
   EXPECT_EQ(file.Find("E")->failure_message, "boom");
@@ -187,7 +183,7 @@ TEST(Loader, ThousandsOfBenchmarks) {
             "\", \"real_time\": " + std::to_string(i + 1) + ", \"time_unit\": \"ns\"}";
   }
   json += "]}";
-  const BenchmarkFile file = ParseBenchmarkJson(json, "many.json");
+  const BenchmarkFile file = ParseBenchmarkJson(json, "many.json").value();
   ASSERT_EQ(file.benchmarks.size(), 5000u);
   EXPECT_DOUBLE_EQ(file.Find("BM_4999")->metrics[0].values[0], 5000.0);
 }

@@ -92,16 +92,18 @@ TEST(MetricPolicy, OverridesWin) {
 }
 
 TEST(MetricPolicy, ParsesThresholdSpecs) {
-  EXPECT_EQ(ParseThresholdSpec("real_time=5%"),
+  EXPECT_EQ(ParseThresholdSpec("real_time=5%").value(),
             std::make_pair(std::string("real_time"), std::optional<double>(5.0)));
-  EXPECT_EQ(ParseThresholdSpec("dram_write_bytes=0.5").second, 0.5);
-  EXPECT_FALSE(ParseThresholdSpec("cpu_time=off").second.has_value());
+  EXPECT_EQ(ParseThresholdSpec("dram_write_bytes=0.5").value().second, 0.5);
+  EXPECT_FALSE(ParseThresholdSpec("cpu_time=off").value().second.has_value());
   for (const char* bad : {"real_time", "=5%", "real_time=", "real_time=-1%", "real_time=fast",
                           "real_time=5%%", "real_time=nan"}) {
-    EXPECT_THROW(ParseThresholdSpec(bad), std::invalid_argument) << bad;
+    const auto parsed = ParseThresholdSpec(bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_EQ(parsed.status().code(), gpubench::detail::Status::Code::kInvalidInput) << bad;
   }
-  EXPECT_EQ(ParseDirectionSpec("l2=higher").second, Direction::kHigherIsBetter);
-  EXPECT_THROW(ParseDirectionSpec("l2=up"), std::invalid_argument);
+  EXPECT_EQ(ParseDirectionSpec("l2=higher").value().second, Direction::kHigherIsBetter);
+  EXPECT_FALSE(ParseDirectionSpec("l2=up").ok());
 }
 
 }  // namespace

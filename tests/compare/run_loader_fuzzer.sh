@@ -39,7 +39,8 @@ if [ -z "$fuzzer" ]; then
   core_sources=$(ls "$repo"/src/compare/*.cpp | grep -v 'main\.cpp$')  # every tool's main out
   # shellcheck disable=SC2086
   "$clang" -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined \
-    -fno-sanitize-recover=undefined -I"$repo/src" -I"$repo/include" \
+    -fno-sanitize-recover=undefined -fsanitize-ignorelist="$here/fuzz_ubsan_ignorelist.txt" \
+    -I"$repo/src" -I"$repo/include" \
     $core_sources "$here/loader_fuzzer.cpp" -o "$fuzzer" -lpthread
 fi
 
