@@ -1,6 +1,7 @@
 #include "gpubench/main.hpp"
 
 #include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "context.hpp"
+#include "cuda_status.hpp"
 #include "devices.hpp"
 #include "gpubench/reporter.hpp"
 #include "process_state.hpp"
@@ -166,6 +168,15 @@ InitResult Initialize(int* argc, char** argv) {
     return {false, 2};
   }
   detail::DeviceFacts facts = detail::QueryDeviceFacts(settings.device);
+  if (facts.available && !command_line.list_metrics) {
+    // The benchmarked device becomes the current one before any benchmark function runs, so a
+    // benchmark's own allocations (made before its loop) land on it, with or without profiling.
+    if (detail::Status status = detail::CudaStatus(cudaSetDevice(settings.device), "cudaSetDevice");
+        !status.ok()) {
+      facts.available = false;
+      facts.unavailable_reason = status.message();
+    }
+  }
 
   if (command_line.list_metrics) {
     std::string error =

@@ -95,6 +95,24 @@ def main():
               context.get("gpubench_settings_fingerprint"),
               "the fingerprint depends on the devices")
 
+    # Every device of the machine, hardware metrics off: each device's GPU row runs on memory the
+    # benchmark allocated before its loop, so that memory must be on that device (gpubench makes
+    # the benchmarked device current before any benchmark runs, also when no profiler does).
+    if gpu_available:
+        every, run_all = run(binary, ["--gpubench_devices=all", "--gpubench_profile_iterations=0",
+                                      "--benchmark_filter=BM_DeviceMemset"],
+                             os.path.join(work, "all.json"))
+        check(every.returncode == 0 and run_all is not None, "all devices: exit %d %s" % (
+            every.returncode, every.stderr[-1000:]))
+        if run_all is not None:
+            listed = run_all["context"].get("gpubench_devices", "").split(",")
+            rows = run_all["benchmarks"]
+            check(len(rows) == len(listed) and not any(
+                row.get("error_occurred") or row.get("skipped") for row in rows),
+                "all devices (%s): %s" % (listed, [(row["name"], row.get("error_message"))
+                                                   for row in rows]))
+            print("OK: %d device(s) each ran the GPU benchmark" % len(listed))
+
     bad = subprocess.run([binary, "--gpubench_devices=0,0"], capture_output=True, text=True,
                          timeout=60)
     check(bad.returncode == 2 and "listed twice" in bad.stderr, "0,0: %d %s" % (bad.returncode,
