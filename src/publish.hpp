@@ -13,9 +13,4 @@ namespace gpubench::detail {
 /// for trials, the trial detector's note of copied counters, the profile log).
 void Publish(const CallResult& call, benchmark::State& state, ProcessState& process);
 
-/// After the benchmark function returned: declared_bytes, dram_traffic_ratio, declared_flop and
-/// flop_count_ratio (metrics.hpp DeclaredCounters) from what it declared with SetBytesProcessed
-/// and SetFlopsProcessed. Only for a call whose gpubench::Loop finished (Publish ran).
-void PublishDeclared(benchmark::State& state);
-
 }  // namespace gpubench::detail

@@ -1,10 +1,10 @@
 #include <benchmark/benchmark.h>
 
+#include "declared_work.hpp"
 #include "gb_compat.hpp"
 #include "gpubench/fixture.hpp"
 #include "gpubench/registration.hpp"
 #include "instance.hpp"
-#include "publish.hpp"
 
 #include <algorithm>
 #include <optional>
