@@ -527,4 +527,55 @@ TEST(RealH200Data, EveryGatedRowShowsTheThresholdApplied) {
   EXPECT_GT(gated, 20);
 }
 
+// --- Real output of a two-GPU H200 host (tests/compare/data/h200/x2, see the README) ----------
+
+// A run on every device against a run on device 1: device 1's rows are judged (same), device 0's
+// rows have no partner (missing), and the gate passes.
+TEST(RealH200TwoGpus, OneDeviceIsComparedWithTheSameDeviceOfARunOnAll) {
+  const ToolRun run = RunTool(
+      {Data("h200/x2/devices_all.json"), Data("h200/x2/devices_1.json"), "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json report = nlohmann::json::parse(run.out);
+  int compared = 0, missing = 0;
+  for (const nlohmann::json& benchmark : report.at("benchmarks")) {
+    const std::string name = benchmark.at("name");
+    const std::string status = benchmark.at("status");
+    if (name.find("/gpu:1/") != std::string::npos) {
+      EXPECT_EQ(status, "compared") << name;
+      ++compared;
+    } else {
+      EXPECT_NE(name.find("/gpu:0/"), std::string::npos) << name;
+      EXPECT_EQ(status, "missing") << name;
+      ++missing;
+    }
+  }
+  EXPECT_EQ(compared, 4);
+  EXPECT_EQ(missing, 4);
+}
+
+// The code before and after the architecture change (issue #9), run alternately on one host:
+// the gate finds every change within the noise, in both pairs.
+TEST(RealH200TwoGpus, TheArchitectureChangeChangedNoNumber) {
+  for (const auto& [before, after] : std::vector<std::pair<std::string, std::string>>{
+           {"arch_old1", "arch_new1"}, {"arch_old2", "arch_new2"}}) {
+    const ToolRun run =
+        RunTool({Data("h200/x2/" + before + ".json"), Data("h200/x2/" + after + ".json")});
+    EXPECT_EQ(run.exit_code, 0) << before << " vs " << after << "\n" << run.out;
+    EXPECT_THAT(run.out, HasSubstr("4 compared: 0 regression(s)"));
+  }
+}
+
+// Runs with the metric groups carry their counters through the gate as report-only rows.
+TEST(RealH200TwoGpus, MetricGroupCountersAreReportedNotGated) {
+  const ToolRun run =
+      RunTool({Data("h200/x2/sgemm.json"), Data("h200/x2/sgemm.json"), "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json report = nlohmann::json::parse(run.out);
+  const nlohmann::json& sgemm = BenchmarkEntry(report, "BM_Sgemm/2048/");
+  for (const char* metric : {"flop_count_fp32", "flop_rate", "arithmetic_intensity",
+                             "dram_traffic_ratio", "l2_hit_rate", "tensor_pipe_pct"}) {
+    EXPECT_EQ(MetricEntry(sgemm, metric).at("verdict"), "report_only") << metric;
+  }
+}
+
 }  // namespace
