@@ -442,6 +442,19 @@ std::string SummaryTable(const ReportInputs& inputs, double peak) {
   return html + "</tbody></table></div></section>\n";
 }
 
+// The medians a roofline point needs (--gpubench_metrics=+flops): arithmetic intensity, FLOP
+// rate, the FLOP peak of the row's precision mix, the tensor pipe's share. Rows without them
+// get none.
+void AddRooflinePoint(const BenchmarkRecord& record, OrderedJson* benchmark) {
+  const double intensity = MedianOf(record, "arithmetic_intensity");
+  const double rate = MedianOf(record, "flop_rate");
+  if (!(intensity > 0) || !(rate > 0)) return;
+  (*benchmark)["ai"] = intensity;
+  (*benchmark)["fr"] = rate;
+  (*benchmark)["fp"] = NumberOrNull(MedianOf(record, "flop_rate_peak"));
+  (*benchmark)["tp"] = NumberOrNull(MedianOf(record, "tensor_pipe_pct"));
+}
+
 // The data the page's script draws: per benchmark, its family, argument and the per-repetition
 // values of time and bandwidth (and the baseline's).
 OrderedJson ChartData(const ReportInputs& inputs, double peak) {
@@ -460,6 +473,7 @@ OrderedJson ChartData(const ReportInputs& inputs, double peak) {
     benchmark["t"] = Values(record.FindMetric(kRealTime));
     const MetricSeries* bandwidth = record.FindMetric("dram_bandwidth");
     if (bandwidth) benchmark["b"] = Values(bandwidth);
+    AddRooflinePoint(record, &benchmark);
     if (inputs.baseline) {
       if (const BenchmarkRecord* base = inputs.baseline->Find(record.name); base && !base->failed) {
         benchmark["bt"] = Values(base->FindMetric(kRealTime));
@@ -472,6 +486,17 @@ OrderedJson ChartData(const ReportInputs& inputs, double peak) {
   }
   data["benchmarks"] = std::move(benchmarks);
   return data;
+}
+
+// Whether any row can be drawn on the roofline.
+bool HasRoofline(const BenchmarkFile& run) {
+  for (const BenchmarkRecord& record : run.benchmarks) {
+    if (!record.failed && record.FindMetric("arithmetic_intensity") &&
+        record.FindMetric("flop_rate")) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // Everything the charts show, as tables, for readers without JavaScript.
@@ -506,7 +531,23 @@ std::string NoScriptTables(const ReportInputs& inputs) {
     }
     html += "</tr>\n";
   }
-  return html + "</tbody></table></section></noscript>\n";
+  html += "</tbody></table></section>\n";
+  if (HasRoofline(run)) {
+    html +=
+        "<section><h2>Roofline</h2><table><thead><tr><th>Benchmark</th><th>Arithmetic "
+        "intensity (FLOP/byte)</th><th>FLOP rate</th><th>FLOP peak</th><th>Tensor pipe</th>"
+        "</tr></thead><tbody>\n";
+    for (const BenchmarkRecord& record : run.benchmarks) {
+      if (record.failed || !record.FindMetric("arithmetic_intensity")) continue;
+      html += "<tr>" + TextCell(record.name) +
+              TextCell(Printf("%.4g", MedianOf(record, "arithmetic_intensity"))) +
+              TextCell(Printf("%.4g FLOP/s", MedianOf(record, "flop_rate"))) +
+              TextCell(Printf("%.4g FLOP/s", MedianOf(record, "flop_rate_peak"))) +
+              TextCell(FormatPercentValue(MedianOf(record, "tensor_pipe_pct"))) + "</tr>\n";
+    }
+    html += "</tbody></table></section>\n";
+  }
+  return html + "</noscript>\n";
 }
 
 constexpr const char* kStyle = R"css(
@@ -750,8 +791,70 @@ constexpr const char* kScript = R"js(
     if (!chart.$gpubenchDrawn) { chart.$gpubenchDrawn = true; drawn++; }
   }};
 
+  function fmtFlops(v) {
+    if (!isFinite(v)) return '-';
+    if (v >= 1e12) return (v / 1e12).toPrecision(3) + ' TFLOP/s';
+    if (v >= 1e9) return (v / 1e9).toPrecision(3) + ' GFLOP/s';
+    return (v / 1e6).toPrecision(3) + ' MFLOP/s';
+  }
+  // FLOP rate against arithmetic intensity, log-log, under the DRAM roof (bandwidth x intensity)
+  // and the FLOP roof (the highest flop_rate_peak of the rows).
+  function drawRoofline() {
+    var box = document.getElementById('roofline');
+    var rows = data.benchmarks.filter(function (b) { return b.ai > 0 && b.fr > 0; });
+    if (!box || !rows.length) return;
+    var peaks = rows.map(function (b) { return b.fp; }).filter(function (v) { return v > 0; });
+    var roof = peaks.length ? Math.max.apply(null, peaks) : 0;
+    var ais = rows.map(function (b) { return b.ai; });
+    var lo = Math.min.apply(null, ais) / 4, hi = Math.max.apply(null, ais) * 4;
+    var sets = [];
+    var plain = rows.filter(function (b) { return !(b.tp > 0.5); });
+    var tensor = rows.filter(function (b) { return b.tp > 0.5; });
+    var point = function (b) { return {x: b.ai, y: b.fr, name: b.n}; };
+    sets.push({type: 'scatter', label: 'benchmarks (median)', data: plain.map(point),
+               backgroundColor: BLUE, borderColor: BLUE, pointRadius: 5});
+    if (tensor.length) {
+      sets.push({type: 'scatter', label: 'tensor pipe busy: FLOP undercounted', data: tensor.map(point),
+                 backgroundColor: GRAY, borderColor: GRAY, pointRadius: 6, pointStyle: 'triangle'});
+    }
+    if (data.peak && roof > 0) {
+      var ridge = roof / data.peak;
+      lo = Math.min(lo, ridge / 4);
+      hi = Math.max(hi, ridge * 4);
+      sets.push({type: 'line', label: 'DRAM roof ' + fmtBw(data.peak), borderColor: RED,
+                 backgroundColor: RED, pointRadius: 0, borderWidth: 1.5, borderDash: [6, 4],
+                 data: [{x: lo, y: data.peak * lo}, {x: ridge, y: roof}]});
+      sets.push({type: 'line', label: 'FLOP roof ' + fmtFlops(roof), borderColor: RED,
+                 backgroundColor: RED, pointRadius: 0, borderWidth: 1.5,
+                 data: [{x: ridge, y: roof}, {x: hi, y: roof}]});
+    }
+    // Whole decades on the intensity axis, so its end ticks do not crowd each other.
+    var decadeLo = Math.pow(10, Math.floor(Math.log10(lo))), decadeHi = Math.pow(10, Math.ceil(Math.log10(hi)));
+    sets.forEach(function (s) {
+      if (s.type !== 'line') return;
+      if (s.data[0].x === lo) { s.data[0] = {x: decadeLo, y: data.peak * decadeLo}; }
+      if (s.data[1].x === hi) { s.data[1] = {x: decadeHi, y: s.data[1].y}; }
+    });
+    lo = decadeLo;
+    hi = decadeHi;
+    var ys = [];
+    sets.forEach(function (s) { s.data.forEach(function (p) { ys.push(p.y); }); });
+    var xScale = {type: 'logarithmic', min: lo, max: hi,
+                  title: {display: true, text: 'arithmetic intensity (FLOP per DRAM byte)'},
+                  ticks: {callback: function (v) {
+                    var m = v / Math.pow(10, Math.floor(Math.log10(v) + 1e-9));
+                    return [1, 2, 5].indexOf(Math.round(m * 10) / 10) < 0 ? '' : String(+v.toPrecision(2));
+                  }, autoSkip: false}};
+    var yScaleOptions = {type: 'logarithmic', min: Math.min.apply(null, ys) / 2,
+                         max: Math.max.apply(null, ys) * 2, title: {display: true, text: 'FLOP rate'},
+                         ticks: {callback: function (v) { return fmtFlops(v); }, maxTicksLimit: 8}};
+    makeChart(newChart(box, 'Roofline: FLOP rate against arithmetic intensity', true), {
+      type: 'scatter', data: {datasets: sets}, options: options(xScale, yScaleOptions, fmtFlops)});
+  }
+
   function draw() {
     Chart.register(counter);
+    drawRoofline();
     var sweeps = document.getElementById('sweeps');
     var others = document.getElementById('others');
     var families = {}, order = [];
@@ -1025,6 +1128,17 @@ std::string RenderHtmlReport(const ReportInputs& inputs) {
       "<section><h2>Other benchmarks</h2><p class=\"muted\">Benchmarks that are not part of a "
       "sweep: each repetition as a point, the median as a bar.</p>"
       "<div id=\"others\" class=\"charts\"></div></section>\n";
+  if (HasRoofline(run)) {
+    html +=
+        "<section><h2>Roofline</h2><p class=\"muted\">Benchmarks profiled with "
+        "<code>--gpubench_metrics=+flops</code>: FLOP rate against arithmetic intensity (FLOP per "
+        "DRAM byte), medians over the repetitions, log&ndash;log, under the DRAM roof (the "
+        "theoretical DRAM bandwidth &times; intensity) and the FLOP roof (the highest "
+        "<code>flop_rate_peak</code> of the rows: 2 &times; the FMA peak per cycle &times; the "
+        "profiled clock, for the rows' precision mix). Rows whose tensor pipe was busy are marked: "
+        "counters give no FLOP count for tensor-core work, so their points lie too low.</p>"
+        "<div id=\"roofline\" class=\"charts\"></div></section>\n";
+  }
   html += NoScriptTables(inputs);
   html += "<p id=\"gpubench-status\" data-state=\"loading\">Charts need JavaScript.</p>\n";
   html += "<script type=\"application/json\" id=\"gpubench-data\">" + data + "</script>\n";

@@ -212,7 +212,33 @@ def main():
         check("settings differ from the baseline" in html.unescape(handle.read()),
               "mismatch allowed: no warning")
 
-    # 5. Bad input: exit 2 with gpubench-compare's message.
+    # 5. A run with --gpubench_metrics=+flops (cuBLAS SGEMM on a two-GPU host): the roofline
+    #    chart draws its points under the DRAM and FLOP roofs; without +flops there is none.
+    out = os.path.join(work_dir, "roofline.html")
+    result = write_report(exe, [data("x2/sgemm")], out)
+    check(result.returncode == 0, "roofline: exit %d %s" % (result.returncode, result.stderr))
+    dom, status = render(browser, out)
+    check_rendered("roofline", dom, status, 3)
+    page = html.unescape(re.sub(r"<[^>]+>", " ", dom))
+    check("Roofline: FLOP rate against arithmetic intensity" in page, "roofline: no chart title")
+    check('id="roofline"' in dom and dom.count("<canvas") == int(status.get(
+        "data-charts-expected", "0")), "roofline: canvases %d" % dom.count("<canvas"))
+    with open(out, encoding="utf-8") as handle:
+        text = handle.read()
+    chart_data = json.loads(re.search(r'id="gpubench-data">(.*?)</script>', text, re.S).group(1))
+    points = [b for b in chart_data["benchmarks"] if "ai" in b]
+    check(len(points) == 3 and all(b["fr"] > 0 and b["fp"] > b["fr"] for b in points),
+          "roofline: points %s" % points)
+    check("<h2>Roofline</h2><table>" in text, "roofline: no <noscript> table")
+    shot = os.path.join(work_dir, "roofline.png")
+    chromium(browser, "file://" + os.path.abspath(out) + "#all",
+             ["--virtual-time-budget=20000", "--window-size=1400,2300", "--screenshot=" + shot])
+    plain = os.path.join(work_dir, "plain.html")
+    write_report(exe, [data("gate_a1")], plain)
+    with open(plain, encoding="utf-8") as handle:
+        check("<h2>Roofline</h2>" not in handle.read(), "a run without +flops has a roofline")
+
+    # 6. Bad input: exit 2 with gpubench-compare's message.
     bad = os.path.join(work_dir, "bad.json")
     with open(bad, "w") as handle:
         handle.write('{"benchmarks": [ {"name": "a"')
