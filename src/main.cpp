@@ -122,6 +122,30 @@ void RunBenchmarks(const std::string& format, const std::string& out, const std:
   benchmark::RunSpecifiedBenchmarks(&display, &file);
 }
 
+// --gpubench_devices: several devices run as child processes (the result is their exit code);
+// one device is this process's, with every name tagged. Nothing to do without the flag.
+std::optional<InitResult> ChooseDevices(const detail::CommandLine& command_line,
+                                        const std::vector<std::string>& args, int argc, char** argv,
+                                        Settings* settings, std::optional<int>* tagged_device) {
+  if (!command_line.all_devices && command_line.devices.empty()) return std::nullopt;
+  if (!main_reports) {
+    std::cerr << "gpubench: --gpubench_devices needs GPUBENCH_MAIN() or gpubench::Main: it runs "
+                 "the suite once per device and names every row after its device in GB's "
+                 "output, which a main of your own does not let gpubench do\n";
+    return InitResult{false, 2};
+  }
+  const std::vector<int> devices = detail::ResolveDevices(command_line);
+  if (devices.size() > 1) {
+    const detail::GbOutput output{GoogleBenchmarkFlag(argc, argv, "format"),
+                                  GoogleBenchmarkFlag(argc, argv, "out"),
+                                  GoogleBenchmarkFlag(argc, argv, "out_format")};
+    return InitResult{false, detail::RunOnEachDevice(args, devices, output)};
+  }
+  settings->device = devices.front();
+  *tagged_device = devices.front();
+  return std::nullopt;
+}
+
 }  // namespace
 
 InitResult Initialize(int* argc, char** argv) {
@@ -143,22 +167,9 @@ InitResult Initialize(int* argc, char** argv) {
 
   Settings settings = command_line.settings;
   std::optional<int> tagged_device;
-  if (command_line.all_devices || !command_line.devices.empty()) {
-    if (!main_reports) {
-      std::cerr << "gpubench: --gpubench_devices needs GPUBENCH_MAIN() or gpubench::Main: it runs "
-                   "the suite once per device and names every row after its device in GB's "
-                   "output, which a main of your own does not let gpubench do\n";
-      return {false, 2};
-    }
-    const std::vector<int> devices = detail::ResolveDevices(command_line);
-    if (devices.size() > 1) {
-      const detail::GbOutput output{GoogleBenchmarkFlag(*argc, argv, "format"),
-                                    GoogleBenchmarkFlag(*argc, argv, "out"),
-                                    GoogleBenchmarkFlag(*argc, argv, "out_format")};
-      return {false, detail::RunOnEachDevice(args, devices, output)};
-    }
-    settings.device = devices.front();
-    tagged_device = devices.front();
+  if (std::optional<InitResult> done =
+          ChooseDevices(command_line, args, *argc, argv, &settings, &tagged_device)) {
+    return *done;
   }
   const char* injection = std::getenv("CUDA_INJECTION64_PATH");
   if (settings.timer == Timer::kCupti && injection != nullptr && *injection != '\0') {
