@@ -388,11 +388,12 @@ class SimdjsonWalker {
         for (auto field_or_error : object) {
           simdjson::ondemand::field field;
           if (std::move(field_or_error).get(field) != simdjson::SUCCESS) return false;
-          std::string_view key = Unescaped(field.key().raw());
-          if (key.data() == nullptr && field.unescaped_key().get(key) != simdjson::SUCCESS) {
-            return false;
+          std::string_view key = WithoutEscapes(field.key().raw());
+          if (key.data() == nullptr) {
+            if (field.unescaped_key().get(key) != simdjson::SUCCESS) return false;
+            if (!IsPlainWellFormedUtf8(key.data(), key.size())) return false;
           }
-          if (!IsPlainWellFormedUtf8(key.data(), key.size()) || !handler_.Key(key)) return false;
+          if (!handler_.Key(key)) return false;
           if (!Walk(field.value(), nesting)) return false;
         }
         return handler_.EndObject();
@@ -410,11 +411,15 @@ class SimdjsonWalker {
         return handler_.EndArray();
       }
       case '"': {
-        std::string_view text = Unescaped(token.data() + 1);
-        if (text.data() == nullptr && value.get_string().get(text) != simdjson::SUCCESS) {
-          return false;
+        // The token runs to the next structural character: the closing quote
+        // is its last character but whitespace.
+        std::size_t end = token.size();
+        while (end > 1 && IsJsonSpace(token[end - 1])) --end;
+        std::string_view text = token.substr(1, end - 2);
+        if (std::memchr(text.data(), '\\', text.size()) != nullptr) {
+          if (value.get_string().get(text) != simdjson::SUCCESS) return false;
+          if (!IsPlainWellFormedUtf8(text.data(), text.size())) return false;
         }
-        if (!IsPlainWellFormedUtf8(text.data(), text.size())) return false;
         return handler_.String(text);
       }
       case 't':
@@ -438,11 +443,16 @@ class SimdjsonWalker {
   }
 
  private:
+  static bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
   // The text of the string that starts after the opening quote at `start`, as
   // it is in the input, where it has no escapes (most do not: nothing is
   // copied then); a null view where it has some. simdjson's first stage has
-  // checked that the string is closed and its UTF-8 valid.
-  static std::string_view Unescaped(const char* start) {
+  // checked that the string is closed, that the whole input is well-formed
+  // UTF-8 (surrogates and overlong forms excluded) and that no string holds
+  // a byte below 0x20: such text needs no IsPlainWellFormedUtf8; only
+  // decoded escapes do.
+  static std::string_view WithoutEscapes(const char* start) {
     const char* end = start;
     while (*end != '"' && *end != '\\') ++end;
     if (*end == '\\') return {};
@@ -485,10 +495,7 @@ class SimdjsonWalker {
   // character, whitespace included.
   bool NonFinite(std::string_view token) {
     std::size_t end = token.size();
-    while (end > 0 && (token[end - 1] == ' ' || token[end - 1] == '\n' || token[end - 1] == '\r' ||
-                       token[end - 1] == '\t')) {
-      --end;
-    }
+    while (end > 0 && IsJsonSpace(token[end - 1])) --end;
     const std::string_view word = token.substr(0, end);
     const std::size_t letters_from = !word.empty() && (word[0] == '-' || word[0] == '+') ? 1 : 0;
     if (word.size() == letters_from) return false;
