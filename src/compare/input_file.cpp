@@ -17,6 +17,7 @@ using detail::Status;
 using rows::kExpectedInput;
 
 InputFile::~InputFile() {
+  DropPaddedBytes();
   DropWritableCopy();
   if (original_) ::munmap(original_, size_);
 }
@@ -48,7 +49,9 @@ Status InputFile::Open() {
 }
 
 Result<char*> InputFile::WritableCopy() {
-  if (mappable_ && !copy_mapping_) MapWritableCopy();
+  if (mappable_ && !copy_mapping_) {
+    copy_mapping_ = copy_start_ = MapPadded(PROT_READ | PROT_WRITE, copy_mapping_size_);
+  }
   if (copy_mapping_) return copy_start_;
   Result<std::string_view> bytes_or = Bytes();
   if (!bytes_or.ok()) return bytes_or.status();
@@ -59,19 +62,33 @@ Result<char*> InputFile::WritableCopy() {
   return copy_.data();
 }
 
-void InputFile::MapWritableCopy() {
+char* InputFile::MapPadded(int protection, std::size_t& mapping_size) {
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   const std::size_t total = (size_ + kTextPadding + page - 1) / page * page;
   void* region = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (region == MAP_FAILED) return;
-  if (::mmap(region, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd_.fd,
-             0) == MAP_FAILED) {
+  if (region == MAP_FAILED) return nullptr;
+  if (::mmap(region, size_, protection, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd_.fd, 0) ==
+      MAP_FAILED) {
     ::munmap(region, total);
-    return;
+    return nullptr;
   }
-  copy_mapping_ = region;
-  copy_mapping_size_ = total;
-  copy_start_ = static_cast<char*>(region);
+  mapping_size = total;
+  return static_cast<char*>(region);
+}
+
+Result<const char*> InputFile::PaddedBytes() {
+  if (mappable_ && !padded_mapping_) {
+    padded_mapping_ = MapPadded(PROT_READ, padded_mapping_size_);
+  }
+  if (padded_mapping_) return static_cast<const char*>(padded_mapping_);
+  Result<char*> copy = WritableCopy();
+  if (!copy.ok()) return copy.status();
+  return static_cast<const char*>(copy.value());
+}
+
+void InputFile::DropPaddedBytes() {
+  if (padded_mapping_) ::munmap(padded_mapping_, padded_mapping_size_);
+  padded_mapping_ = nullptr;
 }
 
 void InputFile::DropWritableCopy() {

@@ -10,8 +10,9 @@
 
 namespace gpubench::compare {
 
-/// Zero bytes that follow the text that RapidJSON parses.
-inline constexpr std::size_t kTextPadding = 16;
+/// Zero bytes that follow the text that RapidJSON or simdjson parses (simdjson reads up to 64
+/// bytes past the end).
+inline constexpr std::size_t kTextPadding = 64;
 
 /// An input file. Regular files are mapped, pre-faulted because page faults are costly on some
 /// VMs; other files (pipes, process substitution) are read.
@@ -36,12 +37,21 @@ class InputFile {
   /// Gives the writable copy back (before the reference parser reads the bytes).
   void DropWritableCopy();
 
+  /// The bytes as they are in the file, followed by kTextPadding zero bytes, read-only: for a
+  /// regular file, a pre-faulted read-only mapping of the page cache (nothing is copied) within a
+  /// zero-filled region one page longer; otherwise the writable copy.
+  detail::Result<const char*> PaddedBytes();
+  /// Gives the padded mapping back.
+  void DropPaddedBytes();
+
   /// The bytes as they are in the file.
   detail::Result<std::string_view> Bytes();
 
  private:
   detail::Status ReadAll();
-  void MapWritableCopy();
+  /// A mapping of the file within a zero-filled region at least kTextPadding bytes longer;
+  /// nullptr when mmap fails.
+  char* MapPadded(int protection, std::size_t& mapping_size);
 
   struct Descriptor {
     int fd = -1;
@@ -58,6 +68,8 @@ class InputFile {
   void* copy_mapping_ = nullptr;
   std::size_t copy_mapping_size_ = 0;
   char* copy_start_ = nullptr;
+  void* padded_mapping_ = nullptr;
+  std::size_t padded_mapping_size_ = 0;
   std::string copy_;
 };
 

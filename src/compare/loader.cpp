@@ -33,6 +33,14 @@
 #define GPUBENCH_COMPARE_HAVE_RAPIDJSON 0
 #endif
 #endif
+// simdjson (Debian: libsimdjson-dev) is faster still: its On-Demand API is
+// the first fast path, RapidJSON the second (for what simdjson declines).
+#ifndef GPUBENCH_COMPARE_HAVE_SIMDJSON
+#define GPUBENCH_COMPARE_HAVE_SIMDJSON 0
+#endif
+#if GPUBENCH_COMPARE_HAVE_SIMDJSON
+#include <simdjson.h>
+#endif
 #if GPUBENCH_COMPARE_HAVE_RAPIDJSON
 // SIMD scanning of whitespace and strings. It reads whole aligned 16-byte
 // blocks, never past the one holding the terminating NUL: the parsed text is
@@ -154,6 +162,68 @@ class NlohmannEvents final : public nlohmann::json_sax<nlohmann::json> {
   GbSaxHandler& handler_;
 };
 
+// Checks a decoded string for what the fast parsers (RapidJSON, simdjson) let
+// through and nlohmann rejects, nearly always in a fast pass over plain ASCII:
+// - Strings that are not well-formed UTF-8 (Unicode table 3-7). RapidJSON
+//   checks that only with kParseValidateEncodingFlag, which disables its
+//   SIMD string scanning and validates byte by byte; and even then it lets
+//   a \uDC00-\uDFFF escape without a high surrogate through (as ED B0-BF).
+// - Unescaped control characters 0x1A-0x1F: RapidJSON's SIMD scan only
+//   stops at bytes up to 0x19. Decoded, such a byte may also come from an
+//   escape (\u001A), which nlohmann accepts; those are declined too.
+bool IsPlainWellFormedUtf8(const char* text, std::size_t length) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text);
+  const auto* const end = p + length;
+  constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+  constexpr std::uint64_t kSpaces = 0x2020202020202020ULL;
+  while (p != end) {
+    if (end - p >= 8) {
+      std::uint64_t word;
+      std::memcpy(&word, p, sizeof word);
+      // No byte >= 0x80 and, for bytes < 0x80, none < 0x20.
+      if (((word | ((word - kSpaces) & ~word)) & kHighBits) == 0) {
+        p += 8;
+        continue;
+      }
+    }
+    const unsigned lead = *p;
+    if (lead < 0x80) {
+      if (lead >= 0x1A && lead < 0x20) return false;
+      ++p;
+      continue;
+    }
+    int tail = 0;
+    unsigned low = 0x80, high = 0xBF;  // range of the first continuation byte
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      tail = 1;
+    } else if (lead == 0xE0) {
+      tail = 2;
+      low = 0xA0;
+    } else if (lead == 0xED) {
+      tail = 2;
+      high = 0x9F;  // no UTF-16 surrogates
+    } else if (lead >= 0xE1 && lead <= 0xEF) {
+      tail = 2;
+    } else if (lead == 0xF0) {
+      tail = 3;
+      low = 0x90;
+    } else if (lead >= 0xF1 && lead <= 0xF3) {
+      tail = 3;
+    } else if (lead == 0xF4) {
+      tail = 3;
+      high = 0x8F;  // nothing above U+10FFFF
+    } else {
+      return false;
+    }
+    if (end - p <= tail || p[1] < low || p[1] > high) return false;
+    for (int i = 2; i <= tail; ++i) {
+      if (p[i] < 0x80 || p[i] > 0xBF) return false;
+    }
+    p += tail + 1;
+  }
+  return true;
+}
+
 // Fails when `bytes` does not even start like JSON.
 Status CheckLooksLikeJson(std::string_view bytes, const std::string& source_name) {
   std::size_t first = 0;
@@ -262,68 +332,6 @@ class RapidJsonEvents {
   bool Double(double) { return false; }
 
  private:
-  // Checks a decoded string for what RapidJSON lets through and nlohmann
-  // rejects, nearly always in a fast pass over plain ASCII:
-  // - Strings that are not well-formed UTF-8 (Unicode table 3-7). RapidJSON
-  //   checks that only with kParseValidateEncodingFlag, which disables its
-  //   SIMD string scanning and validates byte by byte; and even then it lets
-  //   a \uDC00-\uDFFF escape without a high surrogate through (as ED B0-BF).
-  // - Unescaped control characters 0x1A-0x1F: RapidJSON's SIMD scan only
-  //   stops at bytes up to 0x19. Decoded, such a byte may also come from an
-  //   escape (\u001A), which nlohmann accepts; those are declined too.
-  static bool IsPlainWellFormedUtf8(const char* text, std::size_t length) {
-    const auto* p = reinterpret_cast<const unsigned char*>(text);
-    const auto* const end = p + length;
-    constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
-    constexpr std::uint64_t kSpaces = 0x2020202020202020ULL;
-    while (p != end) {
-      if (end - p >= 8) {
-        std::uint64_t word;
-        std::memcpy(&word, p, sizeof word);
-        // No byte >= 0x80 and, for bytes < 0x80, none < 0x20.
-        if (((word | ((word - kSpaces) & ~word)) & kHighBits) == 0) {
-          p += 8;
-          continue;
-        }
-      }
-      const unsigned lead = *p;
-      if (lead < 0x80) {
-        if (lead >= 0x1A && lead < 0x20) return false;
-        ++p;
-        continue;
-      }
-      int tail = 0;
-      unsigned low = 0x80, high = 0xBF;  // range of the first continuation byte
-      if (lead >= 0xC2 && lead <= 0xDF) {
-        tail = 1;
-      } else if (lead == 0xE0) {
-        tail = 2;
-        low = 0xA0;
-      } else if (lead == 0xED) {
-        tail = 2;
-        high = 0x9F;  // no UTF-16 surrogates
-      } else if (lead >= 0xE1 && lead <= 0xEF) {
-        tail = 2;
-      } else if (lead == 0xF0) {
-        tail = 3;
-        low = 0x90;
-      } else if (lead >= 0xF1 && lead <= 0xF3) {
-        tail = 3;
-      } else if (lead == 0xF4) {
-        tail = 3;
-        high = 0x8F;  // nothing above U+10FFFF
-      } else {
-        return false;
-      }
-      if (end - p <= tail || p[1] < low || p[1] > high) return false;
-      for (int i = 2; i <= tail; ++i) {
-        if (p[i] < 0x80 || p[i] > 0xBF) return false;
-      }
-      p += tail + 1;
-    }
-    return true;
-  }
-
   GbSaxHandler& handler_;
   int nesting_ = 0;
 };
@@ -354,6 +362,185 @@ std::optional<BenchmarkFile> TryParseInSitu(char* text, std::size_t size,
 
 #endif  // GPUBENCH_COMPARE_HAVE_RAPIDJSON
 
+#if GPUBENCH_COMPARE_HAVE_SIMDJSON
+
+static_assert(kTextPadding >= simdjson::SIMDJSON_PADDING);
+
+// Walks simdjson's On-Demand view of a document and sends GbSaxHandler the
+// events that the nlohmann path would send for it. Like RapidJsonEvents, it
+// gives up (returns false) on anything that path might treat differently,
+// and the caller then tries the next parser.
+class SimdjsonWalker {
+ public:
+  explicit SimdjsonWalker(GbSaxHandler& handler) : handler_(handler) {}
+
+  // `value` is an object or array (simdjson has no value for a scalar
+  // document; CheckLooksLikeJson has ruled those out).
+  bool Walk(simdjson::ondemand::value value, int nesting) {
+    const std::string_view token = value.raw_json_token();
+    if (token.empty()) return false;
+    switch (token[0]) {
+      case '{': {
+        if (++nesting > kMaxNesting) return false;
+        simdjson::ondemand::object object;
+        if (value.get_object().get(object) != simdjson::SUCCESS) return false;
+        if (!handler_.StartObject()) return false;
+        for (auto field_or_error : object) {
+          simdjson::ondemand::field field;
+          if (std::move(field_or_error).get(field) != simdjson::SUCCESS) return false;
+          std::string_view key = WithoutEscapes(field.key().raw());
+          if (key.data() == nullptr) {
+            if (field.unescaped_key().get(key) != simdjson::SUCCESS) return false;
+            if (!IsPlainWellFormedUtf8(key.data(), key.size())) return false;
+          }
+          if (!handler_.Key(key)) return false;
+          if (!Walk(field.value(), nesting)) return false;
+        }
+        return handler_.EndObject();
+      }
+      case '[': {
+        if (++nesting > kMaxNesting) return false;
+        simdjson::ondemand::array array;
+        if (value.get_array().get(array) != simdjson::SUCCESS) return false;
+        if (!handler_.StartArray()) return false;
+        for (auto element_or_error : array) {
+          simdjson::ondemand::value element;
+          if (std::move(element_or_error).get(element) != simdjson::SUCCESS) return false;
+          if (!Walk(element, nesting)) return false;
+        }
+        return handler_.EndArray();
+      }
+      case '"': {
+        // The token runs to the next structural character: the closing quote
+        // is its last character but whitespace.
+        std::size_t end = token.size();
+        while (end > 1 && IsJsonSpace(token[end - 1])) --end;
+        std::string_view text = token.substr(1, end - 2);
+        if (std::memchr(text.data(), '\\', text.size()) != nullptr) {
+          if (value.get_string().get(text) != simdjson::SUCCESS) return false;
+          if (!IsPlainWellFormedUtf8(text.data(), text.size())) return false;
+        }
+        return handler_.String(text);
+      }
+      case 't':
+      case 'f': {
+        bool flag = false;
+        if (value.get_bool().get(flag) != simdjson::SUCCESS) return false;
+        return handler_.Boolean(flag);
+      }
+      case 'n': {
+        bool is_null = false;
+        if (value.is_null().get(is_null) == simdjson::SUCCESS && is_null) return handler_.Null();
+        return NonFinite(token);  // nan
+      }
+      case '-':
+        if (token.size() > 1 && IsAsciiLetter(token[1])) return NonFinite(token);
+        return Number(value, token);
+      default:
+        if (token[0] >= '0' && token[0] <= '9') return Number(value, token);
+        return NonFinite(token);
+    }
+  }
+
+ private:
+  static bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+  // The text of the string that starts after the opening quote at `start`, as
+  // it is in the input, where it has no escapes (most do not: nothing is
+  // copied then); a null view where it has some. simdjson's first stage has
+  // checked that the string is closed, that the whole input is well-formed
+  // UTF-8 (surrogates and overlong forms excluded) and that no string holds
+  // a byte below 0x20: such text needs no IsPlainWellFormedUtf8; only
+  // decoded escapes do.
+  static std::string_view WithoutEscapes(const char* start) {
+    const char* end = start;
+    while (*end != '"' && *end != '\\') ++end;
+    if (*end == '\\') return {};
+    return std::string_view(start, static_cast<std::size_t>(end - start));
+  }
+
+  // Same depth limit as RapidJsonEvents: the walk recurses too.
+  static constexpr int kMaxNesting = 64;
+
+  // nlohmann: an integer that fits int64 (negative) or uint64 is read
+  // exactly, then converted to double (so -0 is +0); other numbers are
+  // correctly rounded, as simdjson rounds them. Out of range (1e400) is an
+  // error for both.
+  bool Number(simdjson::ondemand::value& value, std::string_view token) {
+    simdjson::ondemand::number number;
+    if (value.get_number().get(number) != simdjson::SUCCESS) return false;
+    double result = 0;
+    switch (number.get_number_type()) {
+      case simdjson::ondemand::number_type::signed_integer:
+        result = static_cast<double>(number.get_int64());
+        break;
+      case simdjson::ondemand::number_type::unsigned_integer:
+        result = static_cast<double>(number.get_uint64());
+        break;
+      default:
+        result = number.get_double();
+        if (result == 0 && std::signbit(result) &&
+            token.find_first_of(".eE") == std::string_view::npos) {
+          result = 0;  // -0 as an integer
+        }
+        break;
+    }
+    if (!std::isfinite(result)) return false;
+    return handler_.Number(result);
+  }
+
+  // A bare word where a value belongs: GB's NaN / Infinity (and the other
+  // spellings the nlohmann path quotes, see QuoteNonFiniteTokens), sent as
+  // the string that path would see. `token` runs up to the next structural
+  // character, whitespace included.
+  bool NonFinite(std::string_view token) {
+    std::size_t end = token.size();
+    while (end > 0 && IsJsonSpace(token[end - 1])) --end;
+    const std::string_view word = token.substr(0, end);
+    const std::size_t letters_from = !word.empty() && (word[0] == '-' || word[0] == '+') ? 1 : 0;
+    if (word.size() == letters_from) return false;
+    for (std::size_t i = letters_from; i < word.size(); ++i) {
+      if (!IsAsciiLetter(word[i])) return false;
+    }
+    const std::optional<double> value = ParseNonFiniteSpelling(word);
+    if (!value) return false;
+    return handler_.String(std::isnan(*value) ? "NaN" : *value > 0 ? "Infinity" : "-Infinity");
+  }
+
+  GbSaxHandler& handler_;
+};
+
+// The first fast path: nullopt when simdjson or GbSaxHandler rejects the
+// document, or it may be read differently than by nlohmann. `text` is not
+// changed; text[size] and the kTextPadding - 1 bytes after it are readable.
+std::optional<BenchmarkFile> TryParseWithSimdjson(const char* text, std::size_t size,
+                                                  const std::string& source_name) {
+  // As CheckLooksLikeJson requires (simdjson would skip a byte order mark).
+  std::size_t first = 0;
+  while (first < size && (text[first] == ' ' || text[first] == '\n' || text[first] == '\r' ||
+                          text[first] == '\t')) {
+    ++first;
+  }
+  if (first == size || (text[first] != '{' && text[first] != '[')) return std::nullopt;
+  simdjson::ondemand::parser parser;
+  simdjson::ondemand::document document;
+  if (parser.iterate(text, size, size + kTextPadding).get(document) != simdjson::SUCCESS) {
+    return std::nullopt;
+  }
+  simdjson::ondemand::value root;
+  if (document.get_value().get(root) != simdjson::SUCCESS) return std::nullopt;
+  GbSaxHandler handler(source_name);
+  SimdjsonWalker walker(handler);
+  if (!walker.Walk(root, 0) || !handler.error().empty()) return std::nullopt;
+  // Nothing but whitespace may follow the top-level value.
+  if (document.current_location().error() != simdjson::OUT_OF_BOUNDS) return std::nullopt;
+  Result<BenchmarkFile> file = handler.Finish();
+  if (!file.ok()) return std::nullopt;  // the nlohmann path fails with the same message
+  return std::move(file).value();
+}
+
+#endif  // GPUBENCH_COMPARE_HAVE_SIMDJSON
+
 // `load`'s Result, or a failed Status for what the parsers or the allocator throw.
 template <typename Load>
 Result<BenchmarkFile> CatchingExceptions(const std::string& source_name, Load load) {
@@ -375,6 +562,12 @@ std::optional<BenchmarkFile> ParseBenchmarkJsonFastPathOnly(std::string_view byt
   copy.reserve(bytes.size() + kTextPadding);
   copy.append(bytes);
   copy.append(kTextPadding, '\0');
+#if GPUBENCH_COMPARE_HAVE_SIMDJSON
+  if (std::optional<BenchmarkFile> file =
+          TryParseWithSimdjson(copy.data(), bytes.size(), source_name)) {
+    return file;
+  }
+#endif
   return TryParseInSitu(copy.data(), bytes.size(), source_name);
 #else
   static_cast<void>(bytes);
@@ -404,10 +597,27 @@ Result<BenchmarkFile> ParseBenchmarkJsonWithNlohmann(std::string_view bytes,
 
 bool FastJsonParserAvailable() { return GPUBENCH_COMPARE_HAVE_RAPIDJSON != 0; }
 
+bool SimdjsonFastPathAvailable() {
+  return GPUBENCH_COMPARE_HAVE_RAPIDJSON != 0 && GPUBENCH_COMPARE_HAVE_SIMDJSON != 0;
+}
+
 Result<BenchmarkFile> LoadBenchmarkFile(const std::string& path) {
   return CatchingExceptions(path, [&]() -> Result<BenchmarkFile> {
     InputFile file(path);
     GPUBENCH_RETURN_IF_ERROR(file.Open());
+#if GPUBENCH_COMPARE_HAVE_SIMDJSON
+    {
+      Result<const char*> text = file.PaddedBytes();
+      if (!text.ok()) return text.status();
+      GPUBENCH_RETURN_IF_ERROR(
+          CheckLooksLikeJson(std::string_view(text.value(), file.size()), path));
+      if (std::optional<BenchmarkFile> parsed =
+              TryParseWithSimdjson(text.value(), file.size(), path)) {
+        return std::move(*parsed);
+      }
+      file.DropPaddedBytes();
+    }
+#endif
 #if GPUBENCH_COMPARE_HAVE_RAPIDJSON
     Result<char*> text = file.WritableCopy();
     if (!text.ok()) return text.status();

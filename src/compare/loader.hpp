@@ -31,6 +31,10 @@ detail::Result<BenchmarkFile> ParseBenchmarkJsonWithNlohmann(std::string_view by
 /// Whether ParseBenchmarkJson has its fast path (built with RapidJSON).
 bool FastJsonParserAvailable();
 
+/// Whether the fast path starts with simdjson (built with it and RapidJSON); RapidJSON then
+/// parses only what simdjson declines.
+bool SimdjsonFastPathAvailable();
+
 /// The fast path alone: nullopt where ParseBenchmarkJson would fall back to
 /// nlohmann (and always without RapidJSON). For tests and fuzzing.
 std::optional<BenchmarkFile> ParseBenchmarkJsonFastPathOnly(std::string_view bytes,

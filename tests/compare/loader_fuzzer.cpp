@@ -1,7 +1,7 @@
 // libFuzzer target for the input parsing: any bytes must either load or be
 // rejected with a failed Status, and whatever loads must compare and render
 // without crashing. Any exception escapes and counts as a crash. The
-// fast loader (RapidJSON) must agree with the reference loader (nlohmann):
+// fast loader (simdjson, then RapidJSON) must agree with the reference loader (nlohmann):
 // a disagreement aborts.
 #include <cstddef>
 #include <cstdint>

@@ -37,11 +37,19 @@ if [ -z "$fuzzer" ]; then
   fuzzer="$work/gpubench_compare_loader_fuzzer"
   echo "building $fuzzer with $clang"
   core_sources=$(ls "$repo"/src/compare/*.cpp | grep -v 'main\.cpp$')  # every tool's main out
+  # The simdjson fast path where libsimdjson-dev is installed (as in the CMake build).
+  simdjson_flags=""
+  printf '#include <simdjson.h>\nint main() { simdjson::ondemand::parser p; return 0; }\n' \
+    >"$work/probe_simdjson.cpp"
+  if "$clang" -std=c++17 "$work/probe_simdjson.cpp" -o "$work/probe_simdjson" -lsimdjson \
+    >/dev/null 2>&1; then
+    simdjson_flags="-DGPUBENCH_COMPARE_HAVE_SIMDJSON=1 -lsimdjson"
+  fi
   # shellcheck disable=SC2086
   "$clang" -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=undefined -fsanitize-ignorelist="$here/fuzz_ubsan_ignorelist.txt" \
     -I"$repo/src" -I"$repo/include" \
-    $core_sources "$here/loader_fuzzer.cpp" -o "$fuzzer" -lpthread
+    $core_sources "$here/loader_fuzzer.cpp" -o "$fuzzer" $simdjson_flags -lpthread
 fi
 
 mkdir -p "$work/corpus"
