@@ -466,6 +466,16 @@ class SimdjsonWalker {
   // exactly, then converted to double (so -0 is +0); other numbers are
   // correctly rounded, as simdjson rounds them. Out of range (1e400) is an
   // error for both.
+  // The digits of a number's mantissa (before any exponent).
+  static int SignificantDigits(std::string_view token) {
+    int digits = 0;
+    for (char c : token) {
+      if (c == 'e' || c == 'E') break;
+      if (c >= '0' && c <= '9') ++digits;
+    }
+    return digits;
+  }
+
   bool Number(simdjson::ondemand::value& value, std::string_view token) {
     simdjson::ondemand::number number;
     if (value.get_number().get(number) != simdjson::SUCCESS) return false;
@@ -479,6 +489,13 @@ class SimdjsonWalker {
         break;
       default:
         result = number.get_double();
+        // simdjson 3.0.1 (Debian 12) returns 0 from get_number() for a float with more than 19
+        // significant digits; such rare tokens are converted from their text instead.
+        if (SignificantDigits(token) > 19) {
+          const char* end = token.data() + token.size();
+          const char* begin = token.data() + (token.front() == '+' ? 1 : 0);
+          if (std::from_chars(begin, end, result).ec != std::errc()) return false;
+        }
         if (result == 0 && std::signbit(result) &&
             token.find_first_of(".eE") == std::string_view::npos) {
           result = 0;  // -0 as an integer
