@@ -223,6 +223,29 @@ step_groups() {
   tail -6 "$OUT/groups_on.log" "$OUT/sgemm.log"
   python3 bench/groups_check.py "$OUT" | tee "$OUT/groups_summary.txt"
 }
+# Short kernels (issue #10, docs/accuracy.md "Short kernels"). NVB = the NVBench peer binary.
+step_short_methods() {
+  $BUILD/bench/gpubench_timing_methods ${METHODS_ARGS:-} >"$OUT/short_methods.jsonl" 2>"$OUT/short_methods.err"
+  echo "timing methods: $(wc -l <"$OUT/short_methods.jsonl") rows"; tail -3 "$OUT/short_methods.err"
+}
+step_short_ncu() {
+  ncu --clock-control none --metrics gpu__time_duration.sum -k regex:'Tiny|Spin|Copy|Empty' --csv \
+    $BUILD/bench/gpubench_timing_methods --kernels-only >"$OUT/short_ncu.csv" 2>"$OUT/short_ncu.err"
+  echo "ncu rows: $(grep -c gpu__time_duration "$OUT/short_ncu.csv")"; tail -3 "$OUT/short_ncu.err"
+}
+step_short_nvbench() {
+  local nvb=${NVB:-.peers/nvbench/copy_bench}
+  $nvb -d 0 -b Tiny --json "$OUT/nvb_tiny.json" >"$OUT/nvb_tiny.md" 2>&1
+  $nvb -d 0 -b Copy -a "Elements=[1048576,2097152,4194304,8388608,16777216,33554432]" \
+    --json "$OUT/nvb_copy.json" >"$OUT/nvb_copy.md" 2>&1
+  grep -E "^\|" "$OUT/nvb_tiny.md" "$OUT/nvb_copy.md" | head -20
+}
+step_short_gpubench() {  # SHORT_ARGS: extra flags; SHORT_TAG: file name part
+  local tag=${SHORT_TAG:-default}
+  $BUILD/bench/gpubench_short --gpubench_profile_iterations=0 ${SHORT_ARGS:-} \
+    --benchmark_out="$OUT/short_$tag.json" --benchmark_out_format=json >"$OUT/short_$tag.log" 2>&1
+  grep -E "_mean|_cv" "$OUT/short_$tag.log" | head -30
+}
 step_tarjson() { (cd "$OUT" && tar czf runs.tgz *.json *.log && rm -f *.json *.log); }
 # The gate suite with a shorter min_time (its two launch-bound benchmarks take 0.5 s of GPU time
 # at ~4 us an iteration, about 140 s a run with 10 repetitions otherwise).

@@ -12,6 +12,7 @@
 
 #include "device_info.hpp"
 #include "gpubench/settings.hpp"
+#include "launch_hold.hpp"
 #include "status.hpp"
 
 namespace gpubench::detail {
@@ -35,6 +36,15 @@ class GpuOps {
   /// (NvtxRangePath), popped together.
   virtual void PushRange(const std::string& name) = 0;
   virtual void PopRange() = 0;
+  /// Holds `stream` with a one-thread kernel that spins until ReleaseStream, or until
+  /// kHoldTimeoutMs have passed. Work the host enqueues behind it then starts back to back when
+  /// it is released, whatever the host's launch pace (docs/accuracy.md "Short kernels").
+  virtual Status HoldStream(cudaStream_t stream) = 0;
+  /// Lets the latest hold end. Does nothing when none is pending, so error paths may call it.
+  virtual void ReleaseStream() = 0;
+  /// Whether a hold ended by its timeout (the host did not release it in time, e.g. the body
+  /// waited for the GPU) since the last call. Call after the stream was synchronized.
+  virtual bool TakeHoldTimedOut() = 0;
 };
 
 /// GPU time of regions of stream work.

@@ -36,12 +36,20 @@ struct ProfileOutcome {
   std::string error;                   ///< kFailed: why
 };
 
+/// cache=flush: how the timed bodies were launched (GpuOps::HoldStream).
+enum class LaunchHold {
+  kNotApplicable,  ///< cache=keep: the iterations run back to back in one timed region
+  kHeld,           ///< each body queued behind a hold, released once it was all enqueued
+  kBodyWaits,      ///< a hold timed out: the body waits for the GPU, so launches were not held
+};
+
 struct CallResult {
   std::string instance;     ///< GB's name with the arguments ("BM_Copy/1048576")
   int64_t iterations = 0;   ///< GB's iteration count of the call
   double gpu_seconds = 0;   ///< GPU time of the timed iterations (what GB's manual time sums)
   double sm_clock_mhz = 0;  ///< the mean SM clock of the timed iterations (clock probe)
   std::map<std::string, double> kernel_seconds;  ///< timer=cupti: per kernel, all iterations
+  LaunchHold launch_hold = LaunchHold::kNotApplicable;
   SharingVerdict sharing;
   ProfileOutcome profile;
 };

@@ -6,6 +6,7 @@
 
 #include "gpubench/counters.hpp"
 #include "gpubench/version.hpp"
+#include "launch_hold.hpp"
 #include "metric_groups.hpp"
 
 namespace gpubench::detail {
@@ -45,6 +46,19 @@ std::string FlushMethodDescription(const Settings& settings, int64_t flush_bytes
          (flush_bytes > 0 ? std::to_string(flush_bytes) + " bytes" : std::string("a buffer")) +
          " (2x L2) before each iteration, outside the timed region; it writes nothing, so no "
          "dirty lines are left to be written back inside the next iteration";
+}
+
+std::string LaunchHoldDescription(const Settings& settings) {
+  if (settings.cache == CachePolicy::kKeep) {
+    return "none (cache=keep: the iterations run back to back in one timed region)";
+  }
+  return "hold_kernel: after the flush has finished, a one-thread kernel holds the stream until "
+         "the host has enqueued the start event, the body and the stop event, so the timed work "
+         "starts back to back whatever the host's launch pace; a body that waits for the GPU "
+         "inside the loop cannot be held (the hold times out after " +
+         std::to_string(kHoldTimeoutMs) +
+         " ms in the warm-up) and is timed without it: counter "
+         "launch_held=0";
 }
 
 std::string CounterUnits(const Settings& settings,
@@ -141,6 +155,7 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
   context.push_back(
       {"gpubench_flush_description",
        FlushMethodDescription(settings, facts.available ? FlushBytes(facts.l2_bytes) : 0)});
+  context.push_back({"gpubench_launch_hold_description", LaunchHoldDescription(settings)});
   CommandLine line;
   line.settings = settings;
   for (const SettingRow& row : SettingRows()) {

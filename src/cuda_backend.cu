@@ -4,6 +4,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <vector>
@@ -70,6 +71,25 @@ __global__ void ClockProbeKernel(ProbeSample* samples, const ProbeSample* begin,
   }
 }
 
+// Host-mapped state of the stream hold. The host writes `released`; a hold that gives up
+// increments `timeouts`. One hold runs at a time, so plain volatile accesses suffice.
+struct HoldState {
+  unsigned released;
+  unsigned timeouts;
+};
+
+// Spins until the host has released `ticket` or `timeout_ns` have passed.
+__global__ void HoldKernel(volatile HoldState* state, unsigned ticket,
+                           unsigned long long timeout_ns) {
+  const unsigned long long start = GlobalTimer();
+  while (static_cast<int>(state->released - ticket) < 0) {
+    if (GlobalTimer() - start > timeout_ns) {
+      state->timeouts = state->timeouts + 1;
+      return;
+    }
+  }
+}
+
 constexpr unsigned long long kMinProbeWindowNs = 200000;  // 200 us
 constexpr int kMaxSms = 1024;
 
@@ -84,6 +104,10 @@ class CudaOps final : public GpuOps {
     if (flush_buffer_ != nullptr) cudaFree(flush_buffer_);
     if (probe_ != nullptr) cudaFree(probe_);
     if (host_samples_ != nullptr) cudaFreeHost(host_samples_);
+    if (hold_ != nullptr) {
+      ReleaseStream();
+      cudaFreeHost(const_cast<HoldState*>(hold_));
+    }
     nvtxDomainDestroy(domain_);
   }
 
@@ -103,6 +127,24 @@ class CudaOps final : public GpuOps {
           !status.ok()) {
         return status;
       }
+    }
+    if (cache == CachePolicy::kFlush && hold_ == nullptr) {
+      void* hold = nullptr;
+      if (Status status = CudaStatus(cudaHostAlloc(&hold, sizeof(HoldState), cudaHostAllocMapped),
+                                     "cudaHostAlloc (stream hold)");
+          !status.ok()) {
+        return status;
+      }
+      hold_ = static_cast<volatile HoldState*>(hold);
+      hold_->released = 0;
+      hold_->timeouts = 0;
+      void* device = nullptr;
+      if (Status status = CudaStatus(cudaHostGetDevicePointer(&device, hold, 0),
+                                     "cudaHostGetDevicePointer (stream hold)");
+          !status.ok()) {
+        return status;
+      }
+      hold_device_ = static_cast<HoldState*>(device);
     }
     if (cache == CachePolicy::kFlush && flush_buffer_ == nullptr) {
       flush_bytes_ = static_cast<size_t>(FlushBytes(facts_.l2_bytes));
@@ -197,6 +239,29 @@ class CudaOps final : public GpuOps {
     for (size_t i = 0; i < pushed_parts_.size(); ++i) nvtxDomainRangePop(domain_);
   }
 
+  Status HoldStream(cudaStream_t stream) override {
+    if (hold_ == nullptr) return Status::Error("stream hold used before Prepare(cache=flush)");
+    ++ticket_;
+    HoldKernel<<<1, 1, 0, stream>>>(hold_device_, ticket_,
+                                    static_cast<unsigned long long>(kHoldTimeoutMs) * 1000000);
+    pending_ = true;
+    return CudaStatus(cudaPeekAtLastError(), "stream hold kernel launch");
+  }
+
+  void ReleaseStream() override {
+    if (!pending_) return;
+    // Orders the host's earlier launches before the store the spinning kernel reads.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    hold_->released = ticket_;
+    pending_ = false;
+  }
+
+  bool TakeHoldTimedOut() override {
+    if (hold_ == nullptr || hold_->timeouts == 0) return false;
+    hold_->timeouts = 0;
+    return true;
+  }
+
  private:
   ProbeSample* Samples(int which) { return static_cast<ProbeSample*>(probe_) + which * kMaxSms; }
 
@@ -216,6 +281,10 @@ class CudaOps final : public GpuOps {
   size_t flush_bytes_ = 0;
   void* probe_ = nullptr;
   ProbeSample* host_samples_ = nullptr;
+  volatile HoldState* hold_ = nullptr;
+  HoldState* hold_device_ = nullptr;
+  unsigned ticket_ = 0;
+  bool pending_ = false;
 };
 
 // One event pair per region, from a pool; when every pair is in flight, the oldest is waited

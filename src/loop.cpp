@@ -107,8 +107,8 @@ class IterationController {
   }
 
   bool AfterWarmup() {
-    if (Status status = warmup_.After(name()); !status.ok()) return Fail(status);
-    if (Status status = timed_.Begin(); !status.ok()) return Fail(status);
+    if (Status status = warmup_.After(name(), &call_); !status.ok()) return Fail(status);
+    if (Status status = timed_.Begin(call_.launch_hold); !status.ok()) return Fail(status);
     step_ = Step::kTimed;
     return BeforeTimedBody();
   }

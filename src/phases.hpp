@@ -23,12 +23,15 @@ namespace gpubench::detail {
 /// An error of the user's body (launch or asynchronous), named as such.
 Status BodyError(const std::string& instance, const Status& status);
 
-/// The warm-up body: flushed before (cache=flush), checked and waited for after.
+/// The warm-up body: flushed before (cache=flush), checked and waited for after. With
+/// cache=flush it also runs behind a stream hold, to learn whether the body can be held: a body
+/// that waits for the GPU cannot (its hold times out), and is then timed without holds.
 class WarmupPhase {
  public:
   WarmupPhase(Harness& harness, cudaStream_t stream) : harness_(harness), stream_(stream) {}
   Status Before();
-  Status After(const std::string& instance);
+  /// Sets call->launch_hold.
+  Status After(const std::string& instance, CallResult* call);
 
  private:
   Harness& harness_;
@@ -42,15 +45,18 @@ class TimedPhase {
       : harness_(harness), state_(state), stream_(stream) {}
   ~TimedPhase() { CloseRange(); }
 
-  /// Starts the clock probe (after the warm-up).
-  Status Begin();
-  /// Before each timed body: flush (cache=flush), NVTX range, timer region.
+  /// Starts the clock probe (after the warm-up); `hold`: the warm-up's LaunchHold verdict.
+  Status Begin(LaunchHold hold);
+  /// Before each timed body. cache=flush: flush, wait for it, hold the stream; then the NVTX
+  /// range and the timer region.
   Status BeforeBody(const std::string& instance);
-  /// After each timed body: closes the range and region, hands GB the GPU time.
+  /// After each timed body: closes the region, releases the hold, closes the range, hands GB
+  /// the GPU time.
   Status AfterBody(const std::string& instance, CallResult* call);
-  /// After the last body: the clock probe's SM clock and the per-kernel times.
+  /// After the last body: the clock probe's SM clock, the per-kernel times, whether every hold
+  /// was released by the host.
   Status End(CallResult* call);
-  /// Pops an NVTX range an early exit left open.
+  /// Releases a hold and pops an NVTX range an early exit left open.
   void CloseRange();
 
  private:
@@ -58,6 +64,7 @@ class TimedPhase {
   Harness& harness_;
   benchmark::State& state_;
   cudaStream_t stream_;
+  LaunchHold hold_ = LaunchHold::kNotApplicable;
   bool range_open_ = false;
   bool region_open_ = false;
   int64_t iterations_in_region_ = 0;

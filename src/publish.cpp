@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "launch_hold.hpp"
 #include "metrics.hpp"
 
 namespace gpubench::detail {
@@ -44,10 +45,27 @@ void PublishProfile(const CallResult& call, benchmark::State& state, ProcessStat
   }
 }
 
+// cache=flush: 1 when every timed body ran behind a hold, 0 when the body waits for the GPU
+// (then the host's launch pace is inside the timed region, as in a plain event pair).
+void PublishLaunchHold(const CallResult& call, benchmark::State& state, ProfilingPolicy& policy) {
+  if (call.launch_hold == LaunchHold::kNotApplicable) return;
+  const bool held = call.launch_hold == LaunchHold::kHeld;
+  state.counters["launch_held"] = held ? 1.0 : 0.0;
+  if (!held && policy.FirstTime("launch_held:" + call.instance)) {
+    std::cerr << "gpubench: " << call.instance
+              << ": the loop body waits for the GPU (a stream hold timed out after "
+              << kHoldTimeoutMs
+              << " ms), so its launches are timed without holds (launch_held=0): the host's "
+                 "launch time may enter the GPU time of short kernels. Remove the "
+                 "synchronization from the loop body to get launch_held=1\n";
+  }
+}
+
 }  // namespace
 
 void Publish(const CallResult& call, benchmark::State& state, ProcessState& process) {
   PublishSharing(call, state, process.policy);
+  PublishLaunchHold(call, state, process.policy);
   for (const auto& [name, value] : ClockCounters(call.sm_clock_mhz, process.harness.facts())) {
     state.counters[name] = value;
   }

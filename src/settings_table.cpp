@@ -169,7 +169,9 @@ const std::vector<SettingRow> kSettingRows = {
      [](const Settings& settings) -> KeyValues {
        return {{"gpubench_cache", ToString(settings.cache)},
                {"gpubench_flush_method",
-                settings.cache == CachePolicy::kFlush ? "l2_read_evict" : "none"}};
+                settings.cache == CachePolicy::kFlush ? "l2_read_evict" : "none"},
+               {"gpubench_launch_hold",
+                settings.cache == CachePolicy::kFlush ? "hold_kernel" : "none"}};
      }},
     {"clock_control", "none", "none",
      "gpubench never locks clocks; the actual SM clock is measured and reported", false, true,

@@ -58,7 +58,8 @@ const std::vector<SettingRow>& SettingRows();
 const std::vector<SettingRow>& ActionRows();
 
 /// Bumped whenever the measurement method changes what a number means (fingerprinted).
-inline constexpr int kMethodVersion = 1;
+/// 2: cache=flush holds each timed body's launches behind a stream hold (launch_held).
+inline constexpr int kMethodVersion = 2;
 
 /// The settings that change what a number means, as context keys and values: the method version,
 /// then each row's fingerprint entries. The fingerprint is a hash of exactly these.

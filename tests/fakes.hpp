@@ -58,7 +58,31 @@ class FakeOps : public detail::GpuOps {
   }
   void PushRange(const std::string& name) override { log_->Add("push " + name); }
   void PopRange() override { log_->Add("pop"); }
+  Status HoldStream(cudaStream_t) override {
+    log_->Add("hold");
+    held = true;
+    ++holds;
+    if (time_out_after_holds > 0 && holds > time_out_after_holds) timed_out_ = true;
+    return Status::Ok();
+  }
+  void ReleaseStream() override {
+    if (!held) return;
+    log_->Add("release");
+    held = false;
+  }
+  bool TakeHoldTimedOut() override {
+    const bool timed_out = hold_times_out || timed_out_;
+    timed_out_ = false;
+    if (timed_out) log_->Add("hold_timed_out");
+    return timed_out;
+  }
 
+  bool held = false;
+  /// Every hold ends by its timeout (a body that waits for the GPU).
+  bool hold_times_out = false;
+  /// Holds after the first N time out (a body that waits for the GPU only later).
+  int time_out_after_holds = 0;
+  int holds = 0;
   Status prepare_result;
   int checks = 0;
   int fail_check_at = 0;  // 1-based CheckLaunch call that fails
@@ -66,6 +90,7 @@ class FakeOps : public detail::GpuOps {
   double clock_mhz = 1900.0;
 
  private:
+  bool timed_out_ = false;
   Log* log_;
 };
 

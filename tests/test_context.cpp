@@ -136,12 +136,12 @@ TEST(Fingerprint, IsStableAndHexadecimal) {
   EXPECT_EQ(first.find_first_not_of("0123456789abcdef"), std::string::npos);
 }
 
-// Every stored baseline taken with default settings carries this value (see
-// tests/compare/data/h200/*.json). A change to the hash, the key format or a default makes every
+// Every stored baseline taken with default settings since method version 2 carries this value
+// (the files in tests/compare/data/h200 from method version 1 carry b4318ba04f6a40f1). A change to the hash, the key format or a default makes every
 // CI baseline "different settings" (gpubench-compare exit 3): do it only together with a
 // gpubench_method_version bump, when the numbers' meaning really changed (README, Context block).
 TEST(Fingerprint, DefaultSettingsValueIsPinned) {
-  EXPECT_EQ(SettingsFingerprint(Defaults()), "b4318ba04f6a40f1");
+  EXPECT_EQ(SettingsFingerprint(Defaults()), "48342d814c636132");
 }
 
 // FNV-1a 64 written out here, over the documented "key=value\n" lines in sorted key order.
@@ -150,7 +150,8 @@ TEST(Fingerprint, RecomputedIndependentlyFromTheDocumentedRule) {
       "gpubench_cache=flush\n",
       "gpubench_clock_control=none\n",
       "gpubench_flush_method=l2_read_evict\n",
-      "gpubench_method_version=1\n",
+      "gpubench_launch_hold=hold_kernel\n",
+      "gpubench_method_version=2\n",
       "gpubench_metrics=dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,"
       "sm__cycles_elapsed.avg.per_second\n",
       "gpubench_profiling=on\n",

@@ -209,8 +209,10 @@ TEST_F(LoopTest, FlushPolicyWarmsUpThenTimesEachIterationInsideItsRange) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   const auto expected = Join({
-      {"prepare", "flush", "body", "sync", "probe_begin"},
-      Repeat({"flush", "push LoopTest_Flush", "timer_begin", "body", "timer_end", "pop"}, 3),
+      {"prepare", "flush", "sync", "hold", "body", "release", "sync", "probe_begin"},
+      Repeat({"flush", "sync", "hold", "push LoopTest_Flush", "timer_begin", "body", "timer_end",
+              "release", "pop"},
+             3),
       {"probe_end", "after loop"},
   });
   EXPECT_EQ(log_.events, expected);
@@ -220,6 +222,41 @@ TEST_F(LoopTest, FlushPolicyWarmsUpThenTimesEachIterationInsideItsRange) {
   EXPECT_DOUBLE_EQ(runs[0].counters.at("sm_clock_mhz").value, 1900.0);
   EXPECT_DOUBLE_EQ(runs[0].counters.at("sm_clock_rated_mhz").value, 1980.0);
   EXPECT_DOUBLE_EQ(runs[0].counters.at("sm_clock_throttled").value, 0.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 1.0);
+}
+
+// A body that waits for the GPU makes the warm-up's hold time out: the timed iterations are
+// then launched without holds (no wait after the flush either), and the row says so.
+TEST_F(LoopTest, BodyThatWaitsForTheGpuIsTimedWithoutHolds) {
+  ops_->hold_times_out = true;
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Flush/");
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  const auto expected = Join({
+      {"prepare", "flush", "sync", "hold", "body", "release", "sync", "hold_timed_out",
+       "probe_begin"},
+      Repeat({"flush", "push LoopTest_Flush", "timer_begin", "body", "timer_end", "pop"}, 3),
+      {"probe_end", "after loop"},
+  });
+  EXPECT_EQ(log_.events, expected);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 0.0);
+  EXPECT_NE(messages.find("LoopTest_Flush: the loop body waits for the GPU"), std::string::npos)
+      << messages;
+  EXPECT_NE(messages.find("launch_held=0"), std::string::npos) << messages;
+}
+
+// A hold that times out during the timed iterations (the body waited only then) is reported
+// too, once the stream has been waited for.
+TEST_F(LoopTest, HoldTimingOutInTheTimedIterationsClearsLaunchHeld) {
+  ops_->time_out_after_holds = 2;  // the warm-up's hold is released in time, a later one is not
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Flush/");
+  ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(log_.Count("hold"), 4);  // warm-up + 3 timed: the verdict comes after the run
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 0.0);
 }
 
 TEST_F(LoopTest, KeepPolicyTimesTheWholeRunWithOneRegionAndNoFlush) {
@@ -236,6 +273,7 @@ TEST_F(LoopTest, KeepPolicyTimesTheWholeRunWithOneRegionAndNoFlush) {
   EXPECT_EQ(log_.events, expected);
   EXPECT_EQ(runs[0].iterations, 4);
   EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2e-3);  // the region, spread over 4
+  EXPECT_EQ(runs[0].counters.count("launch_held"), 0u);   // no holds without a flush
 }
 
 TEST_F(LoopTest, RangeNamesCarryTheArgumentsAndRatesUseGpuTime) {
@@ -258,8 +296,10 @@ TEST_F(LoopTest, ProfiledIterationsFollowTheTimedOnesPassByPass) {
     pass.insert(pass.end(), range.begin(), range.end());
   }
   const auto expected = Join({
-      {"prepare", "flush", "body", "sync", "probe_begin"},
-      Repeat({"flush", "push LoopTest_Flush", "timer_begin", "body", "timer_end", "pop"}, 3),
+      {"prepare", "flush", "sync", "hold", "body", "release", "sync", "probe_begin"},
+      Repeat({"flush", "sync", "hold", "push LoopTest_Flush", "timer_begin", "body", "timer_end",
+              "release", "pop"},
+             3),
       {"probe_end", "session 3"},
       Repeat(pass, 2),
       {"session_end", "after loop"},

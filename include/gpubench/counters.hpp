@@ -75,6 +75,9 @@ inline constexpr CounterInfo kCounters[] = {
      "1 when sm_clock_mhz < 90% of the rated clock: the time is doubtful"},
     {"gpu_shared", "flag", Better::kLower, Gating::kFlag, 0, 0,
      "1 when another process used the GPU around the run (NVML) or held its profiler"},
+    {"launch_held", "flag", Better::kHigher, Gating::kFlag, 0, 0,
+     "cache=flush: 1 when every timed body ran behind a stream hold, 0 when the body waits for "
+     "the GPU, so the host's launch time may be inside the time"},
     // CUPTI Range Profiler, per profiled iteration.
     {"dram_read_bytes", "bytes", Better::kLower, Gating::kBytes, 1.0, kGateByteFloor,
      "dram__bytes_read.sum per profiled iteration (mean over ranges)", "dram__bytes_read.sum"},

@@ -113,6 +113,15 @@ void Gpu_Spin(benchmark::State& state) {
 }
 GPUBENCH_BENCHMARK(Gpu_Spin)->Arg(200000)->Arg(10000)->Iterations(200);
 
+// A body that waits for the GPU inside the loop: it cannot run behind a stream hold.
+void Gpu_WaitingBody(benchmark::State& state) {
+  for (auto _ : gpubench::Loop(state)) {
+    SpinKernel<<<1, 32>>>(10000);
+    cudaStreamSynchronize(nullptr);
+  }
+}
+GPUBENCH_BENCHMARK(Gpu_WaitingBody)->Iterations(50);
+
 // ---- tests -------------------------------------------------------------------------------
 
 class Gpu : public ::testing::Test {
@@ -307,6 +316,50 @@ TEST_F(Gpu, CuptiTimerMatchesKernelDurations) {
     EXPECT_LE(timed, profiled * 1.01);
     EXPECT_NEAR(timed, profiled, 0.03 * profiled + 4e-6);
   }
+}
+
+// cache=flush holds each timed body (launch_held=1): a ~5 us kernel's event time is its CUPTI
+// kernel duration plus the event and launch overhead of a held launch, about 2.5-3 us on an H200
+// (docs/accuracy.md "Short kernels"), never the host's launch pace.
+TEST_F(Gpu, HeldShortKernelIsTimedCloseToItsKernelDuration) {
+  Init({"--gpubench_timer=cupti", "--gpubench_profile_iterations=0"});
+  if (IsSkipped()) return;
+  auto cupti = RunMatching("^Gpu_Spin/10000/");
+  Init({"--gpubench_profile_iterations=0"});
+  auto events = RunMatching("^Gpu_Spin/10000/");
+  ASSERT_EQ(cupti.size(), 1u);
+  ASSERT_EQ(events.size(), 1u);
+  ASSERT_EQ(gpubench::detail::RunErrorMessage(events[0]), "");
+  const double kernel = cupti[0].real_accumulated_time / cupti[0].iterations;
+  const double held = events[0].real_accumulated_time / events[0].iterations;
+  std::printf("[gpu] Gpu_Spin/10000: held events %.3f us, cupti kernel %.3f us, overhead %.3f us\n",
+              held * 1e6, kernel * 1e6, (held - kernel) * 1e6);
+  EXPECT_EQ(Counter(events[0], "launch_held"), 1.0);
+  EXPECT_GT(held, kernel);
+  EXPECT_LT(held - kernel, 4e-6);
+}
+
+// A body that synchronizes inside the loop: the warm-up's hold times out once, the timed
+// iterations run without holds (no 100 ms wait each), and the row says launch_held=0.
+TEST_F(Gpu, BodyThatWaitsForTheGpuRunsWithoutHoldsAndSaysSo) {
+  Init({"--gpubench_profile_iterations=0"});
+  if (IsSkipped()) return;
+  ::testing::internal::CaptureStderr();
+  const auto start = std::chrono::steady_clock::now();
+  auto runs = RunMatching("^Gpu_WaitingBody/");
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_EQ(gpubench::detail::RunErrorMessage(runs[0]), "");
+  std::printf("[gpu] Gpu_WaitingBody: %.3f us per iteration, launch_held %g, wall %.3f s\n",
+              runs[0].real_accumulated_time / runs[0].iterations * 1e6,
+              Counter(runs[0], "launch_held"), wall);
+  EXPECT_EQ(Counter(runs[0], "launch_held"), 0.0);
+  EXPECT_NE(messages.find("the loop body waits for the GPU"), std::string::npos) << messages;
+  // One timed-out hold (the warm-up's), not one per iteration: 50 would take 5 s.
+  EXPECT_LT(wall, 2.0);
+  EXPECT_LT(runs[0].real_accumulated_time / runs[0].iterations, 1e-3);
 }
 
 }  // namespace
