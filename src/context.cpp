@@ -54,10 +54,11 @@ std::string LaunchHoldDescription(const Settings& settings) {
   }
   return "hold_kernel: after the flush has finished, a one-thread kernel holds the stream until "
          "the host has enqueued the start event, the body and the stop event, so the timed work "
-         "starts back to back whatever the host's launch pace; a body that waits for the GPU "
-         "inside the loop cannot be held (the hold times out after " +
+         "starts back to back whatever the host's launch pace; a second untimed iteration after "
+         "the warm-up checks that the body can be held: one that waits for the GPU inside the "
+         "loop cannot (its hold times out after " +
          std::to_string(kHoldTimeoutMs) +
-         " ms in the warm-up) and is timed without it: counter "
+         " ms) and is timed without holds: counter "
          "launch_held=0";
 }
 
@@ -171,7 +172,9 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
   if (profiling && std::find(groups.begin(), groups.end(), "flops") != groups.end()) {
     context.push_back({"gpubench_flop_method", FlopMethod()});
   }
-  context.push_back({"gpubench_warmup_iterations", "1"});
+  // cache=flush adds the hold check, a second untimed iteration (gpubench_launch_hold).
+  context.push_back(
+      {"gpubench_warmup_iterations", settings.cache == CachePolicy::kFlush ? "2" : "1"});
   context.push_back({"gpubench_gpu_sharing", gpu_sharing});
   context.push_back({std::string(kSettingsFingerprintKey), SettingsFingerprint(settings)});
   context.push_back({std::string(kFingerprintKeysKey), keys});

@@ -35,6 +35,8 @@ class IterationController {
         return Start();
       case Step::kWarmup:
         return AfterWarmup();
+      case Step::kHoldCheck:
+        return AfterHoldCheck();
       case Step::kTimed:
         return AfterTimedBody();
       case Step::kProfiled:
@@ -46,7 +48,7 @@ class IterationController {
   }
 
  private:
-  enum class Step { kStart, kWarmup, kTimed, kProfiled, kDone };
+  enum class Step { kStart, kWarmup, kHoldCheck, kTimed, kProfiled, kDone };
 
   const Settings& settings() const { return harness_.settings(); }
   const std::string& name() const { return call_.instance; }
@@ -107,7 +109,21 @@ class IterationController {
   }
 
   bool AfterWarmup() {
-    if (Status status = warmup_.After(name(), &call_); !status.ok()) return Fail(status);
+    if (Status status = warmup_.After(name()); !status.ok()) return Fail(status);
+    if (warmup_.NeedsHoldCheck()) {
+      if (Status status = warmup_.BeforeHoldCheck(); !status.ok()) return Fail(status);
+      step_ = Step::kHoldCheck;
+      return true;
+    }
+    return StartTimed();
+  }
+
+  bool AfterHoldCheck() {
+    if (Status status = warmup_.AfterHoldCheck(name(), &call_); !status.ok()) return Fail(status);
+    return StartTimed();
+  }
+
+  bool StartTimed() {
     if (Status status = timed_.Begin(call_.launch_hold); !status.ok()) return Fail(status);
     step_ = Step::kTimed;
     return BeforeTimedBody();
@@ -169,7 +185,7 @@ class IterationController {
       process_.MarkContextLost(name().empty() ? status.message()
                                               : name() + ": " + status.message());
     }
-    timed_.CloseRange();
+    timed_.CloseRange();  // also releases a hold the warm-up's check left pending
     profiling_.Abort();
     const std::string message = "gpubench: " + status.message();
     state_.SkipWithError(message.c_str());

@@ -19,21 +19,34 @@ Status BodyError(const std::string& instance, const Status& status) {
 
 Status WarmupPhase::Before() {
   if (harness_.settings().cache != CachePolicy::kFlush) return Status::Ok();
+  return harness_.ops().FlushCache(stream_);
+}
+
+Status WarmupPhase::After(const std::string& instance) {
+  GpuOps& ops = harness_.ops();
+  if (Status status = ops.CheckLaunch(); !status.ok()) return BodyError(instance, status);
+  // Waiting here surfaces the body's asynchronous errors before anything is timed.
+  if (Status status = ops.Synchronize(stream_); !status.ok()) return BodyError(instance, status);
+  return Status::Ok();
+}
+
+bool WarmupPhase::NeedsHoldCheck() const {
+  return harness_.settings().cache == CachePolicy::kFlush;
+}
+
+Status WarmupPhase::BeforeHoldCheck() {
   GpuOps& ops = harness_.ops();
   GPUBENCH_RETURN_IF_ERROR(ops.FlushCache(stream_));
   GPUBENCH_RETURN_IF_ERROR(ops.Synchronize(stream_));
   return ops.HoldStream(stream_);
 }
 
-Status WarmupPhase::After(const std::string& instance, CallResult* call) {
+Status WarmupPhase::AfterHoldCheck(const std::string& instance, CallResult* call) {
   GpuOps& ops = harness_.ops();
   ops.ReleaseStream();
   if (Status status = ops.CheckLaunch(); !status.ok()) return BodyError(instance, status);
-  // Waiting here surfaces the body's asynchronous errors before anything is timed.
   if (Status status = ops.Synchronize(stream_); !status.ok()) return BodyError(instance, status);
-  if (harness_.settings().cache == CachePolicy::kFlush) {
-    call->launch_hold = ops.TakeHoldTimedOut() ? LaunchHold::kBodyWaits : LaunchHold::kHeld;
-  }
+  call->launch_hold = ops.TakeHoldTimedOut() ? LaunchHold::kBodyWaits : LaunchHold::kHeld;
   return Status::Ok();
 }
 

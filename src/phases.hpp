@@ -23,15 +23,21 @@ namespace gpubench::detail {
 /// An error of the user's body (launch or asynchronous), named as such.
 Status BodyError(const std::string& instance, const Status& status);
 
-/// The warm-up body: flushed before (cache=flush), checked and waited for after. With
-/// cache=flush it also runs behind a stream hold, to learn whether the body can be held: a body
-/// that waits for the GPU cannot (its hold times out), and is then timed without holds.
+/// The warm-up body: flushed before (cache=flush), checked and waited for after. It also loads
+/// the body's modules (CUDA loads kernels lazily, at their first launch, which waits for the
+/// GPU). With cache=flush a second untimed body, the hold check, then runs behind a stream hold
+/// to learn whether the body can be held: a body that waits for the GPU cannot (its hold times
+/// out), and is then timed without holds.
 class WarmupPhase {
  public:
   WarmupPhase(Harness& harness, cudaStream_t stream) : harness_(harness), stream_(stream) {}
   Status Before();
+  Status After(const std::string& instance);
+  /// Whether a hold check follows the warm-up (cache=flush).
+  bool NeedsHoldCheck() const;
+  Status BeforeHoldCheck();
   /// Sets call->launch_hold.
-  Status After(const std::string& instance, CallResult* call);
+  Status AfterHoldCheck(const std::string& instance, CallResult* call);
 
  private:
   Harness& harness_;

@@ -209,7 +209,8 @@ TEST_F(LoopTest, FlushPolicyWarmsUpThenTimesEachIterationInsideItsRange) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   const auto expected = Join({
-      {"prepare", "flush", "sync", "hold", "body", "release", "sync", "probe_begin"},
+      {"prepare", "flush", "body", "sync", "flush", "sync", "hold", "body", "release", "sync",
+       "probe_begin"},
       Repeat({"flush", "sync", "hold", "push LoopTest_Flush", "timer_begin", "body", "timer_end",
               "release", "pop"},
              3),
@@ -225,7 +226,7 @@ TEST_F(LoopTest, FlushPolicyWarmsUpThenTimesEachIterationInsideItsRange) {
   EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 1.0);
 }
 
-// A body that waits for the GPU makes the warm-up's hold time out: the timed iterations are
+// A body that waits for the GPU makes the hold check's hold time out: the timed iterations are
 // then launched without holds (no wait after the flush either), and the row says so.
 TEST_F(LoopTest, BodyThatWaitsForTheGpuIsTimedWithoutHolds) {
   ops_->hold_times_out = true;
@@ -235,8 +236,8 @@ TEST_F(LoopTest, BodyThatWaitsForTheGpuIsTimedWithoutHolds) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   const auto expected = Join({
-      {"prepare", "flush", "sync", "hold", "body", "release", "sync", "hold_timed_out",
-       "probe_begin"},
+      {"prepare", "flush", "body", "sync", "flush", "sync", "hold", "body", "release", "sync",
+       "hold_timed_out", "probe_begin"},
       Repeat({"flush", "push LoopTest_Flush", "timer_begin", "body", "timer_end", "pop"}, 3),
       {"probe_end", "after loop"},
   });
@@ -250,12 +251,12 @@ TEST_F(LoopTest, BodyThatWaitsForTheGpuIsTimedWithoutHolds) {
 // A hold that times out during the timed iterations (the body waited only then) is reported
 // too, once the stream has been waited for.
 TEST_F(LoopTest, HoldTimingOutInTheTimedIterationsClearsLaunchHeld) {
-  ops_->time_out_after_holds = 2;  // the warm-up's hold is released in time, a later one is not
+  ops_->time_out_after_holds = 2;  // the check's hold is released in time, a later one is not
   ::testing::internal::CaptureStderr();
   auto runs = Run("^LoopTest_Flush/");
   ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(log_.Count("hold"), 4);  // warm-up + 3 timed: the verdict comes after the run
+  EXPECT_EQ(log_.Count("hold"), 4);  // hold check + 3 timed: the verdict comes after the run
   EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 0.0);
 }
 
@@ -296,7 +297,8 @@ TEST_F(LoopTest, ProfiledIterationsFollowTheTimedOnesPassByPass) {
     pass.insert(pass.end(), range.begin(), range.end());
   }
   const auto expected = Join({
-      {"prepare", "flush", "sync", "hold", "body", "release", "sync", "probe_begin"},
+      {"prepare", "flush", "body", "sync", "flush", "sync", "hold", "body", "release", "sync",
+       "probe_begin"},
       Repeat({"flush", "sync", "hold", "push LoopTest_Flush", "timer_begin", "body", "timer_end",
               "release", "pop"},
              3),
@@ -747,7 +749,7 @@ TEST_F(LoopTest, ProfilerThatCannotStartKeepsTheTiming) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   EXPECT_EQ(runs[0].counters.count("dram_read_bytes"), 0u);
-  EXPECT_EQ(log_.Count("body"), 4);  // warm-up + 3 timed, no profiled iterations
+  EXPECT_EQ(log_.Count("body"), 5);  // warm-up + hold check + 3 timed, no profiled ones
 }
 
 TEST_F(LoopTest, LaunchErrorInTheBodySkipsWithTheCudaError) {
