@@ -53,6 +53,9 @@ class IterationTimer {
   virtual ~IterationTimer() = default;
   /// Forgets everything from earlier runs.
   virtual void BeginRun() {}
+  /// Before the first timed iteration, and before its stream hold: anything that may wait for
+  /// the GPU (enabling CUPTI activity tracing does) must happen here, not in Begin.
+  virtual Status BeforeTimedIterations() { return Status::Ok(); }
   virtual Status Begin(cudaStream_t stream) = 0;
   virtual Status End(cudaStream_t stream) = 0;
   /// Appends the seconds of each region finished since the last call, in order. With

@@ -119,6 +119,9 @@ class CuptiTimer final : public IterationTimer {
     kernel_seconds_.clear();
   }
 
+  // Enabling tracing waits for the GPU, so it must not happen behind a stream hold.
+  Status BeforeTimedIterations() override { return enabled_ ? Status::Ok() : Start(); }
+
   Status Begin(cudaStream_t) override {
     if (!enabled_) {
       if (Status status = Start(); !status.ok()) return status;

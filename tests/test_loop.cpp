@@ -212,7 +212,7 @@ TEST_F(LoopTest, FlushPolicyWarmsUpThenTimesEachIterationInsideItsRange) {
       {"prepare", "flush", "body", "sync", "flush", "sync", "hold", "body", "release", "sync",
        "probe_begin"},
       Repeat({"flush", "sync", "hold", "push LoopTest_Flush", "timer_begin", "body", "timer_end",
-              "release", "pop"},
+              "release", "pop", "sync"},
              3),
       {"probe_end", "after loop"},
   });
@@ -300,7 +300,7 @@ TEST_F(LoopTest, ProfiledIterationsFollowTheTimedOnesPassByPass) {
       {"prepare", "flush", "body", "sync", "flush", "sync", "hold", "body", "release", "sync",
        "probe_begin"},
       Repeat({"flush", "sync", "hold", "push LoopTest_Flush", "timer_begin", "body", "timer_end",
-              "release", "pop"},
+              "release", "pop", "sync"},
              3),
       {"probe_end", "session 3"},
       Repeat(pass, 2),
