@@ -309,12 +309,13 @@ TEST_F(Gpu, CuptiTimerMatchesKernelDurations) {
         "kernel_time %.3f us\n",
         run.benchmark_name().c_str(), timed * 1e6, by_events * 1e6, profiled * 1e6, kernel * 1e6);
     EXPECT_NEAR(kernel, timed, 1e-9 + 1e-6 * timed);  // one sum, two places
-    // Kernel time is inside what the events bracket and inside the profiled range, and within
-    // their overheads (launch gaps, about 2.5 us of range overhead) of them.
+    // Kernel time is inside what the events bracket, within their launch gaps, and inside the
+    // profiled range. How far inside the range is not checked: the range also holds host time
+    // (its push and the launch), which on one H200 with unchanged code measured 7.5 us in one
+    // run and 24.7 us in the next for the 5.6 us kernel.
     EXPECT_LE(timed, by_events * 1.01);
-    EXPECT_NEAR(timed, by_events, 0.03 * by_events + 2e-6);
+    EXPECT_NEAR(timed, by_events, 0.03 * by_events + 3e-6);
     EXPECT_LE(timed, profiled * 1.01);
-    EXPECT_NEAR(timed, profiled, 0.03 * profiled + 4e-6);
   }
 }
 
