@@ -578,4 +578,32 @@ TEST(RealH200TwoGpus, MetricGroupCountersAreReportedNotGated) {
   }
 }
 
+// Short kernels before and after the stream hold (issue #10, method version 2), real H200 runs:
+// the gate refuses to compare the methods and names the changed ones.
+TEST(RealH200ShortKernels, MethodVersionsAreNotCompared) {
+  const ToolRun run =
+      RunTool({Data("h200/short/method1_profiling_off.json"), Data("h200/short/method2.json")});
+  EXPECT_EQ(run.exit_code, 3) << run.out << run.err;
+  EXPECT_THAT(run.out,
+              HasSubstr("setting gpubench_method_version: baseline \"1\", contender \"2\""));
+  EXPECT_THAT(run.out, HasSubstr("setting gpubench_launch_hold: baseline (absent), contender "
+                                 "\"hold_kernel\""));
+}
+
+// Method 2's rows carry launch_held through the gate as a flag, and the tiny kernel's time has a
+// cv below 1% over its 10 repetitions (it was 7.6% with method 1).
+TEST(RealH200ShortKernels, HeldRowsAreFlaggedAndPrecise) {
+  for (const char* file :
+       {"h200/short/method2.json", "h200/short/method2_tiny_default_min_time.json"}) {
+    const ToolRun run = RunTool({Data(file), Data(file), "--format", "json"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const nlohmann::json report = nlohmann::json::parse(run.out);
+    const nlohmann::json& tiny = BenchmarkEntry(report, "BM_ShortTiny/");
+    const nlohmann::json& held = MetricEntry(tiny, "launch_held");
+    EXPECT_EQ(held.at("baseline").at("median"), 1.0) << file;
+    EXPECT_FALSE(held.at("gated").get<bool>()) << file;
+    EXPECT_LT(MetricEntry(tiny, "real_time").at("noise_percent").get<double>(), 1.0) << file;
+  }
+}
+
 }  // namespace
