@@ -54,8 +54,9 @@ inline constexpr double kGateTrafficFractionPercent = 0.25;
 /// times the largest.
 inline constexpr double kGateByteFloor = 65536;
 
-/// Smallest change of GPU time per iteration that can fail the gate, in ns: CUDA event pairs
-/// resolve about 0.5 us, and identical H200 reruns of 4-7 us kernels moved by up to 0.28 us.
+/// Smallest change of GPU time per iteration that can fail the gate, in ns: identical H200
+/// reruns of 4-7 us kernels moved by up to 0.28 us under method version 1 (event timestamps
+/// themselves step in 32 ns there).
 inline constexpr double kGateTimeFloorNs = 500;
 
 inline constexpr CounterInfo kCounters[] = {
