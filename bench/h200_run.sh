@@ -2,7 +2,8 @@
 # How the H200 numbers in the docs were produced: build on the device machine (no network:
 # Debian packages carried in .deps), run the GPU tests and the benchmarks, keep logs in $OUT.
 # Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
-#                          suite|suitecost|crosscheck|groups|tarjson|pack|all]...
+#                          suite|suitecost|crosscheck|groups|short_methods|short_ncu|short_nvbench|
+#                          short_gpubench|tarjson|pack|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
 mkdir -p "$OUT" /tmp/deps

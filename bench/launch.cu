@@ -1,6 +1,6 @@
 // Launch bound: one tiny kernel per iteration does almost nothing, so the time is launch and
 // scheduling overhead. Compare --gpubench_cache=keep (iterations back to back, one event pair
-// per run) with flush (an L2 flush and an event pair around every iteration).
+// per run) with flush (an L2 flush, then an event pair around every held iteration).
 #include <gpubench/gpubench.hpp>
 
 #include "device_array.cuh"
