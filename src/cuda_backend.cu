@@ -288,8 +288,8 @@ class CudaOps final : public GpuOps {
 };
 
 // One event pair per region, from a pool; when every pair is in flight, the oldest is waited
-// for. The host thus runs ahead of the GPU by up to kPairs regions and never waits per
-// iteration, so launch latency does not enter the measured time.
+// for, so the timer itself never waits per iteration. (With cache=flush the loop waits for each
+// held iteration anyway; with cache=keep one region covers the whole run.)
 class EventTimer final : public IterationTimer {
  public:
   ~EventTimer() override {
