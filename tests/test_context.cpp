@@ -78,6 +78,22 @@ TEST(Context, CarriesEverySettingAndDeviceFact) {
   EXPECT_EQ(context["gpubench_settings_fingerprint"], SettingsFingerprint(Defaults()));
 }
 
+// The stream hold comes with cache=flush only, and the context says how each run was timed.
+TEST(Context, StatesTheLaunchHoldOfTheCachePolicy) {
+  auto flush = AsMap(BuildContext(Defaults(), H200(), "on"));
+  EXPECT_EQ(flush["gpubench_method_version"], "2");
+  EXPECT_EQ(flush["gpubench_launch_hold"], "hold_kernel");
+  EXPECT_EQ(flush["gpubench_warmup_iterations"], "2");
+  EXPECT_NE(flush["gpubench_launch_hold_description"].find("launch_held=0"), std::string::npos);
+  EXPECT_NE(flush["gpubench_fingerprint_keys"].find("gpubench_launch_hold"), std::string::npos);
+  Settings keep_settings = Defaults();
+  keep_settings.cache = CachePolicy::kKeep;
+  auto keep = AsMap(BuildContext(keep_settings, H200(), "on"));
+  EXPECT_EQ(keep["gpubench_launch_hold"], "none");
+  EXPECT_EQ(keep["gpubench_warmup_iterations"], "1");
+  EXPECT_EQ(keep["gpubench_launch_hold_description"].rfind("none", 0), 0u);
+}
+
 TEST(Context, NamesTheMetricGroupsAndTheFlopMethod) {
   auto defaults = AsMap(BuildContext(Defaults(), H200(), "on"));
   EXPECT_EQ(defaults["gpubench_metric_groups"], "none");
