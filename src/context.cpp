@@ -57,9 +57,7 @@ std::string LaunchHoldDescription(const Settings& settings) {
          "starts back to back whatever the host's launch pace; a second untimed iteration after "
          "the warm-up checks that the body can be held: one that waits for the GPU inside the "
          "loop cannot (its hold times out after " +
-         std::to_string(kHoldTimeoutMs) +
-         " ms) and is timed without holds: counter "
-         "launch_held=0";
+         std::to_string(kHoldTimeoutMs) + " ms) and is timed without holds: counter launch_held=0";
 }
 
 std::string CounterUnits(const Settings& settings,

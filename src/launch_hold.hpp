@@ -4,7 +4,7 @@
 namespace gpubench::detail {
 
 /// A hold that the host has not released after this long lets the stream go on by itself; in
-/// the warm-up that marks a body that waits for the GPU (counter launch_held=0).
+/// the hold check after the warm-up that marks a body that waits for the GPU (launch_held=0).
 inline constexpr unsigned kHoldTimeoutMs = 100;
 
 }  // namespace gpubench::detail
