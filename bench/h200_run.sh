@@ -3,7 +3,8 @@
 # Debian packages carried in .deps), run the GPU tests and the benchmarks, keep logs in $OUT.
 # Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
 #                          suite|suitecost|crosscheck|groups|short_methods|short_ncu|short_nvbench|
-#                          short_gpubench|tarjson|pack|all]...
+#                          short_gpubench|attach|onoff|killed|field|oldbuild|fieldold|tarjson|pack|
+#                          all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
 mkdir -p "$OUT" /tmp/deps
@@ -247,6 +248,76 @@ step_short_gpubench() {  # SHORT_ARGS: extra flags; SHORT_TAG: file name part
     --benchmark_out="$OUT/short_$tag.json" --benchmark_out_format=json >"$OUT/short_$tag.log" 2>&1
   grep -E "_mean|_cv" "$OUT/short_$tag.log" | head -30
 }
+# Field conditions and metrics on/off (issue #25, docs/accuracy.md "A shared or busy GPU").
+# Which part of CUPTI's profiler, left attached, slows held short kernels.
+step_attach() {
+  $BUILD/bench/gpubench_profiler_attach ${ATTACH_ARGS:-} 2>&1 | tee "$OUT/attach.txt"
+}
+# Metrics off and on in alternating runs of the same three short kernels.
+step_onoff() {
+  local filter='^BM_Short(Tiny|Copy/1048576|Copy/67108864)/'
+  for i in ${ONOFF_RUNS:-1 2 3}; do
+    for mode in off on; do
+      local flags=""
+      [ $mode = off ] && flags=--gpubench_profile_iterations=0
+      $BUILD/bench/gpubench_short --benchmark_filter="$filter" --benchmark_repetitions=5 \
+        --benchmark_min_time=${ONOFF_MIN_TIME:-0.1} $flags --benchmark_out="$OUT/onoff_${mode}$i.json" \
+        --benchmark_out_format=json >"$OUT/onoff_${mode}$i.log" 2>&1
+    done
+  done
+  python3 - "$OUT" <<'PY'
+import glob, json, os, re, statistics, sys
+out = sys.argv[1]
+table = {}
+for path in sorted(glob.glob(os.path.join(out, "onoff_*.json"))):
+    mode, run = re.match(r"onoff_(on|off)(\d+)", os.path.basename(path)).groups()
+    for b in json.load(open(path))["benchmarks"]:
+        if b.get("run_type") != "iteration":
+            continue
+        t = b["real_time"] / (1e3 if b["time_unit"] == "ns" else 1)
+        table.setdefault(b["run_name"].split("/manual_time")[0], {}).setdefault(mode, {}).setdefault(run, []).append(t)
+for name, modes in table.items():
+    line = []
+    for mode in ("off", "on"):
+        runs = modes.get(mode, {})
+        medians = [statistics.median(v) for _, v in sorted(runs.items())]
+        cvs = [100 * statistics.pstdev(v) / statistics.mean(v) for _, v in sorted(runs.items())]
+        line.append("%s medians %s us (median %.4f), cv %s %%" % (mode, " ".join("%.4f" % m for m in medians),
+                    statistics.median(medians), " ".join("%.3f" % c for c in cvs)))
+    off = statistics.median(statistics.median(v) for v in modes["off"].values())
+    on = statistics.median(statistics.median(v) for v in modes["on"].values())
+    print("%-22s %s | %s | on/off %+.2f%%" % (name, line[0], line[1], 100 * (on / off - 1)))
+PY
+}
+# A run killed with SIGTERM part way: what the file keeps (the committed cut-off example).
+step_killed() {
+  $BUILD/bench/gpubench_examples --benchmark_repetitions=3 --benchmark_out="$OUT/killed_sigterm.json" \
+    --benchmark_out_format=json >"$OUT/killed.log" 2>&1 &
+  local pid=$!
+  sleep ${KILL_AFTER:-12}
+  kill -TERM $pid; wait $pid
+  echo "killed after ${KILL_AFTER:-12} s: exit $?, $(wc -c <"$OUT/killed_sigterm.json") bytes, $(grep -c '"run_type": "iteration"' "$OUT/killed_sigterm.json") iteration rows; last bytes: $(tail -c 40 "$OUT/killed_sigterm.json" | tr '\n' ' ')"
+}
+# ../shared/checks/field_conditions.sh (carried in .field/) on the examples: alone, two and four
+# jobs at once, next to a busy CUDA process, metrics off. FIELD_BIN: another binary (the code
+# before the change, built by step_oldbuild); FIELD_TAG: the log folder.
+FIELD_FILTER='BM_TinyKernel|BM_Fma|BM_Copy/1048576'
+step_field() {
+  local tag=${FIELD_TAG:-after}
+  mkdir -p "$OUT/field_$tag"
+  OUT="$OUT/field_$tag" BENCHMARK_MIN_TIME=${FIELD_MIN_TIME:-0.25} \
+    bash .field/field_conditions.sh ${FIELD_BIN:-$BUILD/bench/gpubench_examples} "$FIELD_FILTER" \
+    ${FIELD_LIMIT:-300} 2>&1 | tee "$OUT/field_$tag.txt"
+}
+# The code before the change (.old: git archive of that commit), its examples only.
+step_oldbuild() {
+  cmake -S .old -B /tmp/old_build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_PREFIX_PATH=/tmp/deps/usr -DGPUBENCH_BUILD_TESTS=OFF -DGPUBENCH_BUILD_TOOLS=OFF \
+    >"$OUT/old_configure.log" 2>&1 &&
+    cmake --build /tmp/old_build -j 16 --target gpubench_examples >"$OUT/old_build.log" 2>&1 &&
+    echo "old build ok" || tail -20 "$OUT/old_build.log"
+}
+step_fieldold() { FIELD_TAG=before FIELD_BIN=/tmp/old_build/bench/gpubench_examples FIELD_LIMIT=${FIELD_LIMIT:-60} step_field; }
 step_tarjson() { (cd "$OUT" && tar czf runs.tgz *.json *.log && rm -f *.json *.log); }
 # The gate suite with a shorter min_time (its two launch-bound benchmarks take 0.5 s of GPU time
 # at ~4 us an iteration, about 140 s a run with 10 repetitions otherwise).

@@ -52,7 +52,8 @@ GPUBENCH_BENCHMARK(BM_ShortCopy)
     ->Arg(1 << 22)
     ->Arg(1 << 23)
     ->Arg(1 << 24)
-    ->Arg(1 << 25);
+    ->Arg(1 << 25)
+    ->Arg(1 << 26);
 
 static void BM_ShortSpin(benchmark::State& state) {
   DeviceArray<unsigned> sink(state, 1);

@@ -41,6 +41,8 @@ enum class LaunchHold {
   kNotApplicable,  ///< cache=keep: the iterations run back to back in one timed region
   kHeld,           ///< each body queued behind a hold, released once it was all enqueued
   kBodyWaits,      ///< a hold timed out: the body waits for the GPU, so launches were not held
+  kShared,  ///< another process used the GPU: holding would wait for it at every iteration, so
+            ///< the iterations (from the moment it was seen) ran without holds
 };
 
 struct CallResult {

@@ -197,21 +197,28 @@ int RunOnEachDevice(const std::vector<std::string>& args, const std::vector<int>
   return exit_code;
 }
 
-bool DeviceTagReporter::ReportContext(const Context& context) {
+bool ForwardingReporter::ReportContext(const Context& context) {
   inner_->SetOutputStream(&GetOutputStream());
   inner_->SetErrorStream(&GetErrorStream());
   Context wider = context;
-  wider.name_field_width += tag_.size() + 1;
-  return inner_->ReportContext(wider);
+  wider.name_field_width += tag_.empty() ? 0 : tag_.size() + 1;
+  const bool go_on = inner_->ReportContext(wider);
+  GetOutputStream().flush();
+  return go_on;
 }
 
-void DeviceTagReporter::ReportRuns(const std::vector<Run>& reports) {
-  std::vector<Run> tagged = reports;
-  for (Run& run : tagged) {
-    std::string& args = run.run_name.args;
-    args += (args.empty() ? "" : "/") + tag_;
+void ForwardingReporter::ReportRuns(const std::vector<Run>& reports) {
+  if (tag_.empty()) {
+    inner_->ReportRuns(reports);
+  } else {
+    std::vector<Run> tagged = reports;
+    for (Run& run : tagged) {
+      std::string& args = run.run_name.args;
+      args += (args.empty() ? "" : "/") + tag_;
+    }
+    inner_->ReportRuns(tagged);
   }
-  inner_->ReportRuns(tagged);
+  GetOutputStream().flush();
 }
 
 }  // namespace gpubench::detail

@@ -2,7 +2,7 @@
 // in a child process of its own (the same binary with --gpubench_devices=<one ordinal>), so
 // every device has its own CUDA context, flush buffer, event pool, clock probe and CUPTI state,
 // and a device that fails takes only its own rows with it. A run for one device names every row
-// .../gpu:N/... (DeviceTagReporter); the parent merges the children's JSON files into one.
+// .../gpu:N/... (ForwardingReporter); the parent merges the children's JSON files into one.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -50,18 +50,21 @@ struct GbOutput {
 int RunOnEachDevice(const std::vector<std::string>& args, const std::vector<int>& devices,
                     const GbOutput& output);
 
-/// Wraps a reporter and adds the device's tag to every row's name before it reports it.
-class DeviceTagReporter : public benchmark::BenchmarkReporter {
+/// Hands GB's rows on to another reporter: with a device, adds its tag to every row's name; and
+/// flushes the output after every benchmark's rows, so that the file of a run killed part way
+/// (a CI timeout) holds every benchmark that finished (GB's own file reporter keeps up to a
+/// buffer's worth of rows unwritten).
+class ForwardingReporter : public benchmark::BenchmarkReporter {
  public:
-  DeviceTagReporter(benchmark::BenchmarkReporter* inner, int device)
-      : inner_(inner), tag_(DeviceTag(device)) {}
+  ForwardingReporter(benchmark::BenchmarkReporter* inner, std::optional<int> device)
+      : inner_(inner), tag_(device ? DeviceTag(*device) : "") {}
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& reports) override;
   void Finalize() override { inner_->Finalize(); }
 
  private:
   benchmark::BenchmarkReporter* inner_;
-  std::string tag_;
+  std::string tag_;  ///< "" without a device
 };
 
 }  // namespace gpubench::detail

@@ -1,10 +1,13 @@
 #include "gpubench/loop.hpp"
 
+#include <chrono>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "call_result.hpp"
 #include "devices.hpp"
+#include "flush.hpp"
 #include "instance.hpp"
 #include "phases.hpp"
 #include "process_state.hpp"
@@ -110,6 +113,11 @@ class IterationController {
 
   bool AfterWarmup() {
     if (Status status = warmup_.After(name()); !status.ok()) return Fail(status);
+    if (warmup_.NeedsHoldCheck() && call_.sharing.shared) {
+      // Holding would make every iteration wait for the other process's time slice.
+      call_.launch_hold = LaunchHold::kShared;
+      return StartTimed();
+    }
     if (warmup_.NeedsHoldCheck()) {
       if (Status status = warmup_.BeforeHoldCheck(); !status.ok()) return Fail(status);
       step_ = Step::kHoldCheck;
@@ -120,11 +128,23 @@ class IterationController {
 
   bool AfterHoldCheck() {
     if (Status status = warmup_.AfterHoldCheck(name(), &call_); !status.ok()) return Fail(status);
+    // A hold that timed out while another process arrived says nothing about the body.
+    if (call_.launch_hold == LaunchHold::kBodyWaits &&
+        NoteOtherProcesses(harness_.sharing(), &call_.sharing)) {
+      call_.launch_hold = LaunchHold::kShared;
+    }
     return StartTimed();
   }
 
   bool StartTimed() {
     if (Status status = timed_.Begin(call_.launch_hold); !status.ok()) return Fail(status);
+    if (timed_.held()) {
+      const DeviceFacts& facts = harness_.facts();
+      const double bandwidth = facts.DramBandwidthBytesPerSecond();
+      const double expected_flush =
+          bandwidth > 0 ? static_cast<double>(FlushBytes(facts.l2_bytes)) / bandwidth : 0;
+      watch_.emplace(harness_.sharing(), expected_flush, SteadySeconds());
+    }
     step_ = Step::kTimed;
     return BeforeTimedBody();
   }
@@ -137,7 +157,22 @@ class IterationController {
 
   bool AfterTimedBody() {
     if (Status status = timed_.AfterBody(name(), &call_); !status.ok()) return Fail(status);
+    if (timed_.held()) {
+      const std::string other =
+          watch_->AfterHeldIteration(timed_.last_flush_wait_seconds(), SteadySeconds());
+      if (!other.empty()) {
+        timed_.StopHolding();
+        call_.sharing.shared = true;
+        call_.sharing.known = true;
+        call_.sharing.Add(other);
+      }
+    }
     return BeforeTimedBody();
+  }
+
+  static double SteadySeconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
   }
 
   bool EndTimed() {
@@ -200,6 +235,7 @@ class IterationController {
   WarmupPhase warmup_;
   TimedPhase timed_;
   ProfilingPhase profiling_;
+  std::optional<HeldIterationWatch> watch_;  ///< while the timed bodies are held
   Step step_ = Step::kStart;
   CallResult call_;
 };

@@ -87,39 +87,42 @@ std::string GpuSharingAtStart(detail::Harness& harness) {
                           : "checked with NVML: at start also " + detail::DescribeProcesses(others);
 }
 
-// gpubench's console reporter for the console (GB's own for --benchmark_format=json|csv); for
-// one device of a --gpubench_devices run, both reporters name every row after the device.
+// GB's reporter for a format name (--benchmark_format, --benchmark_out_format).
+std::unique_ptr<benchmark::BenchmarkReporter> MakeGbReporter(const std::string& name) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // GB still offers csv; so do we
+  if (name == "csv") return std::make_unique<benchmark::CSVReporter>();
+#pragma GCC diagnostic pop
+  if (name == "console") return std::make_unique<benchmark::ConsoleReporter>();
+  return std::make_unique<benchmark::JSONReporter>();
+}
+
+// gpubench's console reporter for the console (GB's own for --benchmark_format=json|csv). Rows
+// reach GB's reporters through ForwardingReporter, which flushes after every benchmark (a killed
+// run keeps what finished) and, for one device of a --gpubench_devices run, names every row after
+// the device.
 void RunBenchmarks(const std::string& format, const std::string& out, const std::string& out_format,
                    bool color) {
   CounterReporter console(color ? benchmark::ConsoleReporter::OO_ColorTabular
                                 : benchmark::ConsoleReporter::OO_Tabular);
   const std::optional<int> device = detail::ProcessState::Get().tagged_device;
-  if (!device) {
-    if (format.empty() || format == "console") {
-      benchmark::RunSpecifiedBenchmarks(&console);
-    } else {
-      benchmark::RunSpecifiedBenchmarks();  // GB's own format on stdout
-    }
-    return;
-  }
-  auto make = [](const std::string& name) -> std::unique_ptr<benchmark::BenchmarkReporter> {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // GB still offers csv; so do we
-    if (name == "csv") return std::make_unique<benchmark::CSVReporter>();
-#pragma GCC diagnostic pop
-    if (name == "console") return std::make_unique<benchmark::ConsoleReporter>();
-    return std::make_unique<benchmark::JSONReporter>();
-  };
+  const bool console_display = format.empty() || format == "console";
   std::unique_ptr<benchmark::BenchmarkReporter> display_format =
-      format.empty() || format == "console" ? nullptr : make(format);
-  detail::DeviceTagReporter display(display_format ? display_format.get() : &console, *device);
+      console_display ? nullptr : MakeGbReporter(format);
+  detail::ForwardingReporter forwarded_display(display_format ? display_format.get() : &console,
+                                               device);
+  // The console reporter is GB's own class, which GB treats specially (colour, tabular counters),
+  // so it stays unwrapped when there is nothing to tag.
+  benchmark::BenchmarkReporter* display = console_display && !device
+                                              ? static_cast<benchmark::BenchmarkReporter*>(&console)
+                                              : &forwarded_display;
   if (out.empty()) {
-    benchmark::RunSpecifiedBenchmarks(&display);
+    benchmark::RunSpecifiedBenchmarks(display);
     return;
   }
-  std::unique_ptr<benchmark::BenchmarkReporter> file_format = make(out_format);
-  detail::DeviceTagReporter file(file_format.get(), *device);
-  benchmark::RunSpecifiedBenchmarks(&display, &file);
+  std::unique_ptr<benchmark::BenchmarkReporter> file_format = MakeGbReporter(out_format);
+  detail::ForwardingReporter file(file_format.get(), device);
+  benchmark::RunSpecifiedBenchmarks(display, &file);
 }
 
 // --gpubench_devices: several devices run as child processes (the result is their exit code);
@@ -179,6 +182,15 @@ InitResult Initialize(int* argc, char** argv) {
     return {false, 2};
   }
   detail::DeviceFacts facts = detail::QueryDeviceFacts(settings.device);
+  auto& process = detail::ProcessState::Get();
+  // Before this process creates its context (cudaSetDevice below): a job waiting here is not
+  // "another process" to the job that benchmarks the GPU meanwhile.
+  std::string lock_note;
+  if (facts.available && !command_line.list_metrics && settings.exclusive == Exclusive::kWait) {
+    lock_note = process.gpu_lock.Acquire(detail::GpuLockPath(facts.pci_bus_id),
+                                         kExclusiveWaitSeconds, std::cerr);
+    if (!process.gpu_lock.held()) std::cerr << "gpubench: " << lock_note << "\n";
+  }
   if (facts.available && !command_line.list_metrics) {
     // The benchmarked device becomes the current one before any benchmark function runs, so a
     // benchmark's own allocations (made before its loop) land on it, with or without profiling.
@@ -198,7 +210,6 @@ InitResult Initialize(int* argc, char** argv) {
     }
     return {false, 0};
   }
-  auto& process = detail::ProcessState::Get();
   process.tagged_device = tagged_device;
   if (detail::Status status = process.profile_log.Open(command_line.profile_out); !status.ok()) {
     std::cerr << "gpubench: " << status.message() << "\n";
@@ -213,7 +224,8 @@ InitResult Initialize(int* argc, char** argv) {
   (void)at_exit_registered;
   StartProfiler(harness);
 
-  const std::string gpu_sharing = GpuSharingAtStart(harness);
+  std::string gpu_sharing = GpuSharingAtStart(harness);
+  if (!lock_note.empty()) gpu_sharing += "; exclusive=wait: " + lock_note;
   for (const auto& [key, value] :
        detail::BuildContext(settings, facts, harness.profiler_status(), harness.metric_units(),
                             gpu_sharing, tagged_device)) {

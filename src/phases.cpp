@@ -61,6 +61,7 @@ Status TimedPhase::Begin(LaunchHold hold) {
 Status TimedPhase::BeforeBody(const std::string& instance) {
   GpuOps& ops = harness_.ops();
   if (flushing()) {
+    const auto flush_launched = std::chrono::steady_clock::now();
     GPUBENCH_RETURN_IF_ERROR(ops.FlushCache(stream_));
     if (hold_ == LaunchHold::kHeld) {
       // The GPU is idle once the flush is done; the hold then keeps the start event, the body
@@ -69,6 +70,9 @@ Status TimedPhase::BeforeBody(const std::string& instance) {
       if (Status status = ops.Synchronize(stream_); !status.ok()) {
         return BodyError(instance, status);
       }
+      // How long the flush took to finish tells whether another context holds the GPU.
+      last_flush_wait_seconds_ =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - flush_launched).count();
       GPUBENCH_RETURN_IF_ERROR(ops.HoldStream(stream_));
     }
   }
@@ -118,9 +122,13 @@ Status TimedPhase::End(CallResult* call) {
   GPUBENCH_RETURN_IF_ERROR(harness_.ops().EndClockProbe(stream_, &call->sm_clock_mhz));
   call->iterations = state_.iterations();
   call->kernel_seconds = harness_.timer().KernelSeconds();
-  // EndClockProbe waited for the stream, so every hold has ended by now.
-  if (hold_ == LaunchHold::kHeld && harness_.ops().TakeHoldTimedOut()) {
-    hold_ = LaunchHold::kBodyWaits;
+  // EndClockProbe waited for the stream, so every hold has ended by now. After StopHolding, a
+  // hold that timed out was the neighbour's doing, not the body's; it is taken all the same, so
+  // that the next call's hold check starts afresh.
+  if (hold_ == LaunchHold::kHeld || hold_ == LaunchHold::kShared) {
+    if (harness_.ops().TakeHoldTimedOut() && hold_ == LaunchHold::kHeld) {
+      hold_ = LaunchHold::kBodyWaits;
+    }
   }
   call->launch_hold = hold_;
   return Status::Ok();

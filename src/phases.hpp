@@ -65,6 +65,13 @@ class TimedPhase {
   /// Releases a hold and pops an NVTX range an early exit left open.
   void CloseRange();
 
+  /// Whether the bodies run behind holds.
+  bool held() const { return hold_ == LaunchHold::kHeld; }
+  /// Host seconds the latest held iteration waited for its flush to finish.
+  double last_flush_wait_seconds() const { return last_flush_wait_seconds_; }
+  /// Another process uses the GPU: the remaining bodies run without holds (LaunchHold::kShared).
+  void StopHolding() { hold_ = LaunchHold::kShared; }
+
  private:
   bool flushing() const { return harness_.settings().cache == CachePolicy::kFlush; }
   Harness& harness_;
@@ -74,6 +81,7 @@ class TimedPhase {
   bool range_open_ = false;
   bool region_open_ = false;
   int64_t iterations_in_region_ = 0;
+  double last_flush_wait_seconds_ = 0;
   std::vector<double> times_;
 };
 

@@ -31,6 +31,7 @@ void ProcessState::ResetForTesting() {
   profile_log.Close();
   context_lost_reason.clear();
   tagged_device.reset();
+  gpu_lock.Release();
 }
 
 }  // namespace detail

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "gpu_lock.hpp"
 #include "harness.hpp"
 #include "profile_log.hpp"
 #include "profiling_policy.hpp"
@@ -32,6 +33,9 @@ struct ProcessState {
 
   /// The device of one device's run of --gpubench_devices: every name gets /gpu:N.
   std::optional<int> tagged_device;
+
+  /// --gpubench_exclusive=wait: this job's turn on the GPU among gpubench jobs (gpu_lock.hpp).
+  GpuLock gpu_lock;
 
   /// Everything back to the state before gpubench::Initialize.
   void ResetForTesting();

@@ -51,6 +51,17 @@ void PublishLaunchHold(const CallResult& call, benchmark::State& state, Profilin
   if (call.launch_hold == LaunchHold::kNotApplicable) return;
   const bool held = call.launch_hold == LaunchHold::kHeld;
   state.counters["launch_held"] = held ? 1.0 : 0.0;
+  if (call.launch_hold == LaunchHold::kShared) {
+    if (policy.FirstTime("launch_held:shared")) {
+      std::cerr << "gpubench: " << call.instance
+                << ": another process uses the GPU, so the timed iterations run without stream "
+                   "holds (launch_held=0) while it is there: a held iteration waits for the GPU "
+                   "twice, and each wait would last until the other process's time slice ends. "
+                   "Such rows are marked gpu_shared=1; --gpubench_exclusive=wait waits for a "
+                   "free GPU instead\n";
+    }
+    return;
+  }
   if (!held && policy.FirstTime("launch_held:" + call.instance)) {
     std::cerr << "gpubench: " << call.instance
               << ": the loop body waits for the GPU (a stream hold timed out after "

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -83,14 +84,19 @@ Status CheckBeforeRun(SharingMonitor& monitor, const Settings& settings,
   return Status::Ok();
 }
 
-void CheckAfterRun(SharingMonitor& monitor, SharingHistory& history, const CallResult& call,
-                   SharingVerdict* verdict) {
+bool NoteOtherProcesses(SharingMonitor& monitor, SharingVerdict* verdict) {
   const SharingSample sample = monitor.Sample();
   verdict->known = verdict->known || sample.known;
-  if (const std::vector<GpuProcess> others = Others(sample); sample.known && !others.empty()) {
-    verdict->shared = true;
-    verdict->Add(DescribeProcesses(others));
-  }
+  const std::vector<GpuProcess> others = Others(sample);
+  if (!sample.known || others.empty()) return false;
+  verdict->shared = true;
+  verdict->Add(DescribeProcesses(others));
+  return true;
+}
+
+void CheckAfterRun(SharingMonitor& monitor, SharingHistory& history, const CallResult& call,
+                   SharingVerdict* verdict) {
+  NoteOtherProcesses(monitor, verdict);
   // The measurement's own sign of other work, also without NVML.
   if (call.iterations <= 0 || call.gpu_seconds <= 0) return;
   const double per_iteration = call.gpu_seconds / static_cast<double>(call.iterations);
@@ -104,6 +110,38 @@ void CheckAfterRun(SharingMonitor& monitor, SharingHistory& history, const CallR
                 "%.4g us per iteration)",
                 per_iteration / fastest, per_iteration * 1e6, fastest * 1e6);
   verdict->who += (verdict->who.empty() ? "" : "; ") + std::string(text);
+}
+
+HeldIterationWatch::HeldIterationWatch(SharingMonitor& monitor, double expected_flush_seconds,
+                                       double now_seconds)
+    : monitor_(monitor),
+      slow_flush_seconds_(4 * expected_flush_seconds + 0.5e-3),
+      next_poll_seconds_(now_seconds + kSharingPollSeconds) {}
+
+std::string HeldIterationWatch::AfterHeldIteration(double flush_wait_seconds, double now_seconds) {
+  waits_.push_back(flush_wait_seconds);
+  slow_in_window_ += flush_wait_seconds > slow_flush_seconds_;
+  if (static_cast<int>(waits_.size()) > kFlushWaitWindow) {
+    slow_in_window_ -= waits_.front() > slow_flush_seconds_;
+    waits_.pop_front();
+  }
+  if (now_seconds >= next_poll_seconds_) {
+    next_poll_seconds_ = now_seconds + kSharingPollSeconds;
+    const SharingSample sample = monitor_.Sample();
+    if (const std::vector<GpuProcess> others = Others(sample); sample.known && !others.empty()) {
+      return DescribeProcesses(others);
+    }
+  }
+  if (slow_in_window_ < kSlowFlushWaitsInWindow) return "";
+  std::vector<double> sorted(waits_.begin(), waits_.end());
+  std::sort(sorted.begin(), sorted.end());
+  char text[220];
+  std::snprintf(text, sizeof(text),
+                "%d of the last %d L2 flushes took over %.2g ms to finish (median %.3g ms; the "
+                "flush needs about %.2g ms): another context is using the GPU",
+                slow_in_window_, static_cast<int>(waits_.size()), slow_flush_seconds_ * 1e3,
+                sorted[sorted.size() / 2] * 1e3, (slow_flush_seconds_ - 0.5e-3) / 4 * 1e3);
+  return text;
 }
 
 }  // namespace gpubench::detail

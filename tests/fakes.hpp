@@ -4,10 +4,12 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend.hpp"
@@ -45,6 +47,7 @@ class FakeOps : public detail::GpuOps {
   }
   Status Synchronize(cudaStream_t) override {
     log_->Add("sync");
+    if (sync_seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(sync_seconds));
     return Status::Ok();
   }
   Status BeginClockProbe(cudaStream_t) override {
@@ -88,6 +91,8 @@ class FakeOps : public detail::GpuOps {
   int fail_check_at = 0;  // 1-based CheckLaunch call that fails
   Status check_failure;
   double clock_mhz = 1900.0;
+  /// Every Synchronize takes this long (a GPU that another context keeps busy).
+  double sync_seconds = 0;
 
  private:
   bool timed_out_ = false;

@@ -3,7 +3,13 @@
 // devices_each_in_turn ctest; the H200 runs are in docs/accuracy.md.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -147,7 +153,7 @@ class CapturingReporter : public benchmark::BenchmarkReporter {
 
 TEST(Devices, TagReporterNamesEveryRowAfterTheDevice) {
   CapturingReporter inner;
-  DeviceTagReporter tagged(&inner, 2);
+  ForwardingReporter tagged(&inner, 2);
   benchmark::BenchmarkReporter::Run with_args, without_args, aggregate;
   with_args.run_name.function_name = "BM_Copy";
   with_args.run_name.args = "1024";
@@ -161,6 +167,30 @@ TEST(Devices, TagReporterNamesEveryRowAfterTheDevice) {
   EXPECT_EQ(inner.names,
             (std::vector<std::string>{"BM_Copy/1024/gpu:2/manual_time", "BM_Tiny/gpu:2/manual_time",
                                       "BM_Copy/1024/gpu:2/manual_time_median"}));
+}
+
+// A run killed part way (a CI timeout) keeps every benchmark that finished: the rows are on disk
+// as soon as they are reported, not when GB's file stream fills its buffer or closes.
+TEST(Devices, ForwardingReporterPutsEachBenchmarksRowsOnDiskAtOnce) {
+  const std::string path =
+      ::testing::TempDir() + "gpubench-forwarding-" + std::to_string(::getpid()) + ".json";
+  std::ofstream file(path);
+  benchmark::JSONReporter json;
+  ForwardingReporter forwarding(&json, std::nullopt);
+  forwarding.SetOutputStream(&file);
+  forwarding.SetErrorStream(&file);
+  ASSERT_TRUE(forwarding.ReportContext(benchmark::BenchmarkReporter::Context()));
+  benchmark::BenchmarkReporter::Run run;
+  run.run_name.function_name = "BM_Finished";
+  run.run_name.time_type = "manual_time";
+  run.iterations = 10;
+  forwarding.ReportRuns({run});
+  std::ifstream on_disk(path);
+  const std::string text((std::istreambuf_iterator<char>(on_disk)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"name\": \"BM_Finished/manual_time\""), std::string::npos) << text;
+  EXPECT_EQ(text.back(), '}') << "the file ends with the last complete row";
+  std::remove(path.c_str());
 }
 
 // Only gpubench's main can name GB's rows per device; a main of one's own is told so.

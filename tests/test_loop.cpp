@@ -87,6 +87,12 @@ void LoopTest_Declared(benchmark::State& state) {
 }
 GPUBENCH_BENCHMARK(LoopTest_Declared)->Iterations(4)->Repetitions(3);
 
+// Enough held iterations for the watch over them to see a neighbour.
+void LoopTest_Held(benchmark::State& state) {
+  for (auto _ : Loop(state)) Body();
+}
+GPUBENCH_BENCHMARK(LoopTest_Held)->Iterations(12);
+
 class LoopFixture : public gpubench::Fixture {};
 GPUBENCH_DEFINE_F(LoopFixture, Case)(benchmark::State& state) {
   for (auto _ : Iterations(state)) Body();
@@ -722,6 +728,117 @@ TEST_F(LoopTest, RepetitionsOfTheUsualSpreadAreNotMarked) {
     if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) continue;
     EXPECT_EQ(run.counters.at("gpu_shared").value, 0.0);
   }
+}
+
+// ---- holds on a shared GPU ----
+
+// Another process at the start: every iteration would wait for its time slice twice, so the
+// call is timed without holds (and without the hold check), flagged both ways.
+TEST_F(LoopTest, AnotherProcessAtTheStartIsTimedWithoutHolds) {
+  sharing_owner_ = std::make_unique<FakeSharingMonitor>(
+      std::vector<detail::SharingSample>{Processes({kThisProcess, kOtherJob})});
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Flush/");
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  const auto expected = Join({
+      {"prepare", "flush", "body", "sync", "probe_begin"},
+      Repeat({"flush", "push LoopTest_Flush", "timer_begin", "body", "timer_end", "pop"}, 3),
+      {"probe_end", "after loop"},
+  });
+  EXPECT_EQ(log_.events, expected);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 0.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("gpu_shared").value, 1.0);
+  EXPECT_NE(messages.find("another process uses the GPU, so the timed iterations run without "
+                          "stream holds (launch_held=0)"),
+            std::string::npos)
+      << messages;
+  EXPECT_EQ(messages.find("the loop body waits for the GPU"), std::string::npos) << messages;
+}
+
+// A process that arrives while the iterations are held ends the holds at the next look (every
+// 0.1 s): the rest of the call runs without them and the row is flagged.
+TEST_F(LoopTest, AProcessArrivingDuringHeldIterationsEndsTheHolds) {
+  sharing_owner_ = std::make_unique<FakeSharingMonitor>(std::vector<detail::SharingSample>{
+      Processes({kThisProcess}), Processes({kThisProcess, kOtherJob})});
+  facts_.l2_bytes = int64_t{1} << 30;  // a flush of ~8 ms: the fake's 5 ms waits are not slow
+  ops_->sync_seconds = 5e-3;           // 12 iterations of two waits: 0.12 s
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Held/");
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].iterations, 12);
+  const int timed_holds = log_.Count("hold") - 1;  // less the hold check's
+  EXPECT_GE(timed_holds, 1);
+  EXPECT_LT(timed_holds, 12) << "holding went on after the other process was seen";
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 0.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("gpu_shared").value, 1.0);
+  EXPECT_NE(messages.find("pid 4242 (python3, 3 GB)"), std::string::npos) << messages;
+}
+
+// Without NVML, flushes that take far longer than they need give the neighbour away.
+TEST_F(LoopTest, SlowFlushesEndTheHoldsWithoutNvml) {
+  detail::SharingSample unknown;
+  unknown.unknown_reason = "libnvidia-ml.so.1 (the driver's NVML) not found";
+  sharing_owner_ =
+      std::make_unique<FakeSharingMonitor>(std::vector<detail::SharingSample>{unknown});
+  ops_->sync_seconds = 2e-3;  // the fake device's flush needs 33 us; over 0.63 ms is slow
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Held/");
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(log_.Count("hold") - 1, detail::kSlowFlushWaitsInWindow);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 0.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("gpu_shared").value, 1.0);
+  EXPECT_NE(messages.find("8 of the last 8 L2 flushes took over 0.63 ms to finish"),
+            std::string::npos)
+      << messages;
+}
+
+// A neighbour that has left does not mark the next call, which is held again.
+TEST_F(LoopTest, AfterTheNeighbourLeftTheNextCallIsHeldAndClean) {
+  sharing_owner_ = std::make_unique<FakeSharingMonitor>(std::vector<detail::SharingSample>{
+      Processes({kThisProcess, kOtherJob}), Processes({kThisProcess, kOtherJob}),
+      Processes({kThisProcess})});
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_(Flush|Held)/");
+  ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].benchmark_name(), "LoopTest_Flush/iterations:3/manual_time");
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 0.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("gpu_shared").value, 1.0);
+  EXPECT_DOUBLE_EQ(runs[1].counters.at("launch_held").value, 1.0);
+  EXPECT_DOUBLE_EQ(runs[1].counters.at("gpu_shared").value, 0.0);
+}
+
+TEST(HeldIterationWatch, LooksForOtherProcessesEveryTenthOfASecond) {
+  FakeSharingMonitor monitor(std::vector<detail::SharingSample>{
+      Processes({kThisProcess}), Processes({kThisProcess, kOtherJob})});
+  detail::HeldIterationWatch watch(monitor, 30e-6, 100.0);
+  EXPECT_EQ(watch.AfterHeldIteration(40e-6, 100.05), "");
+  EXPECT_EQ(monitor.calls, 0);
+  EXPECT_EQ(watch.AfterHeldIteration(40e-6, 100.1), "");  // alone at the first look
+  EXPECT_EQ(watch.AfterHeldIteration(40e-6, 100.15), "");
+  EXPECT_EQ(monitor.calls, 1);
+  EXPECT_EQ(watch.AfterHeldIteration(40e-6, 100.2), "pid 4242 (python3, 3 GB)");
+  EXPECT_EQ(monitor.calls, 2);
+}
+
+TEST(HeldIterationWatch, HalfOfTheLastSixteenFlushesSlowIsANeighbour) {
+  FakeSharingMonitor monitor(std::vector<detail::SharingSample>{});
+  detail::HeldIterationWatch watch(monitor, 25e-6, 0.0);
+  EXPECT_NEAR(watch.slow_flush_seconds(), 0.6e-3, 1e-12);
+  // Slow waits spread thinly never add up: one in three stays below half of sixteen.
+  for (int i = 0; i < 60; ++i) {
+    EXPECT_EQ(watch.AfterHeldIteration(i % 3 == 0 ? 5e-3 : 30e-6, 0.0), "") << i;
+  }
+  detail::HeldIterationWatch fresh(monitor, 25e-6, 0.0);
+  for (int i = 0; i < 7; ++i) EXPECT_EQ(fresh.AfterHeldIteration(2e-3, 0.0), "");
+  const std::string why = fresh.AfterHeldIteration(2e-3, 0.0);
+  EXPECT_NE(why.find("8 of the last 8 L2 flushes took over 0.6 ms to finish (median 2 ms"),
+            std::string::npos)
+      << why;
 }
 
 TEST(GpuSharing, OtherProcessesLeaveThisOneOut) {

@@ -1,0 +1,290 @@
+// Which part of CUPTI's range profiler slows the timed iterations of a short kernel? With metrics
+// on, gpubench's short kernels read 3-9% slower than with metrics off (issue #25) although no
+// profiling session ran during them. This standalone experiment (no Google Benchmark) times a
+// one-warp kernel and a copy of 2^20 floats the way gpubench method version 2 does (read-only L2
+// flush, wait, hold kernel, start event, kernel, stop event, release, wait) in each state of
+// attachment, one after another in one process:
+//   plain         a CUDA context and nothing else
+//   initialized   after cuptiProfilerInitialize
+//   subscribed    + cuptiSubscribe (no callback enabled)
+//   enabled       + cuptiRangeProfilerEnable (the profiler attached to the context)
+//   after_session + one user-range session of the default metrics (still enabled)
+//   disabled      after cuptiRangeProfilerDisable
+//   unsubscribed  after cuptiUnsubscribe
+//   plain_again   after cuptiProfilerDeInitialize
+// For each state and kernel: `reps` repetitions of `samples` held iterations; it prints one line
+// per state: the median over the repetitions of each repetition's mean, and the spread.
+// Usage: gpubench_profiler_attach [--reps N] [--samples N]
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cupti.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CHECK(call)                                                     \
+  do {                                                                  \
+    cudaError_t error_ = (call);                                        \
+    if (error_ != cudaSuccess) {                                        \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(error_));                         \
+      std::exit(1);                                                     \
+    }                                                                   \
+  } while (0)
+
+#define CUPTI(call)                                                             \
+  do {                                                                          \
+    CUptiResult result_ = (call);                                               \
+    if (result_ != CUPTI_SUCCESS) {                                             \
+      const char* text_ = nullptr;                                              \
+      cuptiGetResultString(result_, &text_);                                    \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, text_); \
+      std::exit(1);                                                             \
+    }                                                                           \
+  } while (0)
+
+#define PARAMS(type, name)             \
+  type name;                           \
+  std::memset(&name, 0, sizeof(name)); \
+  name.structSize = type##_STRUCT_SIZE
+
+namespace {
+
+__device__ unsigned long long GlobalTimer() {
+  unsigned long long ns;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  return ns;
+}
+
+__global__ void FlushKernel(const uint4* __restrict__ buffer, size_t words, unsigned* sink) {
+  unsigned acc = 0;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < words;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    const uint4 value = __ldcg(buffer + i);
+    acc ^= value.x ^ value.y ^ value.z ^ value.w;
+  }
+  if (acc == 0x9e3779b9u && threadIdx.x == 0) *sink = acc;
+}
+
+__global__ void HoldKernel(volatile unsigned* released, unsigned ticket) {
+  const unsigned long long start = GlobalTimer();
+  while (static_cast<int>(*released - ticket) < 0 && GlobalTimer() - start < 100000000ull) {
+  }
+}
+
+__global__ void TinyKernel(float* p) {
+  if (threadIdx.x == 0) p[0] += 1;
+}
+
+__global__ void CopyKernel(const float* __restrict__ in, float* __restrict__ out, size_t n) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
+    out[i] = in[i];
+  }
+}
+
+struct Bench {
+  uint4* flush = nullptr;
+  size_t flush_words = 0;
+  int sms = 0;
+  volatile unsigned* released = nullptr;
+  unsigned* released_device = nullptr;
+  unsigned ticket = 0;
+  float* a = nullptr;
+  float* b = nullptr;
+  size_t n = size_t{1} << 20;
+  cudaEvent_t start{}, stop{};
+
+  void Setup() {
+    cudaDeviceProp prop{};
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    sms = prop.multiProcessorCount;
+    const size_t bytes = 2 * static_cast<size_t>(prop.l2CacheSize);
+    CHECK(cudaMalloc(&flush, bytes + 16));
+    CHECK(cudaMemset(flush, 0x5a, bytes + 16));
+    flush_words = bytes / sizeof(uint4);
+    void* host = nullptr;
+    CHECK(cudaHostAlloc(&host, sizeof(unsigned), cudaHostAllocMapped));
+    released = static_cast<volatile unsigned*>(host);
+    *released = 0;
+    CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&released_device), host, 0));
+    CHECK(cudaMalloc(&a, n * sizeof(float)));
+    CHECK(cudaMalloc(&b, n * sizeof(float)));
+    CHECK(cudaMemset(a, 0, n * sizeof(float)));
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    CHECK(cudaDeviceSynchronize());
+  }
+
+  void Launch(bool copy) {
+    if (copy) {
+      CopyKernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(a, b, n);
+    } else {
+      TinyKernel<<<1, 32>>>(a);
+    }
+  }
+
+  // One held iteration as gpubench times it; returns microseconds.
+  double Held(bool copy) {
+    FlushKernel<<<sms * 4, 512>>>(flush, flush_words,
+                                  reinterpret_cast<unsigned*>(flush + flush_words));
+    CHECK(cudaStreamSynchronize(nullptr));
+    ++ticket;
+    HoldKernel<<<1, 1>>>(released_device, ticket);
+    CHECK(cudaEventRecord(start, nullptr));
+    Launch(copy);
+    CHECK(cudaEventRecord(stop, nullptr));
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    *released = ticket;
+    CHECK(cudaStreamSynchronize(nullptr));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    return ms * 1e3;
+  }
+
+  // The median over `reps` of each repetition's mean, and the smallest and largest mean.
+  void Measure(const char* state, bool copy, int reps, int samples) {
+    for (int i = 0; i < 20; ++i) Held(copy);
+    std::vector<double> means;
+    for (int r = 0; r < reps; ++r) {
+      double sum = 0;
+      for (int i = 0; i < samples; ++i) sum += Held(copy);
+      means.push_back(sum / samples);
+    }
+    std::sort(means.begin(), means.end());
+    std::printf("%-14s %-10s median %.4f us  min %.4f  max %.4f  (%d x %d held iterations)\n",
+                state, copy ? "copy_2^20" : "tiny", means[means.size() / 2], means.front(),
+                means.back(), reps, samples);
+    std::fflush(stdout);
+  }
+};
+
+// One user-range session of gpubench's default metrics around one held tiny kernel.
+void OneSession(CUpti_RangeProfiler_Object* object, Bench& bench) {
+  const char* metrics[] = {"dram__bytes_read.sum", "dram__bytes_write.sum",
+                           "gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second"};
+  PARAMS(CUpti_Device_GetChipName_Params, chip);
+  chip.deviceIndex = 0;
+  CUPTI(cuptiDeviceGetChipName(&chip));
+  PARAMS(CUpti_Profiler_Host_Initialize_Params, host);
+  host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+  host.pChipName = chip.pChipName;
+  CUPTI(cuptiProfilerHostInitialize(&host));
+  PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
+  add.pHostObject = host.pHostObject;
+  add.ppMetricNames = metrics;
+  add.numMetrics = 4;
+  CUPTI(cuptiProfilerHostConfigAddMetrics(&add));
+  PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, size);
+  size.pHostObject = host.pHostObject;
+  CUPTI(cuptiProfilerHostGetConfigImageSize(&size));
+  std::vector<uint8_t> config(size.configImageSize);
+  PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, image);
+  image.pHostObject = host.pHostObject;
+  image.configImageSize = config.size();
+  image.pConfigImage = config.data();
+  CUPTI(cuptiProfilerHostGetConfigImage(&image));
+  PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, data_size);
+  data_size.pRangeProfilerObject = object;
+  data_size.pMetricNames = metrics;
+  data_size.numMetrics = 4;
+  data_size.maxNumOfRanges = 1;
+  data_size.maxNumRangeTreeNodes = 1;
+  CUPTI(cuptiRangeProfilerGetCounterDataSize(&data_size));
+  std::vector<uint8_t> data(data_size.counterDataSize);
+  PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, init);
+  init.pRangeProfilerObject = object;
+  init.counterDataSize = data.size();
+  init.pCounterData = data.data();
+  CUPTI(cuptiRangeProfilerCounterDataImageInitialize(&init));
+  PARAMS(CUpti_RangeProfiler_SetConfig_Params, set);
+  set.pRangeProfilerObject = object;
+  set.configSize = config.size();
+  set.pConfig = config.data();
+  set.counterDataImageSize = data.size();
+  set.pCounterDataImage = data.data();
+  set.range = CUPTI_UserRange;
+  set.replayMode = CUPTI_UserReplay;
+  set.maxRangesPerPass = 1;
+  set.numNestingLevels = 1;
+  set.minNestingLevel = 1;
+  set.targetNestingLevel = 1;
+  CUPTI(cuptiRangeProfilerSetConfig(&set));
+  for (bool done = false; !done;) {
+    PARAMS(CUpti_RangeProfiler_Start_Params, start);
+    start.pRangeProfilerObject = object;
+    CUPTI(cuptiRangeProfilerStart(&start));
+    PARAMS(CUpti_RangeProfiler_PushRange_Params, push);
+    push.pRangeProfilerObject = object;
+    push.pRangeName = "session";
+    CUPTI(cuptiRangeProfilerPushRange(&push));
+    bench.Launch(false);
+    PARAMS(CUpti_RangeProfiler_PopRange_Params, pop);
+    pop.pRangeProfilerObject = object;
+    CUPTI(cuptiRangeProfilerPopRange(&pop));
+    PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
+    stop.pRangeProfilerObject = object;
+    CUPTI(cuptiRangeProfilerStop(&stop));
+    done = stop.isAllPassSubmitted != 0;
+  }
+  PARAMS(CUpti_RangeProfiler_DecodeData_Params, decode);
+  decode.pRangeProfilerObject = object;
+  CUPTI(cuptiRangeProfilerDecodeData(&decode));
+  PARAMS(CUpti_Profiler_Host_Deinitialize_Params, host_done);
+  host_done.pHostObject = host.pHostObject;
+  cuptiProfilerHostDeinitialize(&host_done);
+}
+
+void CUPTIAPI Ignore(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 5, samples = 2000;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--samples") == 0) samples = std::atoi(argv[i + 1]);
+  }
+  CHECK(cudaSetDevice(0));
+  CHECK(cudaFree(nullptr));
+  Bench bench;
+  bench.Setup();
+  auto measure = [&](const char* state) {
+    bench.Measure(state, false, reps, samples);
+    bench.Measure(state, true, reps, samples);
+  };
+  measure("plain");
+  PARAMS(CUpti_Profiler_Initialize_Params, initialize);
+  CUPTI(cuptiProfilerInitialize(&initialize));
+  measure("initialized");
+  CUpti_SubscriberHandle subscriber = nullptr;
+  CUPTI(cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(&Ignore), nullptr));
+  measure("subscribed");
+  CUcontext context = nullptr;
+  if (cuCtxGetCurrent(&context) != CUDA_SUCCESS) return 1;
+  PARAMS(CUpti_RangeProfiler_Enable_Params, enable);
+  enable.ctx = context;
+  CUPTI(cuptiRangeProfilerEnable(&enable));
+  measure("enabled");
+  OneSession(enable.pRangeProfilerObject, bench);
+  measure("after_session");
+  PARAMS(CUpti_RangeProfiler_Disable_Params, disable);
+  disable.pRangeProfilerObject = enable.pRangeProfilerObject;
+  CUPTI(cuptiRangeProfilerDisable(&disable));
+  measure("disabled");
+  CUPTI(cuptiUnsubscribe(subscriber));
+  measure("unsubscribed");
+  PARAMS(CUpti_Profiler_DeInitialize_Params, deinitialize);
+  CUPTI(cuptiProfilerDeInitialize(&deinitialize));
+  measure("plain_again");
+  return 0;
+}

@@ -1,0 +1,37 @@
+// --gpubench_exclusive=wait between gpubench jobs: one advisory lock file per GPU, taken before
+// the process creates its CUDA context. Waiting through NVML alone cannot work between two such
+// jobs: each one's context is "another process" to the other, so both waited until both timed
+// out. A job that waits for the lock has no context yet, so the one that holds it sees nobody.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+namespace gpubench::detail {
+
+/// The lock file of the GPU at `pci_bus_id`: $TMPDIR (else /tmp)/gpubench-gpu-<bus id>.lock.
+std::string GpuLockPath(const std::string& pci_bus_id);
+
+/// One GPU's lock, held until Release or the end of the process (the kernel drops it then, also
+/// for a killed process, so a crashed job never blocks the next one).
+class GpuLock {
+ public:
+  GpuLock() = default;
+  GpuLock(const GpuLock&) = delete;
+  GpuLock& operator=(const GpuLock&) = delete;
+  ~GpuLock() { Release(); }
+
+  /// Takes the lock at `path`, waiting at most `timeout_seconds`; while it waits it prints who
+  /// holds it to `messages`, at once and every 10 s. Returns a note for the context block
+  /// ("waited 12 s for gpubench job pid 4242"), "" when nobody held it, or the reason it went
+  /// on without the lock (it timed out, or the file could not be opened).
+  std::string Acquire(const std::string& path, double timeout_seconds, std::ostream& messages);
+  bool held() const { return held_; }
+  void Release();
+
+ private:
+  int fd_ = -1;
+  bool held_ = false;
+};
+
+}  // namespace gpubench::detail

@@ -1,0 +1,94 @@
+// --gpubench_exclusive=wait between gpubench jobs: the per-GPU lock file. flock() locks belong to
+// an open file description, so two GpuLocks of one process exclude each other as two jobs do.
+#include "gpu_lock.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace gpubench::detail {
+namespace {
+
+std::string TempLockPath() {
+  return ::testing::TempDir() + "gpubench-lock-test-" + std::to_string(::getpid()) + ".lock";
+}
+
+TEST(GpuLock, PathNamesTheGpuByItsBusIdInTmpdir) {
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old != nullptr ? old : "";
+  ::setenv("TMPDIR", "/var/tmp", 1);
+  EXPECT_EQ(GpuLockPath("00000000:9A:00.0"), "/var/tmp/gpubench-gpu-00000000_9A_00.0.lock");
+  ::unsetenv("TMPDIR");
+  EXPECT_EQ(GpuLockPath("0000:01:00.0"), "/tmp/gpubench-gpu-0000_01_00.0.lock");
+  if (old != nullptr) ::setenv("TMPDIR", saved.c_str(), 1);
+}
+
+TEST(GpuLock, AFreeGpuIsTakenAtOnceAndSaysNothing) {
+  const std::string path = TempLockPath();
+  GpuLock lock;
+  std::ostringstream messages;
+  EXPECT_EQ(lock.Acquire(path, 1.0, messages), "");
+  EXPECT_TRUE(lock.held());
+  EXPECT_EQ(messages.str(), "");
+  lock.Release();
+  std::remove(path.c_str());
+}
+
+TEST(GpuLock, ASecondJobWaitsUntilTheFirstIsDone) {
+  const std::string path = TempLockPath();
+  GpuLock first, second;
+  std::ostringstream ignored, messages;
+  ASSERT_EQ(first.Acquire(path, 1.0, ignored), "");
+  std::thread finish([&first] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    first.Release();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const std::string note = second.Acquire(path, 30.0, messages);
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  finish.join();
+  EXPECT_TRUE(second.held());
+  EXPECT_GE(waited, 0.35);
+  const std::string me = "gpubench job pid " + std::to_string(::getpid());
+  EXPECT_EQ(note, "waited 0 s for " + me);
+  EXPECT_NE(messages.str().find("gpubench: waiting for the GPU, which " + me +
+                                " benchmarks (--gpubench_exclusive=wait; 0 s of 30 s"),
+            std::string::npos)
+      << messages.str();
+  second.Release();
+  std::remove(path.c_str());
+}
+
+TEST(GpuLock, AJobThatWaitsTooLongGoesOnWithoutTheLockAndSaysWhy) {
+  const std::string path = TempLockPath();
+  GpuLock first, second;
+  std::ostringstream ignored, messages;
+  ASSERT_EQ(first.Acquire(path, 1.0, ignored), "");
+  const std::string note = second.Acquire(path, 0.3, messages);
+  EXPECT_FALSE(second.held());
+  EXPECT_EQ(note.rfind("went on without the lock between gpubench jobs after waiting 0 s for "
+                       "gpubench job pid ",
+                       0),
+            0u)
+      << note;
+  first.Release();
+  std::remove(path.c_str());
+}
+
+TEST(GpuLock, AnUnopenableLockFileIsReportedNotFatal) {
+  GpuLock lock;
+  std::ostringstream messages;
+  const std::string note = lock.Acquire("/nonexistent-dir/gpubench.lock", 1.0, messages);
+  EXPECT_FALSE(lock.held());
+  EXPECT_NE(note.find("cannot open /nonexistent-dir/gpubench.lock"), std::string::npos) << note;
+}
+
+}  // namespace
+}  // namespace gpubench::detail
