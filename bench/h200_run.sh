@@ -3,8 +3,8 @@
 # Debian packages carried in .deps), run the GPU tests and the benchmarks, keep logs in $OUT.
 # Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
 #                          suite|suitecost|crosscheck|groups|short_methods|short_ncu|short_nvbench|
-#                          short_gpubench|attach|onoff|killed|field|oldbuild|fieldold|tarjson|pack|
-#                          all]...
+#                          short_gpubench|attach|onoff|onoff_clocks|killed|field|oldbuild|fieldold|
+#                          oldpair|tarjson|pack|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
 mkdir -p "$OUT" /tmp/deps
@@ -260,17 +260,18 @@ step_onoff() {
     for mode in off on; do
       local flags=""
       [ $mode = off ] && flags=--gpubench_profile_iterations=0
-      $BUILD/bench/gpubench_short --benchmark_filter="$filter" --benchmark_repetitions=5 \
-        --benchmark_min_time=${ONOFF_MIN_TIME:-0.1} $flags --benchmark_out="$OUT/onoff_${mode}$i.json" \
-        --benchmark_out_format=json >"$OUT/onoff_${mode}$i.log" 2>&1
+      ${ONOFF_BIN:-$BUILD/bench/gpubench_short} --benchmark_filter="$filter" --benchmark_repetitions=5 \
+        --benchmark_min_time=${ONOFF_MIN_TIME:-0.1} $flags \
+        --benchmark_out="$OUT/onoff${ONOFF_TAG:-}_${mode}$i.json" --benchmark_out_format=json \
+        >"$OUT/onoff${ONOFF_TAG:-}_${mode}$i.log" 2>&1
     done
   done
-  python3 - "$OUT" <<'PY'
+  python3 - "$OUT" "${ONOFF_TAG:-}" <<'PY'
 import glob, json, os, re, statistics, sys
-out = sys.argv[1]
+out, tag = sys.argv[1], sys.argv[2]
 table = {}
-for path in sorted(glob.glob(os.path.join(out, "onoff_*.json"))):
-    mode, run = re.match(r"onoff_(on|off)(\d+)", os.path.basename(path)).groups()
+for path in sorted(glob.glob(os.path.join(out, "onoff%s_*.json" % tag))):
+    mode, run = re.match(r"onoff%s_(on|off)(\d+)" % tag, os.path.basename(path)).groups()
     for b in json.load(open(path))["benchmarks"]:
         if b.get("run_type") != "iteration":
             continue
@@ -288,6 +289,44 @@ for name, modes in table.items():
     on = statistics.median(statistics.median(v) for v in modes["on"].values())
     print("%-22s %s | %s | on/off %+.2f%%" % (name, line[0], line[1], 100 * (on / off - 1)))
 PY
+}
+# Metrics on and off for the tiny kernel alone, ten repetitions each, with the clocks and the
+# clock-event reasons nvidia-smi reports every 200 ms beside them.
+step_onoff_clocks() {
+  nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,clocks_event_reasons.active,power.draw \
+    --format=csv,noheader -lms 200 >"$OUT/clocks.csv" 2>&1 &
+  local smi=$!
+  for mode in off on; do
+    local flags=""
+    [ $mode = off ] && flags=--gpubench_profile_iterations=0
+    echo "$mode start $(date +%T.%N)" >>"$OUT/clocks_marks.txt"
+    $BUILD/bench/gpubench_short --benchmark_filter='^BM_ShortTiny/' --benchmark_repetitions=10 \
+      --benchmark_min_time=0.05 $flags --gpubench_profile_out="$OUT/tiny_$mode.jsonl" \
+      --benchmark_out="$OUT/tiny_$mode.json" --benchmark_out_format=json >"$OUT/tiny_$mode.log" 2>&1
+    echo "$mode end $(date +%T.%N)" >>"$OUT/clocks_marks.txt"
+  done
+  kill $smi
+  python3 - "$OUT" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+for mode in ("off", "on"):
+    rows = [b for b in json.load(open(os.path.join(out, "tiny_%s.json" % mode)))["benchmarks"]
+            if b.get("run_type") == "iteration"]
+    print(mode, " ".join("%.4f" % (b["real_time"] / 1e3) for b in rows))
+PY
+  cat "$OUT/clocks_marks.txt"; sort -u -t, -k2,4 "$OUT/clocks.csv" | head -20
+}
+# The code before the change, two jobs at once (FIELD_FILTER, 45 s allowed): rows written.
+step_oldpair() {
+  for i in 0 1; do
+    BENCHMARK_MIN_TIME=0.25 timeout 45 /tmp/old_build/bench/gpubench_examples \
+      --benchmark_filter="$FIELD_FILTER" --benchmark_repetitions=3 --benchmark_out_format=json \
+      --benchmark_out="$OUT/oldpair_$i.json" >"$OUT/oldpair_$i.log" 2>&1 &
+  done
+  wait
+  for i in 0 1; do
+    echo "old pair job $i: $(grep -c '"run_type": "iteration"' "$OUT/oldpair_$i.json" 2>/dev/null) rows in 45 s"
+  done
 }
 # A run killed with SIGTERM part way: what the file keeps (the committed cut-off example).
 step_killed() {
@@ -314,7 +353,7 @@ step_oldbuild() {
   cmake -S .old -B /tmp/old_build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_PREFIX_PATH=/tmp/deps/usr -DGPUBENCH_BUILD_TESTS=OFF -DGPUBENCH_BUILD_TOOLS=OFF \
     >"$OUT/old_configure.log" 2>&1 &&
-    cmake --build /tmp/old_build -j 16 --target gpubench_examples >"$OUT/old_build.log" 2>&1 &&
+    cmake --build /tmp/old_build -j 16 --target gpubench_examples gpubench_short >"$OUT/old_build.log" 2>&1 &&
     echo "old build ok" || tail -20 "$OUT/old_build.log"
 }
 step_fieldold() { FIELD_TAG=before FIELD_BIN=/tmp/old_build/bench/gpubench_examples FIELD_LIMIT=${FIELD_LIMIT:-60} step_field; }

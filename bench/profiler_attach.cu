@@ -99,6 +99,7 @@ struct Bench {
   volatile unsigned* released = nullptr;
   unsigned* released_device = nullptr;
   unsigned ticket = 0;
+  float* tiny = nullptr;  // one float, as BM_ShortTiny allocates
   float* a = nullptr;
   float* b = nullptr;
   size_t n = size_t{1} << 20;
@@ -117,19 +118,33 @@ struct Bench {
     released = static_cast<volatile unsigned*>(host);
     *released = 0;
     CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&released_device), host, 0));
-    CHECK(cudaMalloc(&a, n * sizeof(float)));
-    CHECK(cudaMalloc(&b, n * sizeof(float)));
-    CHECK(cudaMemset(a, 0, n * sizeof(float)));
+    Reallocate();
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&stop));
     CHECK(cudaDeviceSynchronize());
+  }
+
+  // The kernels' buffers, freed and allocated again: where they land may depend on what else
+  // (CUPTI) holds device memory at that moment.
+  void Reallocate() {
+    if (tiny != nullptr) CHECK(cudaFree(tiny));
+    if (a != nullptr) CHECK(cudaFree(a));
+    if (b != nullptr) CHECK(cudaFree(b));
+    CHECK(cudaMalloc(&tiny, sizeof(float)));
+    CHECK(cudaMalloc(&a, n * sizeof(float)));
+    CHECK(cudaMalloc(&b, n * sizeof(float)));
+    CHECK(cudaMemset(tiny, 0, sizeof(float)));
+    CHECK(cudaMemset(a, 0, n * sizeof(float)));
+    CHECK(cudaDeviceSynchronize());
+    std::printf("  buffers at tiny %p, a %p, b %p\n", static_cast<void*>(tiny),
+                static_cast<void*>(a), static_cast<void*>(b));
   }
 
   void Launch(bool copy) {
     if (copy) {
       CopyKernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(a, b, n);
     } else {
-      TinyKernel<<<1, 32>>>(a);
+      TinyKernel<<<1, 32>>>(tiny);
     }
   }
 
@@ -248,19 +263,68 @@ void CUPTIAPI Ignore(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*)
 
 }  // namespace
 
+// --addresses: the held tiny kernel on 12 one-float buffers, each allocated after a spacer of a
+// different size, so that they land at different places: how much the place alone moves it.
+void Addresses(Bench& bench, int reps, int samples) {
+  std::vector<void*> spacers;
+  for (int i = 0; i < 12; ++i) {
+    void* spacer = nullptr;
+    CHECK(cudaMalloc(&spacer, (size_t{1} << 20) * (1 + 3 * i)));
+    spacers.push_back(spacer);
+    bench.Reallocate();
+    bench.Measure(("address_" + std::to_string(i)).c_str(), false, reps, samples);
+  }
+  for (void* spacer : spacers) CHECK(cudaFree(spacer));
+}
+
+// --callbacks: the held kernels before, while and after CUPTI's driver callbacks for kernel
+// launches are on (gpubench turns them on for each profiling session, to compare the passes).
+void Callbacks(Bench& bench, int reps, int samples) {
+  auto both = [&](const char* state) {
+    bench.Measure(state, false, reps, samples);
+    bench.Measure(state, true, reps, samples);
+  };
+  both("before");
+  CUpti_SubscriberHandle subscriber = nullptr;
+  CUPTI(cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(&Ignore), nullptr));
+  const CUpti_CallbackId ids[] = {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+                                  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx};
+  for (auto id : ids) CUPTI(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id));
+  both("callbacks_on");
+  for (auto id : ids) CUPTI(cuptiEnableCallback(0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id));
+  both("callbacks_off");
+  CUPTI(cuptiUnsubscribe(subscriber));
+  both("unsubscribed");
+}
+
 int main(int argc, char** argv) {
   int reps = 5, samples = 2000;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--samples") == 0) samples = std::atoi(argv[i + 1]);
+  std::string mode = "states";
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--addresses") == 0) mode = "addresses";
+    if (std::strcmp(argv[i], "--callbacks") == 0) mode = "callbacks";
+    if (i + 1 < argc && std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
+    if (i + 1 < argc && std::strcmp(argv[i], "--samples") == 0) samples = std::atoi(argv[i + 1]);
   }
   CHECK(cudaSetDevice(0));
   CHECK(cudaFree(nullptr));
   Bench bench;
   bench.Setup();
-  auto measure = [&](const char* state) {
-    bench.Measure(state, false, reps, samples);
-    bench.Measure(state, true, reps, samples);
+  if (mode == "addresses") {
+    Addresses(bench, reps, samples);
+    return 0;
+  }
+  if (mode == "callbacks") {
+    Callbacks(bench, reps, samples);
+    return 0;
+  }
+  // Each state twice: with the buffers of the state before, then with buffers allocated anew.
+  auto measure = [&](const std::string& state) {
+    bench.Measure(state.c_str(), false, reps, samples);
+    bench.Measure(state.c_str(), true, reps, samples);
+    bench.Reallocate();
+    bench.Measure((state + "+new").c_str(), false, reps, samples);
+    bench.Measure((state + "+new").c_str(), true, reps, samples);
   };
   measure("plain");
   PARAMS(CUpti_Profiler_Initialize_Params, initialize);
@@ -277,12 +341,48 @@ int main(int argc, char** argv) {
   measure("enabled");
   OneSession(enable.pRangeProfilerObject, bench);
   measure("after_session");
+  OneSession(enable.pRangeProfilerObject, bench);
+  bench.Reallocate();
+  OneSession(enable.pRangeProfilerObject, bench);
+  measure("after_3_sessions");
   PARAMS(CUpti_RangeProfiler_Disable_Params, disable);
   disable.pRangeProfilerObject = enable.pRangeProfilerObject;
   CUPTI(cuptiRangeProfilerDisable(&disable));
   measure("disabled");
   CUPTI(cuptiUnsubscribe(subscriber));
   measure("unsubscribed");
+  // Attaching again, as a profiler that detaches between sessions would: each step says so
+  // before it is tried, so a crash names it.
+  std::printf("probe: subscribe again, launch callbacks on and off\n");
+  std::fflush(stdout);
+  CUPTI(cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(&Ignore), nullptr));
+  CUPTI(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                            CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel));
+  bench.Held(false);
+  CUPTI(cuptiEnableCallback(0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                            CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel));
+  CUPTI(cuptiUnsubscribe(subscriber));
+  std::printf("probe: enable again after a disabled session, and a session\n");
+  std::fflush(stdout);
+  CUPTI(cuptiRangeProfilerEnable(&enable));
+  OneSession(enable.pRangeProfilerObject, bench);
+  disable.pRangeProfilerObject = enable.pRangeProfilerObject;
+  CUPTI(cuptiRangeProfilerDisable(&disable));
+  std::printf("probe: subscribe, enable, session with callbacks, disable, unsubscribe, twice\n");
+  std::fflush(stdout);
+  for (int round = 0; round < 2; ++round) {
+    CUPTI(cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(&Ignore), nullptr));
+    CUPTI(cuptiRangeProfilerEnable(&enable));
+    CUPTI(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                              CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel));
+    OneSession(enable.pRangeProfilerObject, bench);
+    CUPTI(cuptiEnableCallback(0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+                              CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel));
+    disable.pRangeProfilerObject = enable.pRangeProfilerObject;
+    CUPTI(cuptiRangeProfilerDisable(&disable));
+    CUPTI(cuptiUnsubscribe(subscriber));
+  }
+  std::printf("probes ok\n");
   PARAMS(CUpti_Profiler_DeInitialize_Params, deinitialize);
   CUPTI(cuptiProfilerDeInitialize(&deinitialize));
   measure("plain_again");

@@ -2,7 +2,7 @@
 // (measured on an H200, see docs/accuracy.md): initialize -> chip name -> counter availability ->
 // host object with metrics -> config image -> per run: enable -> counter data image -> set config
 // -> passes of {start, ranges, stop} until all passes are submitted -> decode -> evaluate ->
-// disable (each session attaches the profiler and detaches it again).
+// disable.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cupti.h>
@@ -269,7 +269,8 @@ class CuptiRangeProfiler final : public Profiler {
  public:
   ~CuptiRangeProfiler() override {
     AbortSession();
-    Detach();
+    Disable();
+    if (subscriber_ != nullptr) cuptiUnsubscribe(subscriber_);
   }
 
   Status Setup(const Settings& settings, const DeviceFacts& facts) {
@@ -285,12 +286,13 @@ class CuptiRangeProfiler final : public Profiler {
     GPUBENCH_RETURN_IF_ERROR(WhileBusy([this] { return ReadCounterAvailability(); }));
     GPUBENCH_RETURN_IF_ERROR(host_.Initialize(chip_, availability_));
     GPUBENCH_RETURN_IF_ERROR(BuildConfigImage());
-    // Privilege problems show up here, at start, not in every run. The profiler is attached only
-    // for the length of each session (Attach, Detach): attached, it made the timed iterations of
-    // short kernels 0.2-0.3 us slower on an H200 (docs/accuracy.md "Metrics on and off").
-    GPUBENCH_RETURN_IF_ERROR(Attach());
-    launch_check_ = subscriber_ != nullptr;
-    Detach();
+    // Attached once and kept: enabling costs tens of milliseconds, too much for every run.
+    // Privilege problems show up here, at start, not in every run.
+    GPUBENCH_RETURN_IF_ERROR(WhileBusy([this] { return Enable(); }));
+    if (cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnDriverCall), this) !=
+        CUPTI_SUCCESS) {
+      subscriber_ = nullptr;  // the launch check is skipped, not the metrics
+    }
     return Status::Ok();
   }
 
@@ -307,26 +309,6 @@ class CuptiRangeProfiler final : public Profiler {
       if (!busy || waited >= kBusyRetrySeconds) return status;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-  }
-
-  // The range profiler on the context, and the launch callbacks that check the replay passes.
-  Status Attach() {
-    if (object_ == nullptr) GPUBENCH_RETURN_IF_ERROR(WhileBusy([this] { return Enable(); }));
-    if (subscriber_ == nullptr &&
-        cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnDriverCall), this) !=
-            CUPTI_SUCCESS) {
-      subscriber_ = nullptr;  // the launch check is skipped, not the metrics
-    }
-    return Status::Ok();
-  }
-
-  // Nothing of the profiler stays on the context between sessions, so timed iterations run as
-  // they do with metrics off.
-  void Detach() {
-    SetLaunchCallbacks(false);
-    Disable();
-    if (subscriber_ != nullptr) cuptiUnsubscribe(subscriber_);
-    subscriber_ = nullptr;
   }
 
   static Status CheckDeviceSupported(int ordinal) {
@@ -406,15 +388,16 @@ class CuptiRangeProfiler final : public Profiler {
     return "on: CUPTI range profiler, user ranges with user replay, chip " + chip_ + ", " +
            std::to_string(metrics_.size()) + " metrics in " + std::to_string(passes_) +
            (passes_ == 1 ? " pass" : " passes") +
-           (launch_check_ ? ", replay passes checked for identical kernel launches"
-                          : ", replay passes NOT checked (CUPTI callbacks unavailable)") +
-           ", attached only during each profiling session";
+           (subscriber_ != nullptr ? ", replay passes checked for identical kernel launches"
+                                   : ", replay passes NOT checked (CUPTI callbacks unavailable)");
   }
 
   int PassCount() const override { return passes_; }
 
   Status BeginSession(cudaStream_t, int ranges) override {
-    if (Status status = Attach(); !status.ok()) return Abort(status);
+    if (object_ == nullptr) {
+      if (Status status = WhileBusy([this] { return Enable(); }); !status.ok()) return status;
+    }
     if (ranges != counter_data_ranges_) {  // sized for the profiled ranges only, kept between runs
       GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, size);
       size.pRangeProfilerObject = object_;
@@ -464,9 +447,13 @@ class CuptiRangeProfiler final : public Profiler {
   }
 
   Status BeginPass() override {
-    GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params, start);
-    start.pRangeProfilerObject = object_;
-    if (Status status = CuptiStatus(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+    // Another process's session makes Start fail with HARDWARE_BUSY for its ~15 ms: two
+    // gpubench jobs on one GPU take turns instead of one losing its metrics.
+    if (Status status = WhileBusy([this] {
+          GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params, start);
+          start.pRangeProfilerObject = object_;
+          return CuptiStatus(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+        });
         !status.ok()) {
       return status;
     }
@@ -543,7 +530,6 @@ class CuptiRangeProfiler final : public Profiler {
       for (size_t m = 0; m < metrics_.size(); ++m) range_values[metrics_[m]] = values[m];
       ranges->push_back(std::move(range_values));
     }
-    Detach();
     return Status::Ok();
   }
 
@@ -555,8 +541,8 @@ class CuptiRangeProfiler final : public Profiler {
       stop.pRangeProfilerObject = object_;
       cuptiRangeProfilerStop(&stop);
       started_ = false;
+      Disable();
     }
-    Detach();
   }
 
  private:

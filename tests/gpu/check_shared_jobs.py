@@ -87,6 +87,10 @@ def main():
         check(all(r.get("gpu_shared") == 1 and r.get("launch_held") == 0 for r in first),
               "pair_%d: the first benchmark's rows are gpu_shared=1, launch_held=0: %s" %
               (i, [(r.get("gpu_shared"), r.get("launch_held")) for r in first]))
+        # Profiling sessions of the two jobs take turns (CUPTI's HARDWARE_BUSY is waited out).
+        check(all("dram_read_bytes" in r for r in runs),
+              "pair_%d: every row has hardware metrics (%d of %d)" %
+              (i, sum("dram_read_bytes" in r for r in runs), len(runs)))
         clean = [r for r in runs if r.get("gpu_shared") == 0]
         check(all(r.get("launch_held") == 1 for r in clean),
               "pair_%d: every gpu_shared=0 row is held (%d such rows)" % (i, len(clean)))
