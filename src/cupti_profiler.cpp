@@ -638,8 +638,7 @@ class CuptiRangeProfiler final : public Profiler {
   int passes_ = 0;
   CUpti_RangeProfiler_Object* object_ = nullptr;
   bool started_ = false;
-  CUpti_SubscriberHandle subscriber_ = nullptr;  ///< only while attached
-  bool launch_check_ = false;                    ///< CUPTI callbacks worked at start
+  CUpti_SubscriberHandle subscriber_ = nullptr;
   bool callbacks_on_ = false;
   bool counting_ = false;
   int pass_ = 0;
