@@ -22,7 +22,7 @@ struct Scan {
   /// Bytes to keep: up to the end of the last complete row or of the last closed "benchmarks"
   /// array; 0 when there is neither.
   std::size_t keep = 0;
-  /// What closes the document after `keep` bytes: "\n]\n}" after a row, "\n}" after the array.
+  /// What closes the document after `keep` bytes: "]" and "}" after a row, "}" after the array.
   std::string closers;
   /// Bytes that complete the token the text ends in (the rest of a string, number, literal or
   /// non-finite word), so that the parser can tell whether that token stands where a token may

@@ -285,7 +285,8 @@ struct SyntaxError {
   bool past_the_end = false;  ///< it needed bytes after the last one: the text ended too early
 };
 
-// `syntax`, when given, says whether the document was rejected for its syntax, and where.
+// `syntax`, when given, says whether the document was rejected for its syntax, and whether
+// the parser had run past the end of the text then.
 Result<BenchmarkFile> ParseWithNlohmann(std::string_view bytes, const std::string& source_name,
                                         SyntaxError* syntax) {
   GPUBENCH_RETURN_IF_ERROR(CheckLooksLikeJson(bytes, source_name));
