@@ -8,6 +8,7 @@
 #include <ostream>
 #include <thread>
 
+#include "compare/cut_off.hpp"
 #include "compare/loader.hpp"
 
 namespace gpubench::compare {
@@ -76,6 +77,15 @@ int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& er
     }
   }
   if (bad_input) return kExitBadInput;
+  // On stderr as well as in the report: whoever reads the log must not miss it.
+  for (const CutOffFile& cut : baseline.file->cut_off) {
+    err << "gpubench-compare: warning: baseline " << DescribeCutOff(cut)
+        << " (the contender's benchmarks after the cut are shown as new and not judged)\n";
+  }
+  for (const CutOffFile& cut : contender.file->cut_off) {
+    err << "gpubench-compare: warning: contender " << DescribeCutOff(cut)
+        << "; a cut-off contender never passes the gate\n";
+  }
 
   detail::Result<ComparisonReport> compared =
       CompareFiles(*baseline.file, *contender.file, options.compare);

@@ -473,6 +473,11 @@ Status CompareBenchmark(const BenchmarkRecord& base, const BenchmarkFile& conten
   if (!cont) {
     out.status = BenchmarkStatus::kMissing;
     out.fails_gate = options.fail_on_missing;
+    if (!contender.cut_off.empty()) {
+      out.notes.push_back(
+          "the contender was cut off mid-write: this benchmark may come after "
+          "the cut");
+    }
   } else {
     out.contender_repetitions = cont->RepetitionCount();
     out.throttled_contender = AnyFlag(*cont, kThrottledCounter);
@@ -531,12 +536,18 @@ Status CompareBaselineBenchmarks(const BenchmarkFile& baseline, const BenchmarkF
   return halves[1];
 }
 
-BenchmarkComparison CompareNewBenchmark(const BenchmarkRecord& cont) {
+BenchmarkComparison CompareNewBenchmark(const BenchmarkRecord& cont,
+                                        const BenchmarkFile& baseline) {
   BenchmarkComparison out;
   out.name = cont.name;
   out.status = BenchmarkStatus::kNew;
   out.contender_repetitions = cont.RepetitionCount();
   out.throttled_contender = AnyFlag(cont, kThrottledCounter);
+  if (!baseline.cut_off.empty()) {
+    out.notes.push_back(
+        "the baseline was cut off mid-write: this benchmark may come after the "
+        "cut, so it is not judged");
+  }
   if (cont.failed) {
     // A new benchmark that fails is as broken as an old one that fails.
     out.status = BenchmarkStatus::kFailedInContender;
@@ -642,6 +653,8 @@ Result<ComparisonReport> CompareFiles(const BenchmarkFile& baseline, const Bench
   report.contender_path = contender.path;
   report.baseline_benchmark_count = baseline.benchmarks.size();
   report.contender_benchmark_count = contender.benchmarks.size();
+  report.baseline_cut_off = baseline.cut_off;
+  report.contender_cut_off = contender.cut_off;
   report.options = options;
   report.warnings = baseline.warnings;
   report.warnings.insert(report.warnings.end(), contender.warnings.begin(),
@@ -658,10 +671,15 @@ Result<ComparisonReport> CompareFiles(const BenchmarkFile& baseline, const Bench
   }
   GPUBENCH_RETURN_IF_ERROR(CompareBaselineBenchmarks(baseline, contender, options, report));
   for (const BenchmarkRecord& cont : contender.benchmarks) {
-    if (!baseline.Find(cont.name)) report.benchmarks.push_back(CompareNewBenchmark(cont));
+    if (!baseline.Find(cont.name)) {
+      report.benchmarks.push_back(CompareNewBenchmark(cont, baseline));
+    }
   }
   for (const BenchmarkComparison& benchmark : report.benchmarks) Count(benchmark, report.summary);
-  report.exit_code = report.summary.failing > 0 ? kExitRegression : kExitOk;
+  // A cut-off contender never passes: the benchmarks after its cut were never measured, and a
+  // run killed by a timeout must not look like a run without regressions.
+  const bool failing = report.summary.failing > 0 || !contender.cut_off.empty();
+  report.exit_code = failing ? kExitRegression : kExitOk;
   return report;
 }
 

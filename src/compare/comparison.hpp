@@ -106,6 +106,10 @@ struct Summary {
 struct ComparisonReport {
   std::string baseline_path, contender_path;
   std::size_t baseline_benchmark_count = 0, contender_benchmark_count = 0;
+  /// The files' BenchmarkFile::cut_off: a contender cut off mid-write fails the gate whatever its
+  /// rows' verdicts (its benchmarks after the cut were never measured); a cut-off baseline is
+  /// compared as far as it goes, the contender's benchmarks after its cut being new.
+  std::vector<CutOffFile> baseline_cut_off, contender_cut_off;
   CompareOptions options;
   SettingsCheck settings;
   bool refused_for_settings = false;  ///< exit 3: nothing was compared

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "compare/comparison.hpp"
+#include "compare/cut_off.hpp"
 #include "compare/export_format.hpp"
 #include "compare/loader.hpp"
 #include "compare/run_summary.hpp"
@@ -26,7 +27,8 @@ constexpr const char* kDescription =
     "Export gpubench / Google Benchmark JSON for dashboards: github-action-benchmark's custom\n"
     "format (two files, customSmallerIsBetter and customBiggerIsBetter) or Bencher Metric\n"
     "Format. Values are medians over the repetitions; default counters: real_time and the\n"
-    "counters gpubench-compare gates. Exit codes: 0 written, 2 bad input or usage,\n"
+    "counters gpubench-compare gates. A file cut off mid-write (a killed run) exports its\n"
+    "complete rows, with a warning. Exit codes: 0 written, 2 bad input or usage,\n"
     "3 the input files' gpubench settings fingerprints differ.";
 
 constexpr std::size_t kMaxNotes = 10;
@@ -97,6 +99,12 @@ int Export(const std::vector<std::string>& inputs, const std::string& target,
   const Result<gpubench::compare::BenchmarkFile> loaded = gpubench::compare::LoadRun(inputs);
   if (!loaded.ok()) return ExitFor(loaded.status());
   const gpubench::compare::BenchmarkFile& run = loaded.value();
+  // A cut-off run is exported as far as it goes (exit 0): gating is gpubench-compare's job, and
+  // a dashboard is better off with the benchmarks that finished than with none.
+  for (const gpubench::compare::CutOffFile& cut : run.cut_off) {
+    std::cerr << "gpubench-export: warning: " << gpubench::compare::DescribeCutOff(cut)
+              << "; only the recovered benchmarks are exported\n";
+  }
   for (const std::string& warning : run.warnings) {
     std::cerr << "gpubench-export: warning: " << warning << "\n";
   }

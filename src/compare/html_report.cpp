@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/cut_off.hpp"
 #include "compare/report_format.hpp"
 #include "compare/run_summary.hpp"
 #include "compare/text.hpp"
@@ -185,9 +186,42 @@ struct Warning {
   std::string text;
 };
 
+std::string RunCutOffText(const CutOffFile& cut) {
+  return DescribeCutOff(cut) +
+         "; this report shows the recovered benchmarks only, and a cut-off run never passes "
+         "gpubench-compare's gate";
+}
+
+std::string BaselineCutOffText(const CutOffFile& cut) {
+  return "baseline " + DescribeCutOff(cut) +
+         "; the run's benchmarks after the cut have no baseline (new, not judged)";
+}
+
+// Above everything else: numbers from a run that did not finish must not pass for a whole run.
+std::string CutOffBanners(const ReportInputs& inputs) {
+  std::string html;
+  for (const CutOffFile& cut : inputs.run->cut_off) {
+    html += "<p class=\"gate bad cut-off\"><b>CUT OFF:</b> " + HtmlEscape(RunCutOffText(cut)) +
+            "</p>\n";
+  }
+  if (inputs.baseline) {
+    for (const CutOffFile& cut : inputs.baseline->cut_off) {
+      html += "<p class=\"gate bad cut-off\"><b>BASELINE CUT OFF:</b> " +
+              HtmlEscape(BaselineCutOffText(cut)) + "</p>\n";
+    }
+  }
+  return html;
+}
+
 std::vector<Warning> CollectWarnings(const ReportInputs& inputs) {
   const BenchmarkFile& run = *inputs.run;
   std::vector<Warning> warnings;
+  for (const CutOffFile& cut : run.cut_off) warnings.push_back({"bad", RunCutOffText(cut)});
+  if (inputs.baseline) {
+    for (const CutOffFile& cut : inputs.baseline->cut_off) {
+      warnings.push_back({"bad", BaselineCutOffText(cut)});
+    }
+  }
   if (ContextOr(run, "gpu_status", "ok") != "ok") {
     warnings.push_back(
         {"bad", "GPU unavailable when the run was made: " + ContextOr(run, "gpu_status", "")});
@@ -274,6 +308,7 @@ std::string Header(const ReportInputs& inputs) {
   if (inputs.baseline) html += " against the baseline " + HtmlEscape(inputs.baseline->path);
   html += " &middot; run " + HtmlEscape(ContextOr(run, "date", "date unknown")) + " on " +
           HtmlEscape(ContextOr(run, "host_name", "unknown host")) + "</p></header>\n";
+  html += CutOffBanners(inputs);
 
   const std::optional<double> peak =
       ContextNumber(run, "gpu_dram_bandwidth_theoretical_bytes_per_second");
@@ -351,6 +386,9 @@ std::string GateBanner(const ComparisonReport& report) {
           std::to_string(s.same) + " same, " + std::to_string(s.missing) + " missing, " +
           std::to_string(s.added) + " new, " + std::to_string(s.failed_in_contender) +
           " failed in this run";
+  if (!report.contender_cut_off.empty()) {
+    html += " &middot; this run was cut off mid-write: a cut-off run never passes";
+  }
   return html + "</p>\n";
 }
 
@@ -431,10 +469,14 @@ std::string SummaryTable(const ReportInputs& inputs, double peak) {
   }
   // Benchmarks only in the baseline.
   if (inputs.comparison) {
+    const char* where = run.cut_off.empty()
+                            ? "in the baseline only"
+                            : "in the baseline only (this run was cut off mid-write: maybe after "
+                              "the cut)";
     for (const BenchmarkComparison& benchmark : inputs.comparison->benchmarks) {
       if (benchmark.status != BenchmarkStatus::kMissing) continue;
       html += "<tr><td class=\"name\">" + HtmlEscape(benchmark.name) +
-              "</td><td colspan=\"7\" class=\"muted\">in the baseline only</td>" + TextCell("-") +
+              "</td><td colspan=\"7\" class=\"muted\">" + where + "</td>" + TextCell("-") +
               TextCell("-") + "<td class=\"" + VerdictClass(benchmark) + "\">missing" +
               (benchmark.fails_gate ? " (fails)" : "") + "</td></tr>\n";
     }

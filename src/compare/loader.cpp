@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/cut_off.hpp"
 #include "compare/gb_rows.hpp"
 #include "compare/input_file.hpp"
 #include "compare/sax_handler.hpp"
@@ -152,14 +153,48 @@ class NlohmannEvents final : public nlohmann::json_sax<nlohmann::json> {
   bool start_array(std::size_t /*elements*/) override { return handler_.StartArray(); }
   bool end_array() override { return handler_.EndArray(); }
   bool key(string_t& value) override { return handler_.Key(value); }
-  bool parse_error(std::size_t /*position*/, const std::string& /*last_token*/,
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
                    const nlohmann::detail::exception& ex) override {
+    syntax_error_at_ = position;
     handler_.ParseError(ex.what());
     return false;
   }
 
+  /// Where the parser found the document's syntax invalid (bytes read, the failing one
+  /// included): past the end of the input when the document ended too early.
+  const std::optional<std::size_t>& syntax_error_at() const { return syntax_error_at_; }
+
  private:
   GbSaxHandler& handler_;
+  std::optional<std::size_t> syntax_error_at_;
+};
+
+// nlohmann's SAX interface for the syntax alone: every value is welcome, and only where the
+// parser stopped matters.
+class SyntaxOnlyEvents final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool /*value*/) override { return true; }
+  bool number_integer(number_integer_t /*value*/) override { return true; }
+  bool number_unsigned(number_unsigned_t /*value*/) override { return true; }
+  bool number_float(number_float_t /*value*/, const string_t& /*text*/) override { return true; }
+  bool string(string_t& /*value*/) override { return true; }
+  bool binary(binary_t& /*value*/) override { return true; }
+  bool start_object(std::size_t /*elements*/) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t /*elements*/) override { return true; }
+  bool end_array() override { return true; }
+  bool key(string_t& /*value*/) override { return true; }
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& /*ex*/) override {
+    syntax_error_at_ = position;
+    return false;
+  }
+
+  const std::optional<std::size_t>& syntax_error_at() const { return syntax_error_at_; }
+
+ private:
+  std::optional<std::size_t> syntax_error_at_;
 };
 
 // Checks a decoded string for what the fast parsers (RapidJSON, simdjson) let
@@ -243,18 +278,81 @@ Status CheckLooksLikeJson(std::string_view bytes, const std::string& source_name
   return Status::Ok();
 }
 
-Result<BenchmarkFile> ParseWithNlohmann(std::string_view bytes, const std::string& source_name) {
+// How the reference parser rejected a document for its syntax (not for what GbSaxHandler found
+// in it).
+struct SyntaxError {
+  bool found = false;
+  bool past_the_end = false;  ///< it needed bytes after the last one: the text ended too early
+};
+
+// `syntax`, when given, says whether the document was rejected for its syntax, and whether
+// the parser had run past the end of the text then.
+Result<BenchmarkFile> ParseWithNlohmann(std::string_view bytes, const std::string& source_name,
+                                        SyntaxError* syntax) {
   GPUBENCH_RETURN_IF_ERROR(CheckLooksLikeJson(bytes, source_name));
   const std::optional<std::string> quoted = QuoteNonFiniteTokens(bytes);
   const std::string_view text = quoted ? std::string_view(*quoted) : bytes;
   GbSaxHandler handler(source_name);
   NlohmannEvents events(handler);
   const bool ok = nlohmann::json::sax_parse(text.data(), text.data() + text.size(), &events);
+  if (syntax && events.syntax_error_at()) {
+    syntax->found = true;
+    syntax->past_the_end = *events.syntax_error_at() > text.size();
+  }
   if (!ok || !handler.error().empty()) {
     return Status::InvalidInput(handler.error().empty() ? source_name + " could not be parsed"
                                                         : handler.error());
   }
   return handler.Finish();
+}
+
+Result<BenchmarkFile> ParseCompleteWithNlohmann(std::string_view bytes,
+                                                const std::string& source_name) {
+  return ParseWithNlohmann(bytes, source_name, nullptr);
+}
+
+// Whether the reference parser, reading `text`, runs out of input before the document ends,
+// having found every token acceptable where it stood.
+bool ReferenceParserRunsPastTheEnd(std::string_view text) {
+  const std::optional<std::string> quoted = QuoteNonFiniteTokens(text);
+  const std::string_view input = quoted ? std::string_view(*quoted) : text;
+  SyntaxOnlyEvents events;
+  nlohmann::json::sax_parse(input.data(), input.data() + input.size(), &events);
+  return events.syntax_error_at() && *events.syntax_error_at() > input.size();
+}
+
+// A parser of complete documents: the fast path with the reference behind it, or the reference
+// alone.
+using CompleteDocumentParser = Result<BenchmarkFile> (*)(std::string_view, const std::string&);
+
+// The reference parse of `bytes`, and where it fails because the file was cut off mid-write (a
+// killed or still running benchmark binary), the parse of its complete rows. A file is cut off
+// when it is a proper prefix of a valid document: the reference parser, given the bytes and the
+// rest of the token they end in, wants more input. Anything else it rejects (garbage in the
+// middle, a GB row that is not valid) keeps its error. The complete rows, closed by "]" and "}",
+// are parsed as any complete document by `parse_complete` (so the fast path and the reference
+// keep agreeing on them); the partial last row is dropped.
+Result<BenchmarkFile> ParseOrRecoverCutOff(std::string_view bytes, const std::string& source_name,
+                                           CompleteDocumentParser parse_complete) {
+  SyntaxError syntax;
+  Result<BenchmarkFile> file = ParseWithNlohmann(bytes, source_name, &syntax);
+  if (file.ok() || !syntax.found) return file;
+  const cut_off::Scan scan = cut_off::ScanCutOff(bytes);
+  const bool cut = scan.completion.empty()
+                       ? syntax.past_the_end
+                       : ReferenceParserRunsPastTheEnd(std::string(bytes) + scan.completion);
+  if (!cut) return file;
+  if (scan.complete_rows == 0) {
+    return Status::InvalidInput(cut_off::CutBeforeAnyRowMessage(source_name, bytes.size(), scan));
+  }
+  std::string complete;
+  complete.reserve(scan.keep + scan.closers.size());
+  complete.append(bytes.substr(0, scan.keep)).append(scan.closers);
+  Result<BenchmarkFile> recovered = parse_complete(complete, source_name);
+  if (!recovered.ok()) return recovered;
+  BenchmarkFile& value = recovered.value();
+  value.cut_off.push_back({source_name, bytes.size(), scan.complete_rows, value.benchmarks.size()});
+  return recovered;
 }
 
 #if GPUBENCH_COMPARE_HAVE_RAPIDJSON
@@ -593,23 +691,39 @@ std::optional<BenchmarkFile> ParseBenchmarkJsonFastPathOnly(std::string_view byt
 #endif
 }
 
+namespace {
+
+// The fast path, and the reference for what it declines; no recovery of cut-off files (this
+// parses what that recovery closed).
+Result<BenchmarkFile> ParseCompleteFastFirst(std::string_view bytes,
+                                             const std::string& source_name) {
+  if (std::optional<BenchmarkFile> file = ParseBenchmarkJsonFastPathOnly(bytes, source_name)) {
+    return std::move(*file);
+  }
+  return ParseCompleteWithNlohmann(bytes, source_name);
+}
+
+}  // namespace
+
 // RapidJSON first, on a copy that it may change; for whatever it rejects or
 // might read differently (invalid input, whose message names the line and
-// column; spellings such as nan or +inf; a byte order mark), the reference
-// parser on the original bytes.
+// column; spellings such as nan or +inf; a byte order mark; a file cut off
+// mid-write), the reference parser on the original bytes.
 Result<BenchmarkFile> ParseBenchmarkJson(std::string_view bytes, const std::string& source_name) {
   return CatchingExceptions(source_name, [&]() -> Result<BenchmarkFile> {
     GPUBENCH_RETURN_IF_ERROR(CheckLooksLikeJson(bytes, source_name));
     if (std::optional<BenchmarkFile> file = ParseBenchmarkJsonFastPathOnly(bytes, source_name)) {
       return std::move(*file);
     }
-    return ParseWithNlohmann(bytes, source_name);
+    return ParseOrRecoverCutOff(bytes, source_name, ParseCompleteFastFirst);
   });
 }
 
 Result<BenchmarkFile> ParseBenchmarkJsonWithNlohmann(std::string_view bytes,
                                                      const std::string& source_name) {
-  return CatchingExceptions(source_name, [&] { return ParseWithNlohmann(bytes, source_name); });
+  return CatchingExceptions(source_name, [&] {
+    return ParseOrRecoverCutOff(bytes, source_name, ParseCompleteWithNlohmann);
+  });
 }
 
 bool FastJsonParserAvailable() { return GPUBENCH_COMPARE_HAVE_RAPIDJSON != 0; }
@@ -646,7 +760,7 @@ Result<BenchmarkFile> LoadBenchmarkFile(const std::string& path) {
 #endif
     Result<std::string_view> bytes = file.Bytes();
     if (!bytes.ok()) return bytes.status();
-    return ParseWithNlohmann(bytes.value(), path);
+    return ParseOrRecoverCutOff(bytes.value(), path, ParseCompleteFastFirst);
   });
 }
 

@@ -21,6 +21,10 @@ std::optional<std::string> QuoteNonFiniteTokens(std::string_view json);
 /// nlohmann for any input that RapidJSON rejects or might read differently,
 /// so the result (or the kInvalidInput message) is always the one
 /// ParseBenchmarkJsonWithNlohmann gives.
+/// A file cut off mid-write (a proper prefix of a valid document: a killed or
+/// still running benchmark binary) gives the rows that are complete before the
+/// cut, and BenchmarkFile::cut_off says so; cut before its first complete row,
+/// it fails with a message that says that (see cut_off.hpp).
 detail::Result<BenchmarkFile> ParseBenchmarkJson(std::string_view bytes,
                                                  const std::string& source_name);
 
@@ -42,7 +46,7 @@ std::optional<BenchmarkFile> ParseBenchmarkJsonFastPathOnly(std::string_view byt
 
 /// Reads and parses a file; fails (kInvalidInput) for unreadable or invalid input. The message
 /// names the file and, where it applies, the benchmark and field, and says what a valid file
-/// looks like.
+/// looks like. A file cut off mid-write is read as ParseBenchmarkJson reads it.
 detail::Result<BenchmarkFile> LoadBenchmarkFile(const std::string& path);
 
 }  // namespace gpubench::compare

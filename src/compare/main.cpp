@@ -21,7 +21,8 @@ using gpubench::compare::UnconfirmedPolicy;
 
 constexpr const char* kDescription =
     "Compare two Google Benchmark JSON files (baseline, contender) and fail on regressions.\n"
-    "Exit codes: 0 no regression, 1 regression or failed benchmark, 2 bad input or usage,\n"
+    "Exit codes: 0 no regression, 1 regression, failed benchmark or a contender file cut off\n"
+    "mid-write (a killed run: its complete rows are compared), 2 bad input or usage,\n"
     "3 benchmark settings differ (gpubench_settings_fingerprint).";
 
 }  // namespace

@@ -49,6 +49,21 @@ struct BenchmarkRecord {
   }
 };
 
+/// An input file that ends before Google Benchmark finished writing it: the run was killed (e.g.
+/// by a CI timeout) or is still running. The loader keeps the complete rows before the cut and
+/// drops a partial last row.
+struct CutOffFile {
+  std::string path;
+  std::size_t bytes = 0;                 ///< the file's size: where it was cut
+  std::size_t rows_recovered = 0;        ///< complete rows of "benchmarks" before the cut
+  std::size_t benchmarks_recovered = 0;  ///< the benchmarks those rows belong to
+
+  bool operator==(const CutOffFile& other) const {
+    return path == other.path && bytes == other.bytes && rows_recovered == other.rows_recovered &&
+           benchmarks_recovered == other.benchmarks_recovered;
+  }
+};
+
 struct BenchmarkFile {
   std::string path;  ///< as given by the user, used in every message
   /// Context entries; non-string values are kept as their JSON text.
@@ -56,6 +71,9 @@ struct BenchmarkFile {
   std::vector<BenchmarkRecord> benchmarks;  ///< in first-appearance order
   std::unordered_map<std::string, std::size_t> index_by_name;
   std::vector<std::string> warnings;
+  /// Empty for a complete file; an entry per input file that was cut off mid-write (LoadRun
+  /// merges the shards of a run, so there may be several).
+  std::vector<CutOffFile> cut_off;
 
   const BenchmarkRecord* Find(std::string_view name) const {
     auto it = index_by_name.find(std::string(name));

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/cut_off.hpp"
 #include "compare/halves.hpp"
 #include "compare/text.hpp"
 
@@ -303,8 +304,12 @@ std::string GateLine(const ComparisonReport& report) {
     case kExitOk:
       return "PASS (exit 0)";
     case kExitRegression:
-      return "FAIL (exit 1): " + std::to_string(report.summary.failing) +
-             " benchmark(s) fail the gate";
+      return "FAIL (exit 1): " +
+             std::string(report.contender_cut_off.empty()
+                             ? ""
+                             : "the contender file was cut off mid-write (a cut-off contender "
+                               "never passes); ") +
+             std::to_string(report.summary.failing) + " benchmark(s) fail the gate";
     case kExitSettingsMismatch:
       return "REFUSED (exit 3): the benchmark settings differ";
     default:
@@ -316,6 +321,15 @@ std::string GateLine(const ComparisonReport& report) {
 // Lines that must be seen before any number is trusted.
 std::vector<std::pair<Tone, std::string>> Banners(const ComparisonReport& report) {
   std::vector<std::pair<Tone, std::string>> banners;
+  for (const CutOffFile& cut : report.contender_cut_off) {
+    banners.emplace_back(Tone::kBad, "CONTENDER CUT OFF: " + DescribeCutOff(cut) +
+                                         "; a cut-off contender never passes the gate");
+  }
+  for (const CutOffFile& cut : report.baseline_cut_off) {
+    banners.emplace_back(Tone::kBad, "BASELINE CUT OFF: " + DescribeCutOff(cut) +
+                                         " (the contender's benchmarks after the cut are shown "
+                                         "as new and not judged)");
+  }
   const SettingsCheck& settings = report.settings;
   if (settings.mismatch) {
     std::string text = report.refused_for_settings
@@ -470,6 +484,17 @@ OrderedJson Number(double value) {
 
 OrderedJson OptionalString(const std::optional<std::string>& value) {
   return value ? OrderedJson(*value) : OrderedJson(nullptr);
+}
+
+// null for a complete file; what was recovered from one cut off mid-write (gpubench-compare
+// loads one file per side, so there is at most one entry).
+OrderedJson CutOffJson(const std::vector<CutOffFile>& cut_off) {
+  if (cut_off.empty()) return nullptr;
+  const CutOffFile& cut = cut_off.front();
+  return {{"bytes", cut.bytes},
+          {"rows_recovered", cut.rows_recovered},
+          {"benchmarks_recovered", cut.benchmarks_recovered},
+          {"message", DescribeCutOff(cut)}};
 }
 
 OrderedJson DifferencesJson(const std::vector<ValueDifference>& differences) {
@@ -695,11 +720,13 @@ std::string FormatJson(const ComparisonReport& report) {
   json["baseline"] = {
       {"file", report.baseline_path},
       {"benchmarks", report.baseline_benchmark_count},
-      {"settings_fingerprint", OptionalString(report.settings.baseline_fingerprint)}};
+      {"settings_fingerprint", OptionalString(report.settings.baseline_fingerprint)},
+      {"cut_off", CutOffJson(report.baseline_cut_off)}};
   json["contender"] = {
       {"file", report.contender_path},
       {"benchmarks", report.contender_benchmark_count},
-      {"settings_fingerprint", OptionalString(report.settings.contender_fingerprint)}};
+      {"settings_fingerprint", OptionalString(report.settings.contender_fingerprint)},
+      {"cut_off", CutOffJson(report.contender_cut_off)}};
   OrderedJson thresholds = OrderedJson::object();
   for (const auto& [name, percent] : report.options.overrides.thresholds) {
     thresholds[name] = percent ? OrderedJson(*percent) : OrderedJson("off");

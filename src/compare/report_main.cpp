@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "compare/comparison.hpp"
+#include "compare/cut_off.hpp"
 #include "compare/html_report.hpp"
 #include "compare/loader.hpp"
 #include "compare/run_summary.hpp"
@@ -26,7 +27,8 @@ using gpubench::detail::Status;
 constexpr const char* kDescription =
     "Write a self-contained HTML report of gpubench / Google Benchmark JSON: device, clocks,\n"
     "settings and warnings, a sortable summary table, sweep charts and every repetition; with\n"
-    "--baseline, the changes and gpubench-compare's verdicts. The file needs no network.\n"
+    "--baseline, the changes and gpubench-compare's verdicts. The file needs no network. A file\n"
+    "cut off mid-write (a killed run) is shown with its complete rows under a warning.\n"
     "Exit codes: 0 written, 2 bad input or usage, 3 the settings fingerprints differ.";
 
 bool ReadFile(const std::string& path, std::string* text) {
@@ -65,6 +67,10 @@ int AddBaseline(const std::string& baseline_path, const gpubench::compare::Compa
       gpubench::compare::LoadBenchmarkFile(baseline_path);
   if (!loaded.ok()) return ExitFor(loaded.status());
   baseline = std::move(loaded).value();
+  for (const gpubench::compare::CutOffFile& cut : baseline->cut_off) {
+    std::cerr << "gpubench-report: warning: baseline " << gpubench::compare::DescribeCutOff(cut)
+              << " (the run's benchmarks after the cut have no baseline)\n";
+  }
   const gpubench::compare::SettingsCheck check = gpubench::compare::CheckSettings(*baseline, run);
   if (check.mismatch && !compare.allow_settings_mismatch) {
     std::cerr << "gpubench-report: error: "
@@ -91,6 +97,10 @@ int Report(const std::vector<std::string>& inputs, const std::string& baseline_p
   if (!loaded.ok()) return ExitFor(loaded.status());
   const gpubench::compare::BenchmarkFile& run = loaded.value();
   report.run = &run;
+  for (const gpubench::compare::CutOffFile& cut : run.cut_off) {
+    std::cerr << "gpubench-report: warning: " << gpubench::compare::DescribeCutOff(cut)
+              << "; the report shows the recovered benchmarks only\n";
+  }
   std::optional<gpubench::compare::BenchmarkFile> baseline;
   gpubench::compare::ComparisonReport comparison;
   if (!baseline_path.empty()) {

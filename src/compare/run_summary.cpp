@@ -58,6 +58,7 @@ detail::Result<BenchmarkFile> LoadRun(const std::vector<std::string>& paths) {
       merged.benchmarks.push_back(std::move(record));
     }
     merged.warnings.insert(merged.warnings.end(), next.warnings.begin(), next.warnings.end());
+    merged.cut_off.insert(merged.cut_off.end(), next.cut_off.begin(), next.cut_off.end());
     merged.path += ", " + paths[i];
   }
   return merged;

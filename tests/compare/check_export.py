@@ -7,8 +7,9 @@ range in the "± N" form its extractRangeInfo parses), one file per direction, v
 medians of the repetitions, never an aggregate row. Bencher Metric Format: benchmark names of 1 to
 1024 bytes, measure keys that are valid Bencher slugs (what Bencher's slugify leaves unchanged,
 at most 64 characters), {value, lower_value, upper_value} with lower <= value <= upper. Also: the
-default counters, --counters, --list-measures, and the exit codes of bad input (2, with
-gpubench-compare's message) and mixed settings fingerprints (3).
+default counters, --counters, --list-measures, the exit codes of bad input (2, with
+gpubench-compare's message) and mixed settings fingerprints (3), and a file cut off mid-write
+(its complete rows exported, exit 0, a warning).
 
 usage: check_export.py GPUBENCH_EXPORT GPUBENCH_COMPARE DATA_DIR WORK_DIR
 """
@@ -263,6 +264,34 @@ def check_options_and_errors(exe, compare, data_dir, work_dir):
     print("OK: options, bad input and settings checks")
 
 
+def check_cut_off(exe, data_dir, work_dir):
+    """A file cut off mid-write (a killed run) exports the benchmarks of its complete rows, exit 0,
+    with a warning; the values are the medians of those rows of the uncut file."""
+    cut = os.path.join(data_dir, "cutoff", "gate_a1_cut_35000.json")  # gate_a1.json's first 32 rows
+    with open(os.path.join(data_dir, "gate_a1.json")) as handle:
+        uncut = json.load(handle)
+    values = iteration_values({"benchmarks": uncut["benchmarks"][:32]})
+    result = run([exe, cut, "--to", "bencher"])
+    if not check(result.returncode == 0, "cut off: exit %d %s" % (result.returncode,
+                                                                  result.stderr)):
+        return
+    check("gpubench-export: warning: " + cut + " was cut off mid-write" in result.stderr and
+          "32 complete benchmark row(s) of 3 benchmark(s)" in result.stderr,
+          "cut off: no warning: %s" % result.stderr)
+    bmf = json.loads(result.stdout)
+    check(set(bmf) == set(values), "cut off: benchmarks %s, expected %s" % (sorted(bmf),
+                                                                           sorted(values)))
+    for benchmark, measures in bmf.items():
+        reps = values[benchmark]["real_time"]
+        check(close(measures["latency"]["value"], statistics.median(reps)),
+              "cut off: %s latency is not the median of its complete rows" % benchmark)
+    result = run([exe, os.path.join(data_dir, "cutoff", "gate_a1_cut_1200.json"), "--to",
+                  "bencher"])
+    check(result.returncode == 2 and "before any benchmark finished" in result.stderr,
+          "cut in the context: exit %d %s" % (result.returncode, result.stderr))
+    print("OK: a cut-off file exports its complete rows")
+
+
 def main():
     exe, compare, data_dir, work_dir = sys.argv[1:5]
     os.makedirs(work_dir, exist_ok=True)
@@ -271,6 +300,7 @@ def main():
         check_bencher(exe, data_dir, work_dir, name)
     check_options_and_errors(exe, compare, data_dir, work_dir)
     check_shared_flag(exe, data_dir, work_dir)
+    check_cut_off(exe, data_dir, work_dir)
     for failure in FAILURES:
         print("FAIL: " + failure)
     return 1 if FAILURES else 0

@@ -4,7 +4,8 @@
 For each report: it opens from disk with no network (no external resources, a CSP that forbids
 them), Chromium runs its scripts, and the rendered DOM's status element says that every chart
 drew (and painted pixels) and no script error happened; the header, warnings, summary table and
-the gate's verdicts are checked in the rendered DOM, and a screenshot is taken.
+the gate's verdicts are checked in the rendered DOM, and a screenshot is taken. A run cut off
+mid-write is rendered with its recovered benchmarks under a banner.
 
 Exits 77 (ctest SKIP_RETURN_CODE) with the reason when chromium or Chart.js (Debian's
 libjs-chart.js) is missing; .ci/run installs both.
@@ -238,7 +239,34 @@ def main():
     with open(plain, encoding="utf-8") as handle:
         check("<h2>Roofline</h2>" not in handle.read(), "a run without +flops has a roofline")
 
-    # 6. Bad input: exit 2 with gpubench-compare's message.
+    # 6. A run cut off mid-write (gate_a1.json's first 32 rows, the third benchmark with 4 of its
+    #    10 repetitions) against a baseline: the recovered benchmarks drawn under a banner, and the
+    #    gate's FAIL (a cut-off run never passes).
+    cut = os.path.join(data_dir, "cutoff", "gate_a1_cut_35000.json")
+    out = os.path.join(work_dir, "cut_off.html")
+    result = write_report(exe, [cut, "--baseline", data("gate_b1")], out)
+    check(result.returncode == 0 and "would exit 1" in result.stdout and
+          "was cut off mid-write" in result.stderr,
+          "cut off: exit %d %s %s" % (result.returncode, result.stdout, result.stderr))
+    dom, status = render(browser, out)
+    check_rendered("cut off", dom, status, 2)
+    page = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", dom)))
+    for needle in ("CUT OFF: " + cut + " was cut off mid-write",
+                   "32 complete benchmark row(s) of 3 benchmark(s)",
+                   "gpubench-compare: FAIL (exit 1)", "this run was cut off mid-write",
+                   "declares 10 repetitions but the file has 4"):
+        check(needle in page, "cut off: rendered page lacks %r" % needle)
+    rows = re.findall(r'<tr><td class="name">([^<]*)</td><td( colspan="7" class="muted">in the '
+                      r'baseline only \(this run was cut off mid-write: maybe after the cut\))?',
+                      dom)
+    check([name for name, missing in rows if not missing] ==
+          ["Gate_Fma/2112/manual_time", "Gate_Copy/1048576/manual_time",
+           "Gate_Copy/268435456/manual_time"] and
+          [name for name, missing in rows if missing] ==
+          ["Gate_SortPairs/16777216/manual_time", "Gate_Tiny/manual_time"],
+          "cut off: summary rows %s" % rows)
+
+    # 7. Bad input: exit 2 with gpubench-compare's message.
     bad = os.path.join(work_dir, "bad.json")
     with open(bad, "w") as handle:
         handle.write('{"benchmarks": [ {"name": "a"')

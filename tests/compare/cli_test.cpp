@@ -36,13 +36,14 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-ToolRun RunTool(const std::vector<std::string>& args) {
+// Runs `exe` (gpubench-compare, -export or -report) with `args`.
+ToolRun RunExe(const std::string& exe, const std::vector<std::string>& args) {
   // ctest runs tests in parallel processes: keep their files apart.
   const std::string prefix =
       ::testing::TempDir() + "/gpubench_compare_" + std::to_string(::getpid());
   const std::string out_path = prefix + "_stdout.txt";
   const std::string err_path = prefix + "_stderr.txt";
-  std::vector<std::string> argv_storage = {GPUBENCH_COMPARE_EXE};
+  std::vector<std::string> argv_storage = {exe};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& arg : argv_storage) argv.push_back(arg.data());
@@ -66,6 +67,8 @@ ToolRun RunTool(const std::vector<std::string>& args) {
   std::remove(err_path.c_str());
   return run;
 }
+
+ToolRun RunTool(const std::vector<std::string>& args) { return RunExe(GPUBENCH_COMPARE_EXE, args); }
 
 std::string Generated(const std::string& name) {
   return std::string(GPUBENCH_COMPARE_GENERATED_DIR) + "/" + name + ".json";
@@ -604,6 +607,279 @@ TEST(RealH200ShortKernels, HeldRowsAreFlaggedAndPrecise) {
     EXPECT_FALSE(held.at("gated").get<bool>()) << file;
     EXPECT_LT(MetricEntry(tiny, "real_time").at("noise_percent").get<double>(), 1.0) << file;
   }
+}
+
+// --- Files cut off mid-write (a killed or still running benchmark binary, issue #25) -----------
+// tests/compare/data/h200/cutoff/ (see the README): gate_a1.json cut at byte offsets, and a run
+// really killed with SIGTERM once it is committed.
+
+std::string CutOffData(const std::string& name) { return Data("h200/cutoff/" + name); }
+
+// Where each complete row of a GB file ends (the index after its closing brace), from GB's layout
+// (each row closed by "\n    }"), not from the loader.
+std::vector<std::size_t> RowEnds(const std::string& text) {
+  std::vector<std::size_t> ends;
+  for (std::size_t at = text.find("\n    }"); at != std::string::npos;
+       at = text.find("\n    }", at + 1)) {
+    ends.push_back(at + 6);
+  }
+  return ends;
+}
+
+// The first `bytes` bytes of `source` in a temporary file, as a run killed there leaves it.
+std::string CutCopy(const std::string& source, std::size_t bytes, const std::string& tag) {
+  const std::string path =
+      ::testing::TempDir() + "/gpubench_cut_" + tag + "_" + std::to_string(::getpid()) + ".json";
+  std::ofstream(path, std::ios::binary) << ReadFile(source).substr(0, bytes);
+  return path;
+}
+
+// `source` cut right after its row `row` (0-based), as gpubench's flush after each benchmark's rows
+// leaves a killed run.
+std::string CutAfterRow(const std::string& source, std::size_t row, const std::string& tag) {
+  return CutCopy(source, RowEnds(ReadFile(source)).at(row), tag);
+}
+
+// A cut-off contender never passes: exit 1 whatever its recovered rows' verdicts; the console,
+// Markdown and JSON reports and stderr say that it was cut off and how many rows were recovered;
+// each recovered benchmark is judged as usual and the baseline's others are missing. Works for
+// any cut-off contender (killed_sigterm.json too).
+void ExpectCutOffContenderFails(const std::string& baseline, const std::string& contender) {
+  const std::string rows =
+      std::to_string(RowEnds(ReadFile(contender)).size()) + " complete benchmark row(s)";
+  const ToolRun console = RunTool({baseline, contender});
+  EXPECT_EQ(console.exit_code, 1) << console.out << console.err;
+  EXPECT_THAT(console.out,
+              AllOf(HasSubstr("!! CONTENDER CUT OFF: " + contender + " was cut off mid-write"),
+                    HasSubstr(rows), HasSubstr("benchmarks after the cut are treated as missing"),
+                    HasSubstr("FAIL (exit 1): the contender file was cut off mid-write")));
+  EXPECT_THAT(console.err, AllOf(HasSubstr("gpubench-compare: warning: contender " + contender +
+                                           " was cut off mid-write"),
+                                 HasSubstr(rows)));
+  const ToolRun markdown = RunTool({baseline, contender, "--format", "markdown"});
+  EXPECT_EQ(markdown.exit_code, 1);
+  EXPECT_THAT(markdown.out,
+              AllOf(HasSubstr("## ❌ gpubench-compare: FAIL (exit 1): the contender file was cut "
+                              "off mid-write"),
+                    HasSubstr("> **CONTENDER CUT OFF: ")));
+  const ToolRun json = RunTool({baseline, contender, "--format", "json"});
+  EXPECT_EQ(json.exit_code, 1);
+  const nlohmann::json report = nlohmann::json::parse(json.out);
+  EXPECT_EQ(report.at("gate"), "fail");
+  EXPECT_EQ(report.at("exit_code"), 1);
+  const nlohmann::json& cut = report.at("contender").at("cut_off");
+  EXPECT_EQ(cut.at("rows_recovered"), RowEnds(ReadFile(contender)).size());
+  EXPECT_EQ(cut.at("bytes"), std::filesystem::file_size(contender));
+  EXPECT_THAT(cut.at("message").get<std::string>(), HasSubstr(rows));
+  std::size_t recovered = 0;
+  for (const nlohmann::json& benchmark : report.at("benchmarks")) {
+    const std::string status = benchmark.at("status");
+    if (status == "missing") {
+      EXPECT_THAT(benchmark.at("notes")[0].get<std::string>(),
+                  HasSubstr("the contender was cut off mid-write"));
+    } else if (status != "new") {
+      ++recovered;
+    }
+  }
+  EXPECT_EQ(recovered, cut.at("benchmarks_recovered").get<std::size_t>());
+}
+
+TEST(CutOff, ACutOffContenderFailsWithTheVerdictsOfItsRecoveredRows) {
+  const std::string baseline = Data("h200/gate_a2.json");
+  const std::string contender = CutOffData("gate_a1_cut_30150.json");
+  ExpectCutOffContenderFails(baseline, contender);
+  const ToolRun run = RunTool({baseline, contender, "--format", "json"});
+  const nlohmann::json report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report.at("summary").at("compared"), 2);
+  EXPECT_EQ(report.at("summary").at("missing"), 3);
+  EXPECT_EQ(report.at("summary").at("failing"), 0);
+  EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "Gate_Fma/"), "real_time").at("verdict"), "same");
+  EXPECT_EQ(BenchmarkEntry(report, "Gate_Tiny/").at("status"), "missing");
+  EXPECT_THAT(RunTool({baseline, contender}).out,
+              HasSubstr("FAIL (exit 1): the contender file was cut off mid-write (a cut-off "
+                        "contender never passes); 0 benchmark(s) fail the gate"));
+}
+
+// The same run, cut: every recovered row is the same, and the gate still fails.
+TEST(CutOff, AnIdenticalButCutOffRerunFails) {
+  const std::string whole = Data("h200/gate_a1.json");
+  ASSERT_EQ(RunTool({whole, whole}).exit_code, 0);
+  for (const char* cut : {"gate_a1_cut_30150.json", "gate_a1_cut_35000.json"}) {
+    ExpectCutOffContenderFails(whole, CutOffData(cut));
+    const nlohmann::json report =
+        nlohmann::json::parse(RunTool({whole, CutOffData(cut), "--format", "json"}).out);
+    EXPECT_EQ(report.at("summary").at("failing"), 0) << cut << "\n" << FailingRows(report);
+    EXPECT_EQ(report.at("summary").at("regressions"), 0) << cut;
+  }
+  // Cut inside a row of its third benchmark: that benchmark is compared on the 4 repetitions
+  // that finished, with the loader's warning.
+  const ToolRun partial = RunTool({whole, CutOffData("gate_a1_cut_35000.json")});
+  EXPECT_THAT(partial.out, HasSubstr("\"Gate_Copy/268435456/manual_time\" declares 10 "
+                                     "repetitions but the file has 4"));
+}
+
+// A real regression (Gate_Fma 2.4% slower, the first benchmark) in a contender cut after it is
+// reported and counted like any other.
+TEST(CutOff, ARegressionBeforeTheCutIsReported) {
+  const std::string contender = CutAfterRow(Data("h200/gate_inject_time.json"), 13, "inject");
+  ExpectCutOffContenderFails(Data("h200/gate_b1.json"), contender);
+  const ToolRun run = RunTool({Data("h200/gate_b1.json"), contender, "--format", "json"});
+  const ToolRun console = RunTool({Data("h200/gate_b1.json"), contender});
+  std::remove(contender.c_str());
+  const nlohmann::json report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report.at("summary").at("failing"), 1) << FailingRows(report);
+  EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "Gate_Fma/"), "real_time").at("verdict"),
+            "regression");
+  EXPECT_EQ(report.at("contender").at("cut_off").at("benchmarks_recovered"), 1);
+  EXPECT_THAT(console.out, HasSubstr("the contender file was cut off mid-write (a cut-off "
+                                     "contender never passes); 1 benchmark(s) fail the gate"));
+}
+
+// A cut-off baseline is compared as far as it goes: the contender's benchmarks after its cut are
+// new (not judged), with a loud banner; the gate passes or fails on what is there.
+TEST(CutOff, ACutOffBaselineIsComparedAsFarAsItGoes) {
+  const std::string baseline = CutOffData("gate_a1_cut_30150.json");
+  const ToolRun run = RunTool({baseline, Data("h200/gate_a2.json")});
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out,
+              AllOf(HasSubstr("!! BASELINE CUT OFF: " + baseline + " was cut off mid-write"),
+                    HasSubstr("28 complete benchmark row(s) of 2 benchmark(s)"),
+                    HasSubstr("shown as new and not judged"), HasSubstr("PASS (exit 0)")));
+  EXPECT_THAT(run.err, HasSubstr("gpubench-compare: warning: baseline " + baseline));
+  const nlohmann::json report =
+      nlohmann::json::parse(RunTool({baseline, Data("h200/gate_a2.json"), "--format", "json"}).out);
+  EXPECT_EQ(report.at("baseline").at("cut_off").at("rows_recovered"), 28);
+  EXPECT_TRUE(report.at("contender").at("cut_off").is_null());
+  EXPECT_EQ(report.at("summary").at("compared"), 2);
+  EXPECT_EQ(report.at("summary").at("new"), 3);
+  EXPECT_THAT(BenchmarkEntry(report, "Gate_Tiny/").at("notes")[0].get<std::string>(),
+              HasSubstr("the baseline was cut off mid-write"));
+  // What the cut baseline has is still gated: Gate_Fma's 2.4% slowdown fails.
+  const std::string cut_b1 = CutAfterRow(Data("h200/gate_b1.json"), 13, "b1");
+  const ToolRun regressed = RunTool({cut_b1, Data("h200/gate_inject_time.json")});
+  std::remove(cut_b1.c_str());
+  EXPECT_EQ(regressed.exit_code, 1) << regressed.out;
+  EXPECT_THAT(regressed.out, AllOf(HasSubstr("BASELINE CUT OFF"),
+                                   HasSubstr("FAIL (exit 1): 1 benchmark(s) fail the gate")));
+}
+
+// Bad input (2) comes first, then a settings mismatch (3), then a cut-off contender (1).
+TEST(CutOff, ExitCodePrecedence) {
+  const ToolRun early = RunTool({Data("h200/gate_a2.json"), CutOffData("gate_a1_cut_1200.json")});
+  EXPECT_EQ(early.exit_code, 2);
+  EXPECT_THAT(early.err, AllOf(HasSubstr("gate_a1_cut_1200.json was cut off mid-write before any "
+                                         "benchmark finished"),
+                               HasSubstr("inside the \"context\" object"),
+                               HasSubstr("{\"context\": {...}, \"benchmarks\": [{...}, ...]}")));
+  EXPECT_TRUE(early.out.empty());
+  EXPECT_EQ(RunTool({Data("malformed.json"), CutOffData("gate_a1_cut_30150.json")}).exit_code, 2);
+  const std::string cut = CutAfterRow(Generated("alternate_settings"), 3, "settings");
+  const ToolRun settings = RunTool({Generated("baseline"), cut});
+  std::remove(cut.c_str());
+  EXPECT_EQ(settings.exit_code, 3) << settings.out;
+  EXPECT_THAT(settings.out,
+              AllOf(HasSubstr("!! CONTENDER CUT OFF: "), HasSubstr("REFUSED (exit 3)")));
+}
+
+// gpubench-export writes what was recovered, warns on stderr and exits 0 (gating is
+// gpubench-compare's job); a file cut before any row is bad input (2).
+TEST(CutOff, ExportWritesTheRecoveredBenchmarksAndWarns) {
+  const std::string cut = CutOffData("gate_a1_cut_35000.json");
+  const ToolRun bencher = RunExe(GPUBENCH_EXPORT_EXE, {cut, "--to", "bencher"});
+  EXPECT_EQ(bencher.exit_code, 0) << bencher.err;
+  const nlohmann::json bmf = nlohmann::json::parse(bencher.out);
+  EXPECT_EQ(bmf.size(), 3u);
+  EXPECT_TRUE(bmf.contains("Gate_Copy/268435456/manual_time"));  // 4 of 10 repetitions
+  EXPECT_THAT(bencher.err,
+              AllOf(HasSubstr("gpubench-export: warning: " + cut + " was cut off mid-write"),
+                    HasSubstr("32 complete benchmark row(s) of 3 benchmark(s)"),
+                    HasSubstr("only the recovered benchmarks are exported"),
+                    HasSubstr("declares 10 repetitions but the file has 4")));
+  const std::string prefix =
+      ::testing::TempDir() + "/gpubench_cut_export_" + std::to_string(::getpid());
+  const ToolRun action =
+      RunExe(GPUBENCH_EXPORT_EXE, {cut, "--to", "github-action-benchmark", "-o", prefix});
+  EXPECT_EQ(action.exit_code, 0) << action.err;
+  EXPECT_THAT(action.err, HasSubstr("was cut off mid-write"));
+  const nlohmann::json series =
+      nlohmann::json::parse(ReadFile(prefix + ".customSmallerIsBetter.json"));
+  std::remove((prefix + ".customSmallerIsBetter.json").c_str());
+  std::remove((prefix + ".customBiggerIsBetter.json").c_str());
+  for (const nlohmann::json& entry : series) {
+    EXPECT_THAT(entry.at("name").get<std::string>(), ::testing::StartsWith("Gate_")) << entry;
+    EXPECT_THAT(entry.at("name").get<std::string>(),
+                Not(::testing::AnyOf(HasSubstr("SortPairs"), HasSubstr("Tiny"))));
+  }
+  const ToolRun early =
+      RunExe(GPUBENCH_EXPORT_EXE, {CutOffData("gate_a1_cut_1200.json"), "--to", "bencher"});
+  EXPECT_EQ(early.exit_code, 2);
+  EXPECT_THAT(early.err, HasSubstr("was cut off mid-write before any benchmark finished"));
+}
+
+// gpubench-report renders the recovered benchmarks under a banner and a warning, exits 0 (it
+// writes; gpubench-compare gates) and says what the gate would do.
+TEST(CutOff, ReportShowsTheRecoveredBenchmarksUnderAWarning) {
+  // The report only inlines Chart.js; a stub keeps this test off libjs-chart.js.
+  const std::string stem =
+      ::testing::TempDir() + "/gpubench_cut_report_" + std::to_string(::getpid());
+  const std::string chart_js = stem + "_chart.js", html = stem + ".html";
+  std::ofstream(chart_js) << "/* Chart.js stand-in */\n";
+  const std::string cut = CutOffData("gate_a1_cut_35000.json");
+  const ToolRun alone = RunExe(GPUBENCH_REPORT_EXE, {cut, "--chartjs", chart_js, "-o", html});
+  EXPECT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_THAT(alone.err, AllOf(HasSubstr("gpubench-report: warning: " + cut + " was cut off"),
+                               HasSubstr("the report shows the recovered benchmarks only")));
+  std::string page = ReadFile(html);
+  EXPECT_THAT(page, AllOf(HasSubstr("<p class=\"gate bad cut-off\"><b>CUT OFF:</b> " + cut +
+                                    " was cut off mid-write"),
+                          HasSubstr("<li class=\"bad\">" + cut + " was cut off mid-write"),
+                          HasSubstr("32 complete benchmark row(s) of 3 benchmark(s)")));
+  std::size_t rows = 0;
+  for (std::size_t at = page.find("<tr><td class=\"name\">"); at != std::string::npos;
+       at = page.find("<tr><td class=\"name\">", at + 1)) {
+    ++rows;
+  }
+  EXPECT_EQ(rows, 3u);
+  const ToolRun against = RunExe(GPUBENCH_REPORT_EXE, {cut, "--baseline", Data("h200/gate_b1.json"),
+                                                       "--chartjs", chart_js, "-o", html});
+  EXPECT_EQ(against.exit_code, 0) << against.err;
+  EXPECT_THAT(against.out, HasSubstr("gpubench-compare would exit 1"));
+  EXPECT_THAT(ReadFile(html), AllOf(HasSubstr("gpubench-compare: FAIL (exit 1)"),
+                                    HasSubstr("this run was cut off mid-write")));
+  const std::string cut_baseline = CutOffData("gate_a1_cut_30150.json");
+  const ToolRun baseline = RunExe(
+      GPUBENCH_REPORT_EXE,
+      {Data("h200/gate_a2.json"), "--baseline", cut_baseline, "--chartjs", chart_js, "-o", html});
+  EXPECT_EQ(baseline.exit_code, 0) << baseline.err;
+  EXPECT_THAT(baseline.err, HasSubstr("gpubench-report: warning: baseline " + cut_baseline));
+  EXPECT_THAT(ReadFile(html), HasSubstr("<b>BASELINE CUT OFF:</b> baseline " + cut_baseline));
+  std::remove(chart_js.c_str());
+  std::remove(html.c_str());
+}
+
+// A run really killed with SIGTERM (tests/compare/data/h200/README.md): skipped until the file is
+// committed; then all three tools are checked on it with no edit here.
+TEST(CutOff, ARunKilledWithSigtermFailsTheGateAndIsExportedAndReported) {
+  const std::string killed = CutOffData("killed_sigterm.json");
+  if (!std::filesystem::exists(killed)) GTEST_SKIP() << killed << " is not committed yet";
+  if (RowEnds(ReadFile(killed)).empty()) {  // killed before its first row was written
+    const ToolRun run = RunTool({killed, killed});
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_THAT(run.err, HasSubstr("was cut off mid-write before any benchmark finished"));
+    return;
+  }
+  ExpectCutOffContenderFails(killed, killed);
+  const ToolRun exported = RunExe(GPUBENCH_EXPORT_EXE, {killed, "--to", "bencher"});
+  EXPECT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_THAT(exported.err, HasSubstr("was cut off mid-write"));
+  const std::string stem = ::testing::TempDir() + "/gpubench_killed_" + std::to_string(::getpid());
+  std::ofstream(stem + ".js") << "/* Chart.js stand-in */\n";
+  const ToolRun reported =
+      RunExe(GPUBENCH_REPORT_EXE, {killed, "--chartjs", stem + ".js", "-o", stem + ".html"});
+  EXPECT_EQ(reported.exit_code, 0) << reported.err;
+  EXPECT_THAT(ReadFile(stem + ".html"), HasSubstr("<b>CUT OFF:</b>"));
+  std::remove((stem + ".js").c_str());
+  std::remove((stem + ".html").c_str());
 }
 
 }  // namespace

@@ -40,6 +40,7 @@ inline std::string FileDifference(const BenchmarkFile& a, const BenchmarkFile& b
   if (a.path != b.path) return "path";
   if (a.context != b.context) return "context";
   if (a.warnings != b.warnings) return "warnings";
+  if (a.cut_off != b.cut_off) return "cut_off";
   if (a.index_by_name != b.index_by_name) return "index_by_name";
   if (a.benchmarks.size() != b.benchmarks.size()) return "number of benchmarks";
   for (std::size_t i = 0; i < a.benchmarks.size(); ++i) {
