@@ -57,7 +57,10 @@ std::string LaunchHoldDescription(const Settings& settings) {
          "starts back to back whatever the host's launch pace; a second untimed iteration after "
          "the warm-up checks that the body can be held: one that waits for the GPU inside the "
          "loop cannot (its hold times out after " +
-         std::to_string(kHoldTimeoutMs) + " ms) and is timed without holds: counter launch_held=0";
+         std::to_string(kHoldTimeoutMs) +
+         " ms) and is timed without holds: counter launch_held=0; so is every iteration while "
+         "another process uses the GPU (NVML before the iterations and every 0.1 s during them, "
+         "or flushes far slower than the flush needs): gpu_shared=1 and launch_held=0";
 }
 
 std::string CounterUnits(const Settings& settings,

@@ -224,7 +224,8 @@ const std::vector<SettingRow> kSettingRows = {
      false, false, ParseDevices, PrintDevices, nullptr},
     {"exclusive", "warn|wait|fail", "warn",
      "another process on the GPU: mark the runs gpu_shared and warn (warn), wait until it is "
-     "free (wait, at most 600 s per benchmark), or skip the benchmark (fail)",
+     "free (wait: gpubench jobs take turns through a lock file per GPU, other processes are "
+     "waited for, at most 600 s each), or skip the benchmark (fail)",
      true, true,
      [](std::string_view text, CommandLine* line) {
        return ParseChoice(text, {Exclusive::kWarn, Exclusive::kWait, Exclusive::kFail},

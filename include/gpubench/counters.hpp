@@ -77,8 +77,9 @@ inline constexpr CounterInfo kCounters[] = {
     {"gpu_shared", "flag", Better::kLower, Gating::kFlag, 0, 0,
      "1 when another process used the GPU around the run (NVML) or held its profiler"},
     {"launch_held", "flag", Better::kHigher, Gating::kFlag, 0, 0,
-     "cache=flush: 1 when every timed body ran behind a stream hold, 0 when the body waits for "
-     "the GPU, so the host's launch time may be inside the time"},
+     "cache=flush: 1 when every timed body ran behind a stream hold; 0 when the body waits for "
+     "the GPU (the host's launch time may be inside the time) or another process used the GPU "
+     "(then gpu_shared=1 too)"},
     // CUPTI Range Profiler, per profiled iteration.
     {"dram_read_bytes", "bytes", Better::kLower, Gating::kBytes, 1.0, kGateByteFloor,
      "dram__bytes_read.sum per profiled iteration (mean over ranges)", "dram__bytes_read.sum"},
