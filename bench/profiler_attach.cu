@@ -12,9 +12,15 @@
 //   disabled      after cuptiRangeProfilerDisable
 //   unsubscribed  after cuptiUnsubscribe
 //   plain_again   after cuptiProfilerDeInitialize
-// For each state and kernel: `reps` repetitions of `samples` held iterations; it prints one line
-// per state: the median over the repetitions of each repetition's mean, and the spread.
-// Usage: gpubench_profiler_attach [--reps N] [--samples N]
+// Each state is measured with the buffers of the state before and with buffers allocated anew
+// in it; then the program tries to attach again (subscribe, enable after a disable), naming each
+// step before it, so that a failure names it. For each state and kernel: `reps` repetitions of
+// `samples` held iterations; one line per state: the median over the repetitions of each
+// repetition's mean, and the spread.
+//   --callbacks   instead: before, while and after CUPTI's kernel-launch callbacks are on
+//   --addresses   instead: the tiny kernel on 12 buffers at different places
+// Usage: gpubench_profiler_attach [--callbacks|--addresses] [--reps N] [--samples N]
+// Results: docs/accuracy.md "Metrics on and off".
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cupti.h>
@@ -31,15 +37,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(call)                                                     \
-  do {                                                                  \
-    cudaError_t error_ = (call);                                        \
-    if (error_ != cudaSuccess) {                                        \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, \
-                   cudaGetErrorString(error_));                         \
-      std::exit(1);                                                     \
-    }                                                                   \
-  } while (0)
+#include "experiment_kernels.cuh"
 
 #define CUPTI(call)                                                             \
   do {                                                                          \
@@ -59,36 +57,14 @@
 
 namespace {
 
-__device__ unsigned long long GlobalTimer() {
-  unsigned long long ns;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-  return ns;
-}
-
-__global__ void FlushKernel(const uint4* __restrict__ buffer, size_t words, unsigned* sink) {
-  unsigned acc = 0;
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < words;
-       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    const uint4 value = __ldcg(buffer + i);
-    acc ^= value.x ^ value.y ^ value.z ^ value.w;
-  }
-  if (acc == 0x9e3779b9u && threadIdx.x == 0) *sink = acc;
-}
+using experiment::CopyKernel;
+using experiment::FlushKernel;
+using experiment::GlobalTimer;
+using experiment::TinyKernel;
 
 __global__ void HoldKernel(volatile unsigned* released, unsigned ticket) {
   const unsigned long long start = GlobalTimer();
   while (static_cast<int>(*released - ticket) < 0 && GlobalTimer() - start < 100000000ull) {
-  }
-}
-
-__global__ void TinyKernel(float* p) {
-  if (threadIdx.x == 0) p[0] += 1;
-}
-
-__global__ void CopyKernel(const float* __restrict__ in, float* __restrict__ out, size_t n) {
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    out[i] = in[i];
   }
 }
 

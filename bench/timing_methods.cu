@@ -35,52 +35,22 @@
 #include <string>
 #include <vector>
 
-#define CHECK(call)                                                     \
-  do {                                                                  \
-    cudaError_t error_ = (call);                                        \
-    if (error_ != cudaSuccess) {                                        \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, \
-                   cudaGetErrorString(error_));                         \
-      std::exit(1);                                                     \
-    }                                                                   \
-  } while (0)
+#include "experiment_kernels.cuh"
 
 namespace {
 
-__device__ unsigned long long GlobalTimer() {
-  unsigned long long ns;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-  return ns;
-}
-
-__global__ void FlushKernel(const uint4* __restrict__ buffer, size_t words, unsigned* sink) {
-  unsigned acc = 0;
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < words;
-       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    const uint4 value = __ldcg(buffer + i);
-    acc ^= value.x ^ value.y ^ value.z ^ value.w;
-  }
-  if (acc == 0x9e3779b9u && threadIdx.x == 0) *sink = acc;
-}
+using experiment::CopyKernel;
+using experiment::FlushKernel;
+using experiment::GlobalTimer;
+using experiment::TinyKernel;
 
 __global__ void EmptyKernel() {}
-
-__global__ void TinyKernel(float* p) {
-  if (threadIdx.x == 0) p[0] += 1;
-}
 
 __global__ void SpinKernel(unsigned long long ns, unsigned* sink) {
   const unsigned long long start = GlobalTimer();
   while (GlobalTimer() - start < ns) {
   }
   if (threadIdx.x == 1000) *sink = 1;
-}
-
-__global__ void CopyKernel(const float* __restrict__ in, float* __restrict__ out, size_t n) {
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    out[i] = in[i];
-  }
 }
 
 // Spins until the host has released `ticket` (or 50 ms have passed, counted in *timeouts).
