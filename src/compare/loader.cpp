@@ -587,9 +587,10 @@ class SimdjsonWalker {
         break;
       default:
         result = number.get_double();
-        // simdjson 3.0.1 (Debian 12) returns 0 from get_number() for a float with more than 19
-        // significant digits; such rare tokens are converted from their text instead.
-        if (SignificantDigits(token) > 19) {
+        // simdjson 3.0.1 (Debian 12) returns 0 from get_number() when it takes its slow path,
+        // which it does above 19 digits, counting a decimal point inside the digits as one
+        // (1.797693134862315807e308 has 19). Such rare tokens are converted from their text.
+        if (SignificantDigits(token) >= 19) {
           const char* end = token.data() + token.size();
           const char* begin = token.data() + (token.front() == '+' ? 1 : 0);
           if (std::from_chars(begin, end, result).ec != std::errc()) return false;
