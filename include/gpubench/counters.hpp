@@ -59,6 +59,19 @@ inline constexpr double kGateByteFloor = 65536;
 /// themselves step in 32 ns there).
 inline constexpr double kGateTimeFloorNs = 500;
 
+/// A baseline history (several baseline runs, gpubench-compare BASE... CONTENDER or --history
+/// DIR): from this many runs of a benchmark on, its thresholds come from the spread between the
+/// runs' medians instead of the minimum, the noise term and the time floor above.
+inline constexpr int kGateHistoryMinRuns = 3;
+
+/// One-sided level of the history's prediction bound: t(1 - alpha, n - 1) x sd x sqrt(1 + 1/n)
+/// of the runs' medians (2.96 x sd with 10 runs, 4.10 x sd with 5, 8.04 x sd with 3).
+inline constexpr double kGateHistoryAlpha = 0.01;
+
+/// Smallest threshold a history can give, in percent: identical H200 reruns moved long kernels
+/// by up to 0.12% between processes; a 1% change must stay catchable.
+inline constexpr double kGateHistoryMinimumPercent = 0.5;
+
 inline constexpr CounterInfo kCounters[] = {
     // GB's own time fields (normalised to ns by gpubench-compare).
     // 1.75%: identical reruns of a CUB radix sort in two machine sessions moved its median by

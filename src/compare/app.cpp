@@ -1,7 +1,10 @@
 #include "compare/app.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -42,12 +45,58 @@ std::string Render(const ComparisonReport& report, OutputFormat format, bool col
   return FormatConsole(report, color);
 }
 
+// Loads `paths` on up to as many threads as there are cores (parsing dominates).
+std::vector<LoadOutcome> LoadAll(const std::vector<std::string>& paths) {
+  std::vector<LoadOutcome> outcomes(paths.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < paths.size(); i = next++) outcomes[i] = Load(paths[i]);
+  };
+  const std::size_t threads =
+      std::min<std::size_t>(paths.size(), std::max(2u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> workers;
+  for (std::size_t i = 1; i < threads; ++i) workers.emplace_back(work);
+  work();
+  for (std::thread& worker : workers) worker.join();
+  return outcomes;
+}
+
 }  // namespace
+
+detail::Result<std::vector<std::string>> HistoryFiles(const std::string& directory,
+                                                      const std::string& contender_path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::is_directory(directory, error)) {
+    return detail::Status::InvalidInput("--history " + directory +
+                                        ": not a folder; expected a folder of gpubench JSON "
+                                        "files, one per baseline run");
+  }
+  std::vector<std::string> files;
+  fs::directory_iterator it(directory, error);
+  for (; !error && it != fs::directory_iterator(); it.increment(error)) {
+    const fs::path& path = it->path();
+    if (path.extension() != ".json" || !it->is_regular_file(error)) continue;
+    if (fs::equivalent(path, contender_path, error)) continue;  // the contender written there
+    files.push_back(path.string());
+  }
+  if (error) {
+    return detail::Status::InvalidInput("--history " + directory +
+                                        ": cannot be read: " + error.message());
+  }
+  if (files.empty()) {
+    return detail::Status::InvalidInput(
+        "--history " + directory +
+        ": holds no *.json file; expected the --benchmark_out files of earlier runs");
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
 
 int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& err,
                   bool out_is_terminal) {
   struct Data {
-    LoadOutcome baseline, contender;
+    std::vector<LoadOutcome> loaded;  // the baselines, then the contender
     ComparisonReport report;
   };
   auto data = std::make_unique<Data>();
@@ -61,34 +110,41 @@ int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& er
       if (keep) kept_until_exit = data.release();
     }
   } keep_allocated{data, !options.free_memory};
-  LoadOutcome& baseline = data->baseline;
-  LoadOutcome& contender = data->contender;
   ComparisonReport& report = data->report;
 
-  // The two files are independent; parsing dominates, so use two cores.
-  std::thread contender_loader([&] { contender = Load(options.contender_path); });
-  baseline = Load(options.baseline_path);
-  contender_loader.join();
+  std::vector<std::string> paths = options.baseline_paths;
+  paths.push_back(options.contender_path);
+  data->loaded = LoadAll(paths);
   bool bad_input = false;
-  for (const LoadOutcome* outcome : {&baseline, &contender}) {
-    if (!outcome->error.empty()) {
-      err << "gpubench-compare: error: " << outcome->error << "\n";
+  for (const LoadOutcome& outcome : data->loaded) {
+    if (!outcome.error.empty()) {
+      err << "gpubench-compare: error: " << outcome.error << "\n";
       bad_input = true;
     }
   }
   if (bad_input) return kExitBadInput;
-  // On stderr as well as in the report: whoever reads the log must not miss it.
-  for (const CutOffFile& cut : baseline.file->cut_off) {
-    err << "gpubench-compare: warning: baseline " << DescribeCutOff(cut)
-        << " (the contender's benchmarks after the cut are shown as new and not judged)\n";
+  const BenchmarkFile& contender = *data->loaded.back().file;
+  std::vector<const BenchmarkFile*> baselines;
+  for (std::size_t i = 0; i + 1 < data->loaded.size(); ++i) {
+    baselines.push_back(&*data->loaded[i].file);
   }
-  for (const CutOffFile& cut : contender.file->cut_off) {
+  // On stderr as well as in the report: whoever reads the log must not miss it.
+  for (const BenchmarkFile* baseline : baselines) {
+    for (const CutOffFile& cut : baseline->cut_off) {
+      err << "gpubench-compare: warning: baseline " << DescribeCutOff(cut)
+          << (baselines.size() > 1
+                  ? " (its benchmarks after the cut are left out of the history)\n"
+                  : " (the contender's benchmarks after the cut are shown as new and not "
+                    "judged)\n");
+    }
+  }
+  for (const CutOffFile& cut : contender.cut_off) {
     err << "gpubench-compare: warning: contender " << DescribeCutOff(cut)
         << "; a cut-off contender never passes the gate\n";
   }
 
   detail::Result<ComparisonReport> compared =
-      CompareFiles(*baseline.file, *contender.file, options.compare);
+      CompareWithHistory(baselines, contender, options.compare);
   if (!compared.ok()) {
     err << "gpubench-compare: error: " << compared.status().message() << "\n";
     return kExitBadInput;
@@ -113,7 +169,12 @@ int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& er
   out.flush();
   if (report.refused_for_settings) {
     err << "gpubench-compare: the benchmark settings differ (" << report.settings.differences.size()
-        << " setting(s)); not comparing. Pass --allow-settings-mismatch to compare anyway.\n";
+        << " setting(s)"
+        << (report.baseline_paths.size() > 1 ? " in baseline run " + report.settings.baseline_path
+                                             : std::string())
+        << "); not comparing. Pass --allow-settings-mismatch to compare anyway"
+        << (report.baseline_paths.size() > 1 ? ", or leave that run out of the history" : "")
+        << ".\n";
   }
   return report.exit_code;
 }

@@ -3,6 +3,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "compare/comparison.hpp"
 #include "compare/report_format.hpp"
@@ -12,7 +13,9 @@ namespace gpubench::compare {
 enum class ColorMode { kAuto, kAlways, kNever };
 
 struct AppOptions {
-  std::string baseline_path, contender_path;
+  /// One baseline file, or several runs of the same suite (a history, see CompareWithHistory).
+  std::vector<std::string> baseline_paths;
+  std::string contender_path;
   CompareOptions compare;
   OutputFormat format = OutputFormat::kConsole;
   ColorMode color = ColorMode::kAuto;
@@ -23,7 +26,13 @@ struct AppOptions {
   bool free_memory = true;
 };
 
-/// Loads both files (in parallel), compares, writes the report and returns
+/// The baseline files of a history folder: its *.json files, sorted by name, without the file
+/// at `contender_path` should it lie there. Fails (kInvalidInput) when `directory` is not a
+/// readable folder or holds no JSON file.
+detail::Result<std::vector<std::string>> HistoryFiles(const std::string& directory,
+                                                      const std::string& contender_path);
+
+/// Loads the files (in parallel), compares, writes the report and returns
 /// the exit code. With --output and a non-console format, `out` also gets the
 /// console table so one run serves both the log and the artifact.
 int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& err,

@@ -9,7 +9,9 @@
 #include <unordered_map>
 
 #include "compare/halves.hpp"
+#include "compare/history.hpp"
 #include "compare/loader.hpp"
+#include "compare/student_t.hpp"
 #include "compare/text.hpp"
 #include "status.hpp"
 
@@ -44,14 +46,6 @@ std::vector<std::string> SplitKeyList(const std::string& list) {
 std::optional<std::string> OptionalValue(const BenchmarkFile& file, std::string_view key) {
   const std::string* value = file.ContextValue(key);
   return value ? std::optional<std::string>(*value) : std::nullopt;
-}
-
-// A 0/1 flag counter set in any repetition.
-bool AnyFlag(const BenchmarkRecord& record, std::string_view counter) {
-  const MetricSeries* series = record.FindMetric(counter);
-  if (!series) return false;
-  return std::any_of(series->values.begin(), series->values.end(),
-                     [](double v) { return v >= 0.5; });
 }
 
 bool AllFinite(const std::vector<double>& values, std::size_t* first_bad) {
@@ -136,6 +130,20 @@ int Severity(const MetricComparison& metric) {
   return 0;
 }
 
+using HistoryIndex = std::unordered_map<std::string, BenchmarkHistory>;
+
+double Mean(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+double SampleSd(const std::vector<double>& values, double mean) {
+  double squares = 0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  return std::sqrt(squares / static_cast<double>(values.size() - 1));
+}
+
 class MetricJudge {
  public:
   MetricJudge(const BenchmarkFile& baseline, const BenchmarkFile& contender,
@@ -152,8 +160,9 @@ class MetricJudge {
   /// Compares one metric of one benchmark into `result`. Fails (invalid input) when a gated
   /// metric cannot be judged: a non-finite value, or a zero baseline time. `traffic`: the
   /// baseline's median bytes_moved for this benchmark, when it has one.
+  /// `history`: the benchmark's baseline runs when there are several (base then pools them).
   Status Judge(const std::string& benchmark, const MetricSeries& base, const MetricSeries& cont,
-               bool aggregates_only, std::optional<double> traffic,
+               bool aggregates_only, std::optional<double> traffic, const BenchmarkHistory* history,
                MetricComparison& result) const {
     result.name = base.name;
     result.is_time = base.name == kRealTime || base.name == kCpuTime;
@@ -170,13 +179,25 @@ class MetricJudge {
     result.contender_values = cont.values;
     result.baseline_median = Median(base.values);
     result.contender_median = Median(cont.values);
+    // A history of enough runs sets the threshold of a gated metric from their spread; the
+    // change is then taken from the mean of the runs' medians, the centre of that model.
+    const std::vector<double>* run_medians = nullptr;
+    if (history && result.policy.threshold_percent && !result.policy.threshold_from_user) {
+      auto it = history->run_medians.find(base.name);
+      if (it != history->run_medians.end() &&
+          it->second.size() >= static_cast<std::size_t>(kGateHistoryMinRuns)) {
+        run_medians = &it->second;
+        result.baseline_median = Mean(*run_medians);
+      }
+    }
     bool comparable = true;
     GPUBENCH_RETURN_IF_ERROR(CheckValues(benchmark, base, cont, result, comparable));
     if (!comparable) return Status::Ok();
     result.change_percent = RelativeChangePercent(result.baseline_median, result.contender_median);
 
     const std::size_t n_base = base.values.size(), n_cont = cont.values.size();
-    const bool can_test = result.policy.statistical && n_base >= 2 && n_cont >= 2;
+    const bool can_test =
+        result.policy.statistical && n_base >= 2 && n_cont >= 2 && run_medians == nullptr;
     if (can_test) {
       // Both sides have at least 2 values here, so the test cannot fail.
       const MannWhitneyResult test = MannWhitneyU(base.values, cont.values).value();
@@ -187,7 +208,16 @@ class MetricJudge {
       result.verdict = Verdict::kReportOnly;
       return Status::Ok();
     }
-    ApplyThreshold(result, traffic);
+    if (run_medians) {
+      ApplyHistoryThreshold(result, *run_medians, traffic);
+    } else {
+      ApplyThreshold(result, traffic);
+      if (history && history->runs > 1 && !result.policy.threshold_from_user) {
+        result.threshold_source += "; " + std::to_string(history->runs) +
+                                   " runs pooled (a history needs " +
+                                   std::to_string(kGateHistoryMinRuns) + ")";
+      }
+    }
     Decide(result, n_base, n_cont, can_test, aggregates_only);
     return Status::Ok();
   }
@@ -241,15 +271,18 @@ class MetricJudge {
     result.worse = beyond && badness > 0;
     if (!beyond) {
       result.verdict = Verdict::kSame;
-      if (result.p_value && *result.p_value < options_.alpha && badness != 0) {
+      if (result.p_value && *result.p_value < options_.alpha && badness != 0 &&
+          result.history_runs == 0) {
         result.notes.push_back("significant (p " + FormatP(*result.p_value) + ") but within " +
                                "the threshold");
       }
       return;
     }
     const Verdict confirmed = result.worse ? Verdict::kRegression : Verdict::kImprovement;
-    if (!result.policy.statistical) {
-      result.verdict = confirmed;  // deterministic counter: the medians decide
+    if (!result.policy.statistical || result.history_runs > 0) {
+      // A deterministic counter: the medians decide. A history: its prediction bound is the
+      // test, and the threshold is at least that bound.
+      result.verdict = confirmed;
     } else if (can_test) {
       DecideByTest(result, confirmed, n_base, n_cont);
     } else {
@@ -293,11 +326,7 @@ class MetricJudge {
   // vocabulary's, and for byte counters a share of the benchmark's traffic).
   static void ApplyThreshold(MetricComparison& result, std::optional<double> traffic) {
     const MetricPolicy& policy = result.policy;
-    const double cv_base = CvPercent(result.baseline_values);
-    const double cv_cont = CvPercent(result.contender_values);
-    result.noise_percent = std::isnan(cv_base)   ? cv_cont
-                           : std::isnan(cv_cont) ? cv_base
-                                                 : std::max(cv_base, cv_cont);
+    SetNoise(result);
     std::string noise_text = "noise ";
     if (std::isnan(result.noise_percent)) {
       noise_text += "unknown: single run";
@@ -342,6 +371,71 @@ class MetricJudge {
     result.threshold_source += noise_text;
   }
 
+  // The threshold from a history of n >= kGateHistoryMinRuns baseline runs: a new run's median
+  // lies within mean +- t(1 - kGateHistoryAlpha, n - 1) x sd x sqrt(1 + 1/n) of the runs' medians
+  // with probability 1 - kGateHistoryAlpha on each side (the prediction interval of a normal
+  // sample whose mean and sd are both estimated, so few runs widen it). At least
+  // kGateHistoryMinimumPercent; byte counters keep their absolute floor (counter granularity of
+  // small kernels), times drop theirs (it stood for the between-run movement measured here).
+  static void ApplyHistoryThreshold(MetricComparison& result, const std::vector<double>& medians,
+                                    std::optional<double> traffic) {
+    SetNoise(result);
+    const std::size_t n = medians.size();
+    const double mean = Mean(medians);
+    const double sd = SampleSd(medians, mean);
+    const double centre = std::fabs(mean);
+    result.history_runs = n;
+    result.between_run_sd_percent = centre > 0 ? sd / centre * 100
+                                    : sd == 0  ? 0
+                                               : std::numeric_limits<double>::infinity();
+    const int degrees = static_cast<int>(n) - 1;
+    const double spread = std::sqrt(1 + 1.0 / static_cast<double>(n));
+    const double factor = StudentTQuantileUpper(kGateHistoryAlpha, degrees) * spread;
+    double percent = factor * result.between_run_sd_percent;
+    std::string source = Printf("%.2f", factor) + " x sd";
+    if (!(percent >= kGateHistoryMinimumPercent)) {
+      percent = kGateHistoryMinimumPercent;
+      source = "history minimum";
+    }
+    double floor = 0;
+    std::string floor_text;
+    if (result.policy.gating == Gating::kBytes) {
+      floor = result.policy.floor;
+      floor_text = "floor " + FormatFloor(floor, result.policy.unit);
+      if (traffic && kGateTrafficFractionPercent / 100 * *traffic > floor) {
+        floor = kGateTrafficFractionPercent / 100 * *traffic;
+        floor_text = FormatPercent(kGateTrafficFractionPercent) + " of traffic (" +
+                     FormatFloor(floor, result.policy.unit) + ")";
+      }
+    }
+    result.applied_floor = floor;
+    const double floor_percent = floor <= 0   ? 0
+                                 : centre > 0 ? floor / centre * 100
+                                              : std::numeric_limits<double>::infinity();
+    if (floor_percent > percent) {
+      percent = floor_percent;
+      source = floor_text;
+    }
+    result.applied_threshold_percent = percent;
+    result.threshold_source = source + "; history of " + std::to_string(n) +
+                              " runs, between-run sd " +
+                              FormatPercent(result.between_run_sd_percent);
+    // How far out the contender's median lies under that model, in its direction.
+    if (sd > 0) {
+      const double distance = std::fabs(result.contender_median - mean) / (sd * spread);
+      result.p_value = StudentTUpperTail(distance, degrees);
+    }
+  }
+
+  // max(cv of baseline, cv of contender) over the repetitions.
+  static void SetNoise(MetricComparison& result) {
+    const double cv_base = CvPercent(result.baseline_values);
+    const double cv_cont = CvPercent(result.contender_values);
+    result.noise_percent = std::isnan(cv_base)   ? cv_cont
+                           : std::isnan(cv_cont) ? cv_base
+                                                 : std::max(cv_base, cv_cont);
+  }
+
   // Policies depend only on the name; resolving them once per name keeps
   // files with thousands of benchmarks fast.
   const MetricPolicy& Policy(const std::string& metric) const {
@@ -360,8 +454,25 @@ class MetricJudge {
   const CompareOptions& options_;
 };
 
+// Verdicts that a change decides (regression, improvement, unconfirmed) become "same" with a
+// note: the change is shown but is no evidence. `times_only`: only times and rates.
+void NotJudged(BenchmarkComparison& out, bool times_only, const std::string& why) {
+  for (MetricComparison& metric : out.metrics) {
+    if (metric.verdict != Verdict::kRegression && metric.verdict != Verdict::kImprovement &&
+        metric.verdict != Verdict::kUnconfirmed) {
+      continue;
+    }
+    if (times_only && !metric.is_time && metric.policy.gating != Gating::kRate) continue;
+    metric.notes.push_back(std::string("not judged (was ") + VerdictName(metric.verdict) +
+                           "): " + why);
+    metric.verdict = Verdict::kSame;
+    metric.fails_gate = false;
+  }
+}
+
 Status CompareMetrics(const BenchmarkRecord& base, const BenchmarkRecord& cont,
-                      const MetricJudge& judge, BenchmarkComparison& out) {
+                      const MetricJudge& judge, const BenchmarkHistory* history,
+                      BenchmarkComparison& out) {
   std::optional<double> traffic;
   if (const MetricSeries* moved = base.FindMetric(kTrafficCounter);
       moved && !moved->values.empty()) {
@@ -376,7 +487,7 @@ Status CompareMetrics(const BenchmarkRecord& base, const BenchmarkRecord& cont,
     if (base_series.values.empty() || cont_series->values.empty()) continue;
     GPUBENCH_RETURN_IF_ERROR(judge.Judge(base.name, base_series, *cont_series,
                                          base.aggregates_only || cont.aggregates_only, traffic,
-                                         out.metrics.emplace_back()));
+                                         history, out.metrics.emplace_back()));
   }
   for (const MetricSeries& cont_series : cont.metrics) {
     if (!base.FindMetric(cont_series.name)) {
@@ -388,16 +499,13 @@ Status CompareMetrics(const BenchmarkRecord& base, const BenchmarkRecord& cont,
     const std::string where = out.shared_baseline && out.shared_contender ? "baseline and contender"
                               : out.shared_baseline                       ? "baseline"
                                                                           : "contender";
-    for (MetricComparison& metric : out.metrics) {
-      if (metric.verdict != Verdict::kRegression && metric.verdict != Verdict::kImprovement &&
-          metric.verdict != Verdict::kUnconfirmed) {
-        continue;
-      }
-      metric.notes.push_back(std::string("not judged (was ") + VerdictName(metric.verdict) +
-                             "): another process used the GPU during the " + where + " run");
-      metric.verdict = Verdict::kSame;
-      metric.fails_gate = false;
-    }
+    NotJudged(out, false, "another process used the GPU during the " + where + " run");
+  } else if (LaunchHeld(base) == false && LaunchHeld(cont) == true) {
+    // The baseline's body waited for the GPU, the contender's does not: its times no longer
+    // carry the host's launch time. Not a regression of the contender, not comparable either.
+    NotJudged(out, true,
+              "launch_held 0 -> 1: the baseline's loop body waited for the GPU, the "
+              "contender's does not, so their times were taken differently");
   }
   int worst = -1;
   for (const MetricComparison& metric : out.metrics) {
@@ -465,10 +573,18 @@ std::string FailureText(const BenchmarkRecord& record) {
 // One benchmark of the baseline against its namesake in the contender, if any.
 Status CompareBenchmark(const BenchmarkRecord& base, const BenchmarkFile& contender,
                         const CompareOptions& options, const MetricJudge& judge,
-                        BenchmarkComparison& out) {
+                        const HistoryIndex* history_index, BenchmarkComparison& out) {
   out.name = base.name;
+  const BenchmarkHistory* history = nullptr;
+  if (history_index) {
+    auto it = history_index->find(base.name);
+    if (it != history_index->end()) {
+      history = &it->second;
+      out.notes = history->notes;
+    }
+  }
   out.baseline_repetitions = base.RepetitionCount();
-  out.throttled_baseline = AnyFlag(base, kThrottledCounter);
+  out.throttled_baseline = AnyFlagSet(base, kThrottledCounter);
   const BenchmarkRecord* cont = contender.Find(base.name);
   if (!cont) {
     out.status = BenchmarkStatus::kMissing;
@@ -480,9 +596,9 @@ Status CompareBenchmark(const BenchmarkRecord& base, const BenchmarkFile& conten
     }
   } else {
     out.contender_repetitions = cont->RepetitionCount();
-    out.throttled_contender = AnyFlag(*cont, kThrottledCounter);
-    out.shared_baseline = AnyFlag(base, kSharedCounter);
-    out.shared_contender = AnyFlag(*cont, kSharedCounter);
+    out.throttled_contender = AnyFlagSet(*cont, kThrottledCounter);
+    out.shared_baseline = AnyFlagSet(base, kSharedCounter);
+    out.shared_contender = AnyFlagSet(*cont, kSharedCounter);
     if (base.failed && cont->failed) {
       out.status = BenchmarkStatus::kFailedInBoth;
       out.failure_message = FailureText(*cont);
@@ -494,8 +610,18 @@ Status CompareBenchmark(const BenchmarkRecord& base, const BenchmarkFile& conten
       out.status = BenchmarkStatus::kFailedInBaseline;
       out.failure_message = FailureText(base);
       out.notes.push_back("failed in the baseline: nothing to compare against");
+    } else if (!out.shared_baseline && !out.shared_contender && LaunchHeld(base) == true &&
+               LaunchHeld(*cont) == false) {
+      // A body that starts waiting for the GPU is a change of the benchmark's code, and its
+      // times now include the host's launch time: a failure of the benchmark, not a setting.
+      out.status = BenchmarkStatus::kFailedInContender;
+      out.failure_message =
+          "launch_held 1 -> 0: the loop body now waits for the GPU inside the timed loop, so "
+          "its GPU time includes the host's launch time of short kernels and is not comparable "
+          "with the baseline's (see docs/compare.md, \"launch_held\")";
+      out.fails_gate = true;
     } else {
-      GPUBENCH_RETURN_IF_ERROR(CompareMetrics(base, *cont, judge, out));
+      GPUBENCH_RETURN_IF_ERROR(CompareMetrics(base, *cont, judge, history, out));
     }
   }
   if (out.throttled_baseline || out.throttled_contender) {
@@ -511,12 +637,12 @@ Status CompareBenchmark(const BenchmarkRecord& base, const BenchmarkFile& conten
 
 // Baseline benchmarks [begin, end) into out[begin, end); stops at the first that fails.
 Status CompareRange(const BenchmarkFile& baseline, const BenchmarkFile& contender,
-                    const CompareOptions& options, std::size_t begin, std::size_t end,
-                    std::vector<BenchmarkComparison>& out) {
+                    const CompareOptions& options, const HistoryIndex* history, std::size_t begin,
+                    std::size_t end, std::vector<BenchmarkComparison>& out) {
   const MetricJudge judge(baseline, contender, options);  // one per thread: it caches
   for (std::size_t i = begin; i < end; ++i) {
     GPUBENCH_RETURN_IF_ERROR(
-        CompareBenchmark(baseline.benchmarks[i], contender, options, judge, out[i]));
+        CompareBenchmark(baseline.benchmarks[i], contender, options, judge, history, out[i]));
   }
   return Status::Ok();
 }
@@ -525,12 +651,14 @@ Status CompareRange(const BenchmarkFile& baseline, const BenchmarkFile& contende
 // comparisons take about 0.2 s). The failure reported is the first in file order, as without
 // threads.
 Status CompareBaselineBenchmarks(const BenchmarkFile& baseline, const BenchmarkFile& contender,
-                                 const CompareOptions& options, ComparisonReport& report) {
+                                 const CompareOptions& options, const HistoryIndex* history,
+                                 ComparisonReport& report) {
   report.benchmarks.reserve(baseline.benchmarks.size() + 16);
   report.benchmarks.resize(baseline.benchmarks.size());
   Status halves[2];
   OnTwoHalves(baseline.benchmarks.size(), [&](int half, std::size_t begin, std::size_t end) {
-    halves[half] = CompareRange(baseline, contender, options, begin, end, report.benchmarks);
+    halves[half] =
+        CompareRange(baseline, contender, options, history, begin, end, report.benchmarks);
   });
   GPUBENCH_RETURN_IF_ERROR(halves[0]);
   return halves[1];
@@ -542,7 +670,7 @@ BenchmarkComparison CompareNewBenchmark(const BenchmarkRecord& cont,
   out.name = cont.name;
   out.status = BenchmarkStatus::kNew;
   out.contender_repetitions = cont.RepetitionCount();
-  out.throttled_contender = AnyFlag(cont, kThrottledCounter);
+  out.throttled_contender = AnyFlagSet(cont, kThrottledCounter);
   if (!baseline.cut_off.empty()) {
     out.notes.push_back(
         "the baseline was cut off mid-write: this benchmark may come after the "
@@ -646,10 +774,38 @@ std::vector<ValueDifference> DeviceDifferences(const BenchmarkFile& baseline,
   return differences;
 }
 
+namespace {
+
+// Everything after the settings check: the benchmarks of `baseline` (one file, or the pooled
+// runs of a history) against the contender's, the new ones, the summary and the exit code.
+Status CompareBenchmarks(const BenchmarkFile& baseline, const BenchmarkFile& contender,
+                         const CompareOptions& options, const HistoryIndex* history,
+                         ComparisonReport& report) {
+  if (baseline.benchmarks.empty()) {
+    report.warnings.push_back(baseline.path + " has no benchmarks; nothing is gated");
+  }
+  GPUBENCH_RETURN_IF_ERROR(
+      CompareBaselineBenchmarks(baseline, contender, options, history, report));
+  for (const BenchmarkRecord& cont : contender.benchmarks) {
+    if (!baseline.Find(cont.name)) {
+      report.benchmarks.push_back(CompareNewBenchmark(cont, baseline));
+    }
+  }
+  for (const BenchmarkComparison& benchmark : report.benchmarks) Count(benchmark, report.summary);
+  // A cut-off contender never passes: the benchmarks after its cut were never measured, and a
+  // run killed by a timeout must not look like a run without regressions.
+  const bool failing = report.summary.failing > 0 || !contender.cut_off.empty();
+  report.exit_code = failing ? kExitRegression : kExitOk;
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<ComparisonReport> CompareFiles(const BenchmarkFile& baseline, const BenchmarkFile& contender,
                                       const CompareOptions& options) {
   ComparisonReport report;
   report.baseline_path = baseline.path;
+  report.baseline_paths = {baseline.path};
   report.contender_path = contender.path;
   report.baseline_benchmark_count = baseline.benchmarks.size();
   report.contender_benchmark_count = contender.benchmarks.size();
@@ -666,20 +822,50 @@ Result<ComparisonReport> CompareFiles(const BenchmarkFile& baseline, const Bench
     report.exit_code = kExitSettingsMismatch;
     return report;
   }
-  if (baseline.benchmarks.empty()) {
-    report.warnings.push_back(baseline.path + " has no benchmarks; nothing is gated");
+  GPUBENCH_RETURN_IF_ERROR(CompareBenchmarks(baseline, contender, options, nullptr, report));
+  return report;
+}
+
+Result<ComparisonReport> CompareWithHistory(const std::vector<const BenchmarkFile*>& baselines,
+                                            const BenchmarkFile& contender,
+                                            const CompareOptions& options) {
+  if (baselines.empty()) return Status::InvalidInput("no baseline file to compare against");
+  if (baselines.size() == 1) return CompareFiles(*baselines.front(), contender, options);
+  ComparisonReport report;
+  report.contender_path = contender.path;
+  report.contender_benchmark_count = contender.benchmarks.size();
+  report.contender_cut_off = contender.cut_off;
+  report.options = options;
+  for (const BenchmarkFile* run : baselines) report.baseline_paths.push_back(run->path);
+  // Every run's settings against the contender's: the first that differs is reported, so the
+  // message names the file to leave out of the history.
+  for (const BenchmarkFile* run : baselines) {
+    SettingsCheck check = CheckSettings(*run, contender);
+    check.baseline_path = run->path;
+    if (check.mismatch || run == baselines.front()) report.settings = std::move(check);
+    if (report.settings.mismatch) break;
   }
-  GPUBENCH_RETURN_IF_ERROR(CompareBaselineBenchmarks(baseline, contender, options, report));
-  for (const BenchmarkRecord& cont : contender.benchmarks) {
-    if (!baseline.Find(cont.name)) {
-      report.benchmarks.push_back(CompareNewBenchmark(cont, baseline));
+  // Device facts: each difference once, with the first run that shows it.
+  std::set<std::string> seen;
+  for (const BenchmarkFile* run : baselines) {
+    for (ValueDifference& difference : DeviceDifferences(*run, contender)) {
+      if (seen.insert(difference.key).second) report.device_differences.push_back(difference);
     }
   }
-  for (const BenchmarkComparison& benchmark : report.benchmarks) Count(benchmark, report.summary);
-  // A cut-off contender never passes: the benchmarks after its cut were never measured, and a
-  // run killed by a timeout must not look like a run without regressions.
-  const bool failing = report.summary.failing > 0 || !contender.cut_off.empty();
-  report.exit_code = failing ? kExitRegression : kExitOk;
+  PooledBaseline pooled = PoolBaselineRuns(baselines, contender);
+  report.baseline_path = pooled.file.path;
+  report.baseline_benchmark_count = pooled.file.benchmarks.size();
+  report.baseline_cut_off = pooled.file.cut_off;
+  report.warnings = pooled.file.warnings;
+  report.warnings.insert(report.warnings.end(), contender.warnings.begin(),
+                         contender.warnings.end());
+  if (report.settings.mismatch && !options.allow_settings_mismatch) {
+    report.refused_for_settings = true;
+    report.exit_code = kExitSettingsMismatch;
+    return report;
+  }
+  GPUBENCH_RETURN_IF_ERROR(
+      CompareBenchmarks(pooled.file, contender, options, &pooled.history, report));
   return report;
 }
 

@@ -62,6 +62,12 @@ struct MetricComparison {
   std::string threshold_source;
   std::optional<double> p_value;
   std::optional<MannWhitneyMethod> test_method;
+  /// Baseline runs whose medians set the threshold (a history of kGateHistoryMinRuns or more);
+  /// 0 when the threshold came from the vocabulary's rules. Then baseline_median is the mean of
+  /// those runs' medians, p_value the one-sided tail of the prediction model (no Mann-Whitney).
+  std::size_t history_runs = 0;
+  /// Sample standard deviation of those runs' medians, in percent of their mean.
+  double between_run_sd_percent = 0;
   Verdict verdict = Verdict::kReportOnly;
   bool worse = false;  ///< beyond the threshold in the bad direction
   bool fails_gate = false;
@@ -90,6 +96,8 @@ struct ValueDifference {
 };
 
 struct SettingsCheck {
+  /// With several baseline runs: the run this check is about (the first whose settings differ).
+  std::string baseline_path;
   std::optional<std::string> baseline_fingerprint, contender_fingerprint;
   bool mismatch = false;
   std::vector<ValueDifference> differences;  ///< every fingerprint key that differs
@@ -104,7 +112,9 @@ struct Summary {
 };
 
 struct ComparisonReport {
+  /// baseline_path names the one baseline file, or with a history the runs ("5 runs: a.json, …")
   std::string baseline_path, contender_path;
+  std::vector<std::string> baseline_paths;  ///< every baseline file, as given
   std::size_t baseline_benchmark_count = 0, contender_benchmark_count = 0;
   /// The files' BenchmarkFile::cut_off: a contender cut off mid-write fails the gate whatever its
   /// rows' verdicts (its benchmarks after the cut were never measured); a cut-off baseline is
@@ -129,6 +139,15 @@ std::vector<ValueDifference> DeviceDifferences(const BenchmarkFile& baseline,
 detail::Result<ComparisonReport> CompareFiles(const BenchmarkFile& baseline,
                                               const BenchmarkFile& contender,
                                               const CompareOptions& options);
+
+/// The contender against several baseline runs of the same suite and settings (a history). A
+/// benchmark with kGateHistoryMinRuns or more runs gets thresholds from the spread of its runs'
+/// medians (see docs/compare.md, "A baseline history"); with fewer, the vocabulary's rules apply
+/// to the runs' pooled repetitions. One baseline: exactly CompareFiles. The settings of every run
+/// are checked against the contender's; the first run that differs is the one reported.
+detail::Result<ComparisonReport> CompareWithHistory(
+    const std::vector<const BenchmarkFile*>& baselines, const BenchmarkFile& contender,
+    const CompareOptions& options);
 
 const char* VerdictName(Verdict verdict);        ///< "regression", ...
 const char* StatusName(BenchmarkStatus status);  ///< "compared", "missing", ...

@@ -20,7 +20,9 @@ using gpubench::compare::OutputFormat;
 using gpubench::compare::UnconfirmedPolicy;
 
 constexpr const char* kDescription =
-    "Compare two Google Benchmark JSON files (baseline, contender) and fail on regressions.\n"
+    "Compare Google Benchmark JSON files and fail on regressions: BASELINE CONTENDER, or\n"
+    "several baseline runs of one suite (BASE1 BASE2 ... CONTENDER, or --history DIR CONTENDER),\n"
+    "whose between-run spread sets the thresholds from 3 runs on.\n"
     "Exit codes: 0 no regression, 1 regression, failed benchmark or a contender file cut off\n"
     "mid-write (a killed run: its complete rows are compared), 2 bad input or usage,\n"
     "3 benchmark settings differ (gpubench_settings_fingerprint).";
@@ -33,12 +35,20 @@ int main(int argc, char** argv) {
   std::string format = "console", color = "auto", unconfirmed = "fail";
 
   CLI::App app{kDescription, "gpubench-compare"};
-  app.add_option("BASELINE", options.baseline_path, "Baseline JSON (--benchmark_out)")->required();
-  app.add_option("CONTENDER", options.contender_path, "Contender JSON")->required();
+  std::vector<std::string> files;
+  std::string history_dir;
+  app.add_option("FILES", files,
+                 "Baseline JSON file(s) (--benchmark_out), then the contender's; the last file is "
+                 "the contender")
+      ->required();
+  app.add_option("--history", history_dir,
+                 "Folder of baseline runs: each *.json in it is one run of the same suite and "
+                 "settings (added to any baseline files given)");
   app.add_option("--threshold", threshold_specs,
                  "METRIC=PERCENT (e.g. real_time=5%, dram_write_bytes=1%) or METRIC=off; "
-                 "repeatable. Defaults: real_time 5%, dram_read_bytes/dram_write_bytes/"
-                 "bytes_moved 1%, dram_bandwidth 5%, others report only")
+                 "repeatable. Exactly this threshold: no noise term, floor or history. Defaults: "
+                 "see docs/compare.md (real_time at least 1.75%, byte counters 1%, "
+                 "dram_bandwidth 5%, others report only)")
       ->allow_extra_args(false);
   app.add_option("--direction", direction_specs,
                  "METRIC=higher|lower: which way is better for a counter; repeatable")
@@ -71,6 +81,25 @@ int main(int argc, char** argv) {
     return gpubench::compare::kExitOk;
   } catch (const CLI::ParseError& error) {
     std::cerr << "gpubench-compare: usage error: " << error.what() << "\n"
+              << "Run 'gpubench-compare --help' for usage.\n";
+    return gpubench::compare::kExitBadInput;
+  }
+  options.contender_path = files.back();
+  files.pop_back();
+  options.baseline_paths = files;
+  if (!history_dir.empty()) {
+    auto history = gpubench::compare::HistoryFiles(history_dir, options.contender_path);
+    if (!history.ok()) {
+      std::cerr << "gpubench-compare: error: " << history.status().message() << "\n";
+      return gpubench::compare::kExitBadInput;
+    }
+    options.baseline_paths.insert(options.baseline_paths.end(), history.value().begin(),
+                                  history.value().end());
+  }
+  if (options.baseline_paths.empty()) {
+    std::cerr << "gpubench-compare: usage error: a baseline is needed: BASELINE.json "
+                 "CONTENDER.json, several baselines before the contender, or --history DIR "
+                 "CONTENDER.json\n"
               << "Run 'gpubench-compare --help' for usage.\n";
     return gpubench::compare::kExitBadInput;
   }

@@ -10,8 +10,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "compare/app.hpp"
 #include "compare/comparison.hpp"
 #include "compare/cut_off.hpp"
+#include "compare/history.hpp"
 #include "compare/html_report.hpp"
 #include "compare/loader.hpp"
 #include "compare/run_summary.hpp"
@@ -27,7 +29,9 @@ using gpubench::detail::Status;
 constexpr const char* kDescription =
     "Write a self-contained HTML report of gpubench / Google Benchmark JSON: device, clocks,\n"
     "settings and warnings, a sortable summary table, sweep charts and every repetition; with\n"
-    "--baseline, the changes and gpubench-compare's verdicts. The file needs no network. A file\n"
+    "--baseline, the changes and gpubench-compare's verdicts (several --baseline files or\n"
+    "--history DIR: a history of baseline runs, as gpubench-compare takes it). The file needs\n"
+    "no network. A file\n"
     "cut off mid-write (a killed run) is shown with its complete rows under a warning.\n"
     "Exit codes: 0 written, 2 bad input or usage, 3 the settings fingerprints differ.";
 
@@ -57,39 +61,54 @@ int ExitFor(const Status& status) {
   return status.code() == Status::Code::kSettingsMismatch ? kExitSettingsMismatch : kExitBadInput;
 }
 
-// The baseline and the gate's comparison of the run against it, into `report`.
-int AddBaseline(const std::string& baseline_path, const gpubench::compare::CompareOptions& compare,
-                std::optional<gpubench::compare::BenchmarkFile>& baseline,
+// The baseline (one file, or the pooled runs of a history) and the gate's comparison of the run
+// against it, into `report`.
+int AddBaseline(const std::vector<std::string>& baseline_paths,
+                const gpubench::compare::CompareOptions& compare,
+                std::vector<gpubench::compare::BenchmarkFile>& baselines,
+                std::optional<gpubench::compare::BenchmarkFile>& pooled,
                 gpubench::compare::ComparisonReport& comparison,
                 gpubench::compare::ReportInputs& report) {
   const gpubench::compare::BenchmarkFile& run = *report.run;
-  Result<gpubench::compare::BenchmarkFile> loaded =
-      gpubench::compare::LoadBenchmarkFile(baseline_path);
-  if (!loaded.ok()) return ExitFor(loaded.status());
-  baseline = std::move(loaded).value();
-  for (const gpubench::compare::CutOffFile& cut : baseline->cut_off) {
-    std::cerr << "gpubench-report: warning: baseline " << gpubench::compare::DescribeCutOff(cut)
-              << " (the run's benchmarks after the cut have no baseline)\n";
+  std::vector<const gpubench::compare::BenchmarkFile*> runs;
+  baselines.reserve(baseline_paths.size());
+  for (const std::string& path : baseline_paths) {
+    Result<gpubench::compare::BenchmarkFile> loaded = gpubench::compare::LoadBenchmarkFile(path);
+    if (!loaded.ok()) return ExitFor(loaded.status());
+    baselines.push_back(std::move(loaded).value());
   }
-  const gpubench::compare::SettingsCheck check = gpubench::compare::CheckSettings(*baseline, run);
-  if (check.mismatch && !compare.allow_settings_mismatch) {
-    std::cerr << "gpubench-report: error: "
-              << gpubench::compare::DescribeSettingsMismatch(check, baseline_path, run.path)
-              << "\ngpubench-report: not reporting against this baseline; pass "
-                 "--allow-settings-mismatch to report anyway (with a warning).\n";
-    return kExitSettingsMismatch;
+  for (const gpubench::compare::BenchmarkFile& baseline : baselines) {
+    runs.push_back(&baseline);
+    for (const gpubench::compare::CutOffFile& cut : baseline.cut_off) {
+      std::cerr << "gpubench-report: warning: baseline " << gpubench::compare::DescribeCutOff(cut)
+                << " (the run's benchmarks after the cut have no baseline there)\n";
+    }
+    const gpubench::compare::SettingsCheck check = gpubench::compare::CheckSettings(baseline, run);
+    if (check.mismatch && !compare.allow_settings_mismatch) {
+      std::cerr << "gpubench-report: error: "
+                << gpubench::compare::DescribeSettingsMismatch(check, baseline.path, run.path)
+                << "\ngpubench-report: not reporting against this baseline; pass "
+                   "--allow-settings-mismatch to report anyway (with a warning)"
+                << (baselines.size() > 1 ? ", or leave this run out of the history" : "") << ".\n";
+      return kExitSettingsMismatch;
+    }
   }
   Result<gpubench::compare::ComparisonReport> compared =
-      gpubench::compare::CompareFiles(*baseline, run, compare);
+      gpubench::compare::CompareWithHistory(runs, run, compare);
   if (!compared.ok()) return ExitFor(compared.status());
   comparison = std::move(compared).value();
-  report.baseline = &*baseline;
+  if (runs.size() == 1) {
+    report.baseline = runs.front();
+  } else {
+    pooled = gpubench::compare::PoolBaselineRuns(runs, run).file;
+    report.baseline = &*pooled;
+  }
   report.comparison = &comparison;
   return kExitOk;
 }
 
 // Everything after the command line and Chart.js: load, compare, render, write.
-int Report(const std::vector<std::string>& inputs, const std::string& baseline_path,
+int Report(const std::vector<std::string>& inputs, const std::vector<std::string>& baseline_paths,
            const std::string& log_path, const std::string& output,
            const gpubench::compare::CompareOptions& compare,
            gpubench::compare::ReportInputs& report) {
@@ -101,10 +120,11 @@ int Report(const std::vector<std::string>& inputs, const std::string& baseline_p
     std::cerr << "gpubench-report: warning: " << gpubench::compare::DescribeCutOff(cut)
               << "; the report shows the recovered benchmarks only\n";
   }
-  std::optional<gpubench::compare::BenchmarkFile> baseline;
+  std::vector<gpubench::compare::BenchmarkFile> baselines;
+  std::optional<gpubench::compare::BenchmarkFile> pooled;
   gpubench::compare::ComparisonReport comparison;
-  if (!baseline_path.empty()) {
-    const int code = AddBaseline(baseline_path, compare, baseline, comparison, report);
+  if (!baseline_paths.empty()) {
+    const int code = AddBaseline(baseline_paths, compare, baselines, pooled, comparison, report);
     if (code != kExitOk) return code;
   }
   if (!log_path.empty()) {
@@ -127,7 +147,7 @@ int Report(const std::vector<std::string>& inputs, const std::string& baseline_p
   std::cout << "wrote " << output << ": " << run.benchmarks.size() << " benchmarks, " << html.size()
             << " bytes";
   if (report.comparison) {
-    std::cout << "; gate against " << baseline_path << ": "
+    std::cout << "; gate against " << comparison.baseline_path << ": "
               << (comparison.exit_code == kExitOk ? "pass" : "fail") << " (gpubench-compare "
               << "would exit " << comparison.exit_code << ")";
   }
@@ -139,14 +159,20 @@ int Report(const std::vector<std::string>& inputs, const std::string& baseline_p
 
 int main(int argc, char** argv) {
   std::vector<std::string> inputs, threshold_specs, direction_specs;
-  std::string baseline_path, output = "report.html", log_path, unconfirmed = "fail";
+  std::vector<std::string> baseline_paths;
+  std::string history_dir, output = "report.html", log_path, unconfirmed = "fail";
   std::string chart_js_path(gpubench::compare::kDefaultChartJsPath);
   gpubench::compare::CompareOptions compare;
 
   CLI::App app{kDescription, "gpubench-report"};
   app.add_option("RESULTS", inputs, "gpubench JSON (--benchmark_out); several files are shards")
       ->required();
-  app.add_option("--baseline", baseline_path, "Baseline JSON: changes and the gate's verdicts");
+  app.add_option("--baseline", baseline_paths,
+                 "Baseline JSON: changes and the gate's verdicts; repeat it for a history of "
+                 "baseline runs")
+      ->allow_extra_args(false);
+  app.add_option("--history", history_dir,
+                 "Folder of baseline runs (each *.json one run), as gpubench-compare --history");
   app.add_option("--output,-o", output, "The HTML file to write")->capture_default_str();
   app.add_option("--log", log_path,
                  "gpubench's stderr of the run: lines about copied counters become warnings");
@@ -177,6 +203,14 @@ int main(int argc, char** argv) {
     std::cerr << "gpubench-report: usage error: " << status.message() << "\n";
     return kExitBadInput;
   }
+  if (!history_dir.empty()) {
+    auto history = gpubench::compare::HistoryFiles(history_dir, inputs.front());
+    if (!history.ok()) {
+      std::cerr << "gpubench-report: error: " << history.status().message() << "\n";
+      return kExitBadInput;
+    }
+    baseline_paths.insert(baseline_paths.end(), history.value().begin(), history.value().end());
+  }
   compare.unconfirmed = unconfirmed == "warn" ? gpubench::compare::UnconfirmedPolicy::kWarn
                                               : gpubench::compare::UnconfirmedPolicy::kFail;
 
@@ -193,7 +227,7 @@ int main(int argc, char** argv) {
   }
   report.chart_js_source = chart_js_path;
   try {
-    return Report(inputs, baseline_path, log_path, output, compare, report);
+    return Report(inputs, baseline_paths, log_path, output, compare, report);
   } catch (const std::bad_alloc&) {
     std::cerr << "gpubench-report: error: out of memory\n";
     return kExitBadInput;
