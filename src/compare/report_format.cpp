@@ -339,6 +339,9 @@ std::vector<std::pair<Tone, std::string>> Banners(const ComparisonReport& report
                              "may not mean the same thing";
     text += "; fingerprint " + ShowValue(settings.baseline_fingerprint) + " -> " +
             ShowValue(settings.contender_fingerprint);
+    if (report.baseline_paths.size() > 1) {
+      text += " (baseline run " + settings.baseline_path + "; leave it out of the history)";
+    }
     banners.emplace_back(Tone::kBad, text);
     for (const ValueDifference& difference : settings.differences) {
       banners.emplace_back(Tone::kBad, "  setting " + difference.key + ": baseline " +

@@ -534,6 +534,200 @@ TEST(RealH200Data, EveryGatedRowShowsTheThresholdApplied) {
 
 // A run on every device against a run on device 1: device 1's rows are judged (same), device 0's
 // rows have no partner (missing), and the gate passes.
+// --- A baseline history of real H200 runs -------------------------------------------------
+
+// The short-kernel suite of bench/short_kernels.cu, metrics off, six identical runs in two
+// machine sessions (tests/compare/data/h200/README.md, history_short/).
+std::vector<std::string> ShortHistory() {
+  std::vector<std::string> files;
+  for (int i = 1; i <= 6; ++i)
+    files.push_back(Data("h200/history_short/off_" + std::to_string(i) + ".json"));
+  return files;
+}
+
+// The report of `contender` against every other file of `runs`, as one history.
+ToolRun AgainstTheOthers(const std::vector<std::string>& runs, const std::string& contender,
+                         const std::vector<std::string>& extra = {"--format", "json"}) {
+  std::vector<std::string> args;
+  for (const std::string& run : runs) {
+    if (run != contender) args.push_back(run);
+  }
+  args.push_back(contender);
+  args.insert(args.end(), extra.begin(), extra.end());
+  return RunTool(args);
+}
+
+// Each run in turn is the contender against a history of the others: no false alarm, and every
+// gated time row's threshold comes from that history.
+TEST(RealH200History, EachRunAgainstTheOthersPasses) {
+  for (const std::vector<std::string>& runs : {H200Reruns("gate"), ShortHistory()}) {
+    ASSERT_GE(runs.size(), 5u);
+    for (const std::string& contender : runs) {
+      const ToolRun run = AgainstTheOthers(runs, contender);
+      ASSERT_EQ(run.exit_code, 0) << contender << "\n" << run.err;
+      const nlohmann::json report = nlohmann::json::parse(run.out);
+      EXPECT_EQ(report.at("summary").at("failing"), 0) << FailingRows(report);
+      for (const nlohmann::json& benchmark : report.at("benchmarks")) {
+        const std::string source = MetricEntry(benchmark, "real_time").at("threshold_source");
+        EXPECT_THAT(source, HasSubstr("history of " + std::to_string(runs.size() - 1) + " runs"))
+            << benchmark.at("name");
+      }
+    }
+  }
+}
+
+// The real injected regressions against a history of the five plain runs: exactly the injected
+// benchmark fails, for the injected reason.
+TEST(RealH200History, InjectedChangesFailExactlyTheirBenchmark) {
+  const std::vector<std::string> history = H200Reruns("gate");
+  ASSERT_EQ(history.size(), 5u);
+  const struct {
+    const char* file;
+    const char* benchmark;
+    const char* metric;
+  } injected[] = {{"gate_inject_time.json", "Gate_Fma/", "real_time"},
+                  {"gate_inject_time_522.json", "Gate_Fma/", "real_time"},
+                  {"gate_inject_bytes.json", "Gate_Copy/268435456/", "bytes_moved"},
+                  {"gate_inject_bytes.json", "Gate_Copy/268435456/", "real_time"}};
+  for (const auto& injection : injected) {
+    std::vector<std::string> args = history;
+    args.insert(args.end(), {Data(std::string("h200/") + injection.file), "--format", "json"});
+    const ToolRun run = RunTool(args);
+    ASSERT_EQ(run.exit_code, 1) << injection.file << "\n" << run.err;
+    const nlohmann::json report = nlohmann::json::parse(run.out);
+    EXPECT_EQ(report.at("summary").at("failing"), 1) << FailingRows(report);
+    const nlohmann::json& metric =
+        MetricEntry(BenchmarkEntry(report, injection.benchmark), injection.metric);
+    EXPECT_EQ(metric.at("verdict"), "regression") << injection.file << FailingRows(report);
+    EXPECT_THAT(metric.at("threshold_source").get<std::string>(), HasSubstr("history of 5 runs"));
+  }
+}
+
+// The history tightens what the runs show to be quiet and widens nothing it cannot justify: the
+// 800 us copy's threshold falls from the 1.75% minimum to the history's 0.5% minimum (its runs'
+// medians spread by 0.065%), so its +1.44% in gate_inject_bytes now fails on time too; the 3 us
+// kernel's falls from the 500 ns floor (15%) to its spread x the model's factor.
+TEST(RealH200History, ThresholdsFollowTheBetweenRunSpread) {
+  const std::vector<std::string> gate = H200Reruns("gate");
+  std::vector<std::string> args = gate;
+  args.insert(args.end(), {Data("h200/gate_a1.json"), "--format", "json"});
+  args.erase(args.begin());  // gate_a1 is the contender
+  const nlohmann::json history = nlohmann::json::parse(RunTool(args).out);
+  const nlohmann::json single =
+      nlohmann::json::parse(RunTool({gate[1], gate[0], "--format", "json"}).out);
+  const auto threshold = [](const nlohmann::json& report, const std::string& benchmark) {
+    return MetricEntry(BenchmarkEntry(report, benchmark), "real_time")
+        .at("threshold_percent")
+        .get<double>();
+  };
+  EXPECT_DOUBLE_EQ(threshold(history, "Gate_Copy/268435456/"), 0.5);
+  EXPECT_DOUBLE_EQ(threshold(single, "Gate_Copy/268435456/"), 1.75);
+
+  const std::vector<std::string> shorts = ShortHistory();
+  const nlohmann::json tiny_history =
+      nlohmann::json::parse(AgainstTheOthers(shorts, shorts[0]).out);
+  const nlohmann::json tiny_single =
+      nlohmann::json::parse(RunTool({shorts[1], shorts[0], "--format", "json"}).out);
+  const double from_history = threshold(tiny_history, "BM_ShortTiny/");
+  EXPECT_LT(from_history, threshold(tiny_single, "BM_ShortTiny/") / 2);
+  EXPECT_THAT(MetricEntry(BenchmarkEntry(tiny_history, "BM_ShortTiny/"), "real_time")
+                  .at("threshold_source")
+                  .get<std::string>(),
+              HasSubstr("4.10 x sd; history of 5 runs"));
+}
+
+TEST(RealH200History, AFolderOfRunsAndWhatIsWrongWithIt) {
+  const std::string folder =
+      ::testing::TempDir() + "/gpubench_history_" + std::to_string(::getpid());
+  std::filesystem::create_directories(folder);
+  const std::vector<std::string> gate = H200Reruns("gate");
+  for (const std::string& run : gate) {
+    std::filesystem::copy_file(run, folder + "/" + std::filesystem::path(run).filename().string(),
+                               std::filesystem::copy_options::overwrite_existing);
+  }
+  std::ofstream(folder + "/notes.txt") << "not a run\n";
+  // The contender may lie in the folder itself: it is not its own history.
+  const std::string contender = folder + "/gate_b2.json";
+  const ToolRun run = RunTool({"--history", folder, contender, "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(nlohmann::json::parse(run.out).at("baseline").at("file").get<std::string>(),
+              HasSubstr("4 runs: "));
+  const ToolRun injected = RunTool({"--history", folder, Data("h200/gate_inject_time.json")});
+  EXPECT_EQ(injected.exit_code, 1);
+  EXPECT_THAT(injected.out, HasSubstr("history of 5 runs"));
+
+  // A run with other settings (metrics on) in the history: refused, and named.
+  std::filesystem::copy_file(Data("h200/history_short/metrics_on.json"), folder + "/on.json");
+  const std::vector<std::string> shorts = ShortHistory();
+  const ToolRun mixed = RunTool({shorts[1], shorts[2], folder + "/on.json", shorts[3], shorts[0]});
+  EXPECT_EQ(mixed.exit_code, 3) << mixed.out;
+  EXPECT_THAT(mixed.out, HasSubstr("(baseline run " + folder + "/on.json; leave it out"));
+  EXPECT_THAT(mixed.err, HasSubstr("in baseline run " + folder + "/on.json"));
+
+  std::filesystem::remove_all(folder);
+  const ToolRun missing = RunTool({"--history", folder, contender});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("not a folder"));
+  std::filesystem::create_directories(folder);
+  const ToolRun empty = RunTool({"--history", folder, contender});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_THAT(empty.err, HasSubstr("holds no *.json file"));
+  std::filesystem::remove_all(folder);
+}
+
+TEST(RealH200History, TheReportTakesTheSameHistory) {
+  const std::string stem =
+      ::testing::TempDir() + "/gpubench_history_report_" + std::to_string(::getpid());
+  const std::string chart_js = stem + "_chart.js", html = stem + ".html";
+  std::ofstream(chart_js) << "/* Chart.js stand-in */\n";
+  std::vector<std::string> args = {Data("h200/gate_inject_time.json"), "--chartjs", chart_js, "-o",
+                                   html};
+  for (const std::string& run : H200Reruns("gate")) args.insert(args.end(), {"--baseline", run});
+  const ToolRun run = RunExe(GPUBENCH_REPORT_EXE, args);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("gate against 5 runs: "),
+                             HasSubstr("gpubench-compare would exit 1")));
+  EXPECT_THAT(ReadFile(html), HasSubstr("x sd; history of 5 runs, between-run sd"));
+  std::remove(html.c_str());
+  std::remove(chart_js.c_str());
+}
+
+// Real runs of the same suite on the H200: alone (every row launch_held=1) and next to another
+// gpubench job (pair_1: launch_held=0 with gpu_shared=1). Shared, the change is not judged; the
+// same rows without their gpu_shared flag are bodies that started to wait: failures.
+TEST(RealH200Field, LaunchHeldOneToZeroIsAFailureUnlessTheGpuWasShared) {
+  const std::string alone = Data("h200/field/alone.json");
+  const std::string pair = Data("h200/field/pair_1.json");
+  const ToolRun shared = RunTool({alone, pair, "--format", "json"});
+  EXPECT_EQ(shared.exit_code, 0) << shared.err;
+  EXPECT_EQ(nlohmann::json::parse(shared.out).at("summary").at("failed_in_contender"), 0);
+
+  std::string unflagged = ReadFile(pair);
+  const std::string flag = "\"gpu_shared\": 1.0000000000000000e+00";
+  int cleared = 0;
+  for (std::size_t at = unflagged.find(flag); at != std::string::npos; at = unflagged.find(flag)) {
+    unflagged.replace(at, flag.size(), "\"gpu_shared\": 0");
+    ++cleared;
+  }
+  ASSERT_GT(cleared, 3);
+  const std::string path =
+      ::testing::TempDir() + "gpubench_waits_" + std::to_string(::getpid()) + ".json";
+  std::ofstream(path) << unflagged;
+  const ToolRun waits = RunTool({alone, path, "--format", "json"});
+  const ToolRun reverse = RunTool({path, alone, "--format", "json"});
+  std::remove(path.c_str());
+  EXPECT_EQ(waits.exit_code, 1);
+  const nlohmann::json report = nlohmann::json::parse(waits.out);
+  EXPECT_EQ(report.at("summary").at("failed_in_contender"), 3);
+  EXPECT_THAT(BenchmarkEntry(report, "BM_TinyKernel").at("failure_message").get<std::string>(),
+              HasSubstr("launch_held 1 -> 0"));
+  // The other way round the contender stopped waiting: its times are not judged, nothing fails.
+  EXPECT_EQ(reverse.exit_code, 0) << reverse.out;
+  const nlohmann::json reversed = nlohmann::json::parse(reverse.out);
+  const nlohmann::json& tiny = MetricEntry(BenchmarkEntry(reversed, "BM_TinyKernel"), "real_time");
+  EXPECT_EQ(tiny.at("verdict"), "same");
+}
+
 TEST(RealH200TwoGpus, OneDeviceIsComparedWithTheSameDeviceOfARunOnAll) {
   const ToolRun run = RunTool(
       {Data("h200/x2/devices_all.json"), Data("h200/x2/devices_1.json"), "--format", "json"});

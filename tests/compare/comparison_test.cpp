@@ -11,6 +11,7 @@
 
 #include "compare/loader.hpp"
 #include "compare/report_format.hpp"
+#include "compare/student_t.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -474,6 +475,196 @@ TEST(Format, HumanReadableNumbers) {
   EXPECT_EQ(FormatChangePercent(12.345), "+12.35%");
   EXPECT_EQ(FormatChangePercent(INFINITY), "+inf%");
   EXPECT_EQ(FormatChangePercent(NAN), "n/a");
+}
+
+// --- A baseline history -------------------------------------------------------------------
+
+std::vector<const BenchmarkFile*> Runs(const std::vector<BenchmarkFile>& files) {
+  std::vector<const BenchmarkFile*> runs;
+  for (const BenchmarkFile& file : files) runs.push_back(&file);
+  return runs;
+}
+
+// Baseline runs of one kernel: kFive's repetitions, each run scaled by its factor.
+std::vector<BenchmarkFile> HistoryOf(
+    const std::vector<double>& run_factors,
+    const std::map<std::string, std::vector<double>>& counters = {}) {
+  std::vector<BenchmarkFile> runs;
+  for (std::size_t i = 0; i < run_factors.size(); ++i) {
+    runs.push_back(MakeFile("run" + std::to_string(i + 1) + ".json",
+                            {{"k", Scaled(kFive, run_factors[i]), counters}}, kSettings));
+  }
+  return runs;
+}
+
+double SampleSdPercent(const std::vector<double>& values) {
+  double mean = 0;
+  for (double v : values) mean += v;
+  mean /= static_cast<double>(values.size());
+  double squares = 0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  return std::sqrt(squares / static_cast<double>(values.size() - 1)) / mean * 100;
+}
+
+TEST(History, OneBaselineIsExactlyTheTwoFileComparison) {
+  const auto base = MakeFile("b.json", {{"k", kFive}}, kSettings);
+  const auto cont = MakeFile("c.json", {{"k", Scaled(kFive, 1.03)}}, kSettings);
+  const ComparisonReport two = CompareFiles(base, cont, CompareOptions{}).value();
+  const ComparisonReport one = CompareWithHistory({&base}, cont, CompareOptions{}).value();
+  EXPECT_EQ(FormatJson(one), FormatJson(two));
+  EXPECT_EQ(FormatConsole(one, false), FormatConsole(two, false));
+}
+
+// Five runs whose medians spread by about 0.06%: a 1% slowdown fails, which the one-baseline
+// rules (1.75% minimum) let pass.
+TEST(History, FiveQuietRunsCatchAOnePercentSlowdown) {
+  const std::vector<BenchmarkFile> runs = HistoryOf({1.0, 1.0005, 0.9995, 1.0008, 0.9993});
+  const auto slower = MakeFile("c.json", {{"k", Scaled(kFive, 1.01)}}, kSettings);
+  const ComparisonReport report = CompareWithHistory(Runs(runs), slower, CompareOptions{}).value();
+  const MetricComparison& time = Metric(report, "k", "real_time");
+  EXPECT_EQ(time.verdict, Verdict::kRegression);
+  EXPECT_EQ(time.history_runs, 5u);
+  EXPECT_LT(*time.applied_threshold_percent, 1.0);
+  EXPECT_THAT(time.threshold_source, HasSubstr("history of 5 runs, between-run sd 0.0"));
+  EXPECT_EQ(report.exit_code, kExitRegression);
+  EXPECT_THAT(report.baseline_path, HasSubstr("5 runs: run1.json, run2.json"));
+  EXPECT_EQ(report.baseline_paths.size(), 5u);
+
+  const ComparisonReport one = CompareFiles(runs[0], slower, CompareOptions{}).value();
+  EXPECT_EQ(Metric(one, "k", "real_time").verdict, Verdict::kSame);
+
+  // Each run against the other four: no false alarm.
+  for (std::size_t left_out = 0; left_out < runs.size(); ++left_out) {
+    std::vector<const BenchmarkFile*> others;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      if (i != left_out) others.push_back(&runs[i]);
+    }
+    EXPECT_EQ(CompareWithHistory(others, runs[left_out], CompareOptions{}).value().exit_code,
+              kExitOk)
+        << left_out;
+  }
+}
+
+// The threshold is the one-sided 99% prediction bound of a new run's median: t(0.99, n - 1) x
+// sd x sqrt(1 + 1/n) of the runs' medians (here 2.96 x sd with 10 runs).
+TEST(History, ThresholdIsThePredictionBoundOfTheRunsMedians) {
+  const std::vector<double> factors = {1.00, 1.02, 0.99, 1.01, 0.98, 1.00, 1.03, 0.99, 1.01, 1.00};
+  const std::vector<BenchmarkFile> runs = HistoryOf(factors);
+  const auto same = MakeFile("c.json", {{"k", kFive}}, kSettings);
+  const ComparisonReport report = CompareWithHistory(Runs(runs), same, CompareOptions{}).value();
+  const MetricComparison& time = Metric(report, "k", "real_time");
+  std::vector<double> medians;
+  for (double f : factors) medians.push_back(Median(Scaled(kFive, f)));
+  const double sd = SampleSdPercent(medians);
+  EXPECT_NEAR(time.between_run_sd_percent, sd, 1e-9);
+  const double factor = StudentTQuantileUpper(0.01, 9) * std::sqrt(1 + 1.0 / 10);
+  EXPECT_NEAR(*time.applied_threshold_percent, factor * sd, 1e-9);
+  EXPECT_LE(*time.applied_threshold_percent, 3 * sd);
+  EXPECT_THAT(time.threshold_source, HasSubstr("2.96 x sd; history of 10 runs"));
+  // The centre is the mean of the runs' medians; the p-value is the model's tail.
+  double mean = 0;
+  for (double m : medians) mean += m / 10;
+  EXPECT_NEAR(time.baseline_median, mean * 1000, 1e-6);  // us in the file, ns compared
+  ASSERT_TRUE(time.p_value.has_value());
+  EXPECT_GT(*time.p_value, 0.1);
+  EXPECT_FALSE(time.test_method.has_value());
+}
+
+TEST(History, FewerThanThreeRunsPoolTheirRepetitionsUnderTheUsualRules) {
+  const std::vector<BenchmarkFile> runs = HistoryOf({1.0, 1.001});
+  const auto cont = MakeFile("c.json", {{"k", Scaled(kFive, 1.01)}}, kSettings);
+  const ComparisonReport report = CompareWithHistory(Runs(runs), cont, CompareOptions{}).value();
+  const MetricComparison& time = Metric(report, "k", "real_time");
+  EXPECT_EQ(time.history_runs, 0u);
+  EXPECT_EQ(time.baseline_values.size(), 10u);
+  EXPECT_THAT(time.threshold_source, HasSubstr("minimum; noise"));
+  EXPECT_THAT(time.threshold_source, HasSubstr("2 runs pooled (a history needs 3)"));
+  EXPECT_EQ(time.verdict, Verdict::kSame);
+}
+
+TEST(History, RunsOnASharedGpuOrTimedAnotherWayAreLeftOut) {
+  std::vector<BenchmarkFile> runs =
+      HistoryOf({1.0, 1.0005, 0.9995}, {{"launch_held", {1, 1, 1, 1, 1}}});
+  runs.push_back(MakeFile("shared.json",
+                          {{"k",
+                            Scaled(kFive, 3),
+                            {{"gpu_shared", {0, 1, 0, 0, 0}}, {"launch_held", {1, 0, 1, 1, 1}}}}},
+                          kSettings));
+  runs.push_back(MakeFile(
+      "waits.json", {{"k", Scaled(kFive, 2), {{"launch_held", {0, 0, 0, 0, 0}}}}}, kSettings));
+  const auto cont =
+      MakeFile("c.json", {{"k", kFive, {{"launch_held", {1, 1, 1, 1, 1}}}}}, kSettings);
+  const ComparisonReport report = CompareWithHistory(Runs(runs), cont, CompareOptions{}).value();
+  EXPECT_EQ(report.exit_code, kExitOk);
+  const BenchmarkComparison& k = Bench(report, "k");
+  EXPECT_EQ(Metric(report, "k", "real_time").history_runs, 3u);
+  EXPECT_EQ(k.baseline_repetitions, 15u);
+  EXPECT_THAT(k.notes, ::testing::Contains(HasSubstr(
+                           "1 of 5 baseline runs left out (another process used the GPU")));
+  EXPECT_THAT(k.notes, ::testing::Contains(HasSubstr("1 of 4 baseline runs left out (launch_held 0 "
+                                                     "there, 1 in the contender")));
+}
+
+TEST(History, ARunWithOtherSettingsIsNamedAndRefused) {
+  std::vector<BenchmarkFile> runs = HistoryOf({1.0, 1.0, 1.0});
+  auto other = kSettings;
+  other["gpubench_settings_fingerprint"] = "00000000000000bb";
+  other["gpubench_cache"] = "keep";
+  runs[1] = MakeFile("run2.json", {{"k", kFive}}, other);
+  const auto cont = MakeFile("c.json", {{"k", kFive}}, kSettings);
+  ComparisonReport report = CompareWithHistory(Runs(runs), cont, CompareOptions{}).value();
+  EXPECT_EQ(report.exit_code, kExitSettingsMismatch);
+  EXPECT_EQ(report.settings.baseline_path, "run2.json");
+  EXPECT_THAT(FormatConsole(report, false),
+              HasSubstr("(baseline run run2.json; leave it out of the history)"));
+  CompareOptions allow;
+  allow.allow_settings_mismatch = true;
+  report = CompareWithHistory(Runs(runs), cont, allow).value();
+  EXPECT_EQ(report.exit_code, kExitOk);
+}
+
+// --- launch_held between baseline and contender ----------------------------------------------
+
+TEST(LaunchHeld, OneToZeroFailsTheBenchmark) {
+  const auto base = MakeFile("b.json", {{"k", kFive, {{"launch_held", {1, 1, 1, 1, 1}}}},
+                                        {"other", kFive, {{"launch_held", {1, 1, 1, 1, 1}}}}});
+  const auto cont = MakeFile("c.json", {{"k", kFive, {{"launch_held", {1, 1, 0, 1, 1}}}},
+                                        {"other", kFive, {{"launch_held", {1, 1, 1, 1, 1}}}}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
+  EXPECT_EQ(report.exit_code, kExitRegression);
+  const BenchmarkComparison& k = Bench(report, "k");
+  EXPECT_EQ(k.status, BenchmarkStatus::kFailedInContender);
+  EXPECT_TRUE(k.fails_gate);
+  EXPECT_THAT(k.failure_message, HasSubstr("launch_held 1 -> 0: the loop body now waits"));
+  EXPECT_EQ(Bench(report, "other").status, BenchmarkStatus::kCompared);
+  EXPECT_EQ(report.summary.failing, 1u);
+}
+
+TEST(LaunchHeld, ZeroToOneLeavesTimesUnjudgedButNotBytes) {
+  const std::vector<double> bytes = {1e9, 1e9, 1e9, 1e9, 1e9};
+  const auto base = MakeFile(
+      "b.json", {{"k", kFive, {{"launch_held", {0, 0, 0, 0, 0}}, {"dram_read_bytes", bytes}}}});
+  const auto cont = MakeFile(
+      "c.json", {{"k",
+                  Scaled(kFive, 0.5),
+                  {{"launch_held", {1, 1, 1, 1, 1}}, {"dram_read_bytes", Scaled(bytes, 1.1)}}}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
+  const MetricComparison& time = Metric(report, "k", "real_time");
+  EXPECT_EQ(time.verdict, Verdict::kSame);
+  EXPECT_THAT(time.notes.back(), HasSubstr("not judged (was improvement): launch_held 0 -> 1"));
+  EXPECT_EQ(Metric(report, "k", "dram_read_bytes").verdict, Verdict::kRegression);
+  EXPECT_EQ(report.exit_code, kExitRegression);
+}
+
+TEST(LaunchHeld, ASharedGpuExplainsTheChangeAndIsNotAFailure) {
+  const auto base = MakeFile("b.json", {{"k", kFive, {{"launch_held", {1, 1, 1, 1, 1}}}}});
+  const auto cont =
+      MakeFile("c.json", {{"k",
+                           Scaled(kFive, 2),
+                           {{"launch_held", {0, 0, 0, 0, 0}}, {"gpu_shared", {1, 1, 1, 1, 1}}}}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
+  EXPECT_EQ(Bench(report, "k").status, BenchmarkStatus::kCompared);
+  EXPECT_EQ(report.exit_code, kExitOk);
 }
 
 }  // namespace
