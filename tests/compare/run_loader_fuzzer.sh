@@ -36,7 +36,8 @@ if [ -z "$fuzzer" ]; then
   fi
   fuzzer="$work/gpubench_compare_loader_fuzzer"
   echo "building $fuzzer with $clang"
-  core_sources=$(ls "$repo"/src/compare/*.cpp | grep -v 'main\.cpp$')  # every tool's main out
+  # Every tool's main out, and the HTML report (its CSS and script are embedded by CMake).
+  core_sources=$(ls "$repo"/src/compare/*.cpp | grep -v -e 'main\.cpp$' -e 'html_report\.cpp$')
   # The simdjson fast path where libsimdjson-dev is installed (as in the CMake build).
   simdjson_flags=""
   printf '#include <simdjson.h>\nint main() { simdjson::ondemand::parser p; return 0; }\n' \
