@@ -76,8 +76,9 @@ detail::Result<std::vector<std::string>> HistoryFiles(const std::string& directo
   fs::directory_iterator it(directory, error);
   for (; !error && it != fs::directory_iterator(); it.increment(error)) {
     const fs::path& path = it->path();
-    if (path.extension() != ".json" || !it->is_regular_file(error)) continue;
-    if (fs::equivalent(path, contender_path, error)) continue;  // the contender written there
+    std::error_code ignored;  // a file that vanished or a contender not written yet: no match
+    if (path.extension() != ".json" || !it->is_regular_file(ignored)) continue;
+    if (fs::equivalent(path, contender_path, ignored)) continue;  // the contender written there
     files.push_back(path.string());
   }
   if (error) {

@@ -655,6 +655,10 @@ TEST(RealH200History, AFolderOfRunsAndWhatIsWrongWithIt) {
   const ToolRun injected = RunTool({"--history", folder, Data("h200/gate_inject_time.json")});
   EXPECT_EQ(injected.exit_code, 1);
   EXPECT_THAT(injected.out, HasSubstr("history of 5 runs"));
+  // A contender that does not exist is named as such, not blamed on the folder.
+  const ToolRun no_contender = RunTool({"--history", folder, folder + "/missing.json"});
+  EXPECT_EQ(no_contender.exit_code, 2);
+  EXPECT_THAT(no_contender.err, HasSubstr("cannot open " + folder + "/missing.json"));
 
   // A run with other settings (metrics on) in the history: refused, and named.
   std::filesystem::copy_file(Data("h200/history_short/metrics_on.json"), folder + "/on.json");
