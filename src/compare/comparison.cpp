@@ -191,7 +191,7 @@ class MetricJudge {
       }
     }
     bool comparable = true;
-    GPUBENCH_RETURN_IF_ERROR(CheckValues(benchmark, base, cont, result, comparable));
+    GPUBENCH_RETURN_IF_ERROR(CheckValues(benchmark, base, history, cont, result, comparable));
     if (!comparable) return Status::Ok();
     result.change_percent = RelativeChangePercent(result.baseline_median, result.contender_median);
 
@@ -226,17 +226,27 @@ class MetricJudge {
   // Values a gated metric cannot be judged on fail; an ungated one is then only reported
   // (`comparable` false) with a note saying why.
   Status CheckValues(const std::string& benchmark, const MetricSeries& base,
-                     const MetricSeries& cont, MetricComparison& result, bool& comparable) const {
+                     const BenchmarkHistory* history, const MetricSeries& cont,
+                     MetricComparison& result, bool& comparable) const {
     const bool gated = result.policy.threshold_percent.has_value();
     std::size_t bad_index = 0;
     for (int side = 0; side < 2; ++side) {
       const std::vector<double>& values = side == 0 ? base.values : cont.values;
       if (AllFinite(values, &bad_index)) continue;
       if (gated) {
-        const BenchmarkFile& file = side == 0 ? baseline_ : contender_;
+        // In a history, the run and its own repetition; else the file's.
+        std::string where = side == 0 && history
+                                ? DescribePooledValue(*history, base.name, bad_index)
+                                : std::string();
+        if (where.empty()) {
+          where = (side == 0 ? baseline_ : contender_).path + ", repetition " +
+                  std::to_string(bad_index);
+        }
+        const std::string file = where.substr(0, where.rfind(", repetition "));
         return Status::InvalidInput(
-            file.path + ": benchmark \"" + benchmark + "\": metric \"" + base.name + "\" is " +
-            Printf("%g", values[bad_index]) + " in repetition " + std::to_string(bad_index) +
+            file + ": benchmark \"" + benchmark + "\": metric \"" + base.name + "\" is " +
+            Printf("%g", values[bad_index]) + " in repetition " +
+            where.substr(where.rfind(' ') + 1) +
             "; a gated metric needs finite values (fix the benchmark, or pass --threshold " +
             base.name + "=off to report it without gating)");
       }

@@ -25,13 +25,15 @@ void LeaveOut(std::vector<const BenchmarkRecord*>& records,
   records = std::move(kept);
 }
 
-// One benchmark's records from the runs that have it (in run order) as one record.
+// One benchmark's records from the runs that have it (in run order) as one record; `files[i]`
+// holds records[i].
 BenchmarkRecord Pool(const std::vector<const BenchmarkRecord*>& records,
-                     BenchmarkHistory& history) {
+                     const std::vector<const BenchmarkFile*>& files, BenchmarkHistory& history) {
   BenchmarkRecord pooled = *records.front();
   pooled.metrics.clear();
   pooled.seen_repetition_indices.clear();
-  for (const BenchmarkRecord* record : records) {
+  for (std::size_t r = 0; r < records.size(); ++r) {
+    const BenchmarkRecord* record = records[r];
     pooled.aggregates_only = pooled.aggregates_only || record->aggregates_only;
     for (const MetricSeries& series : record->metrics) {
       if (series.values.empty()) continue;
@@ -43,6 +45,8 @@ BenchmarkRecord Pool(const std::vector<const BenchmarkRecord*>& records,
       }
       it->values.insert(it->values.end(), series.values.begin(), series.values.end());
       history.run_medians[series.name].push_back(Median(series.values));
+      history.value_files[series.name].insert(history.value_files[series.name].end(),
+                                              series.values.size(), files[r]);
     }
   }
   history.runs = records.size();
@@ -50,6 +54,16 @@ BenchmarkRecord Pool(const std::vector<const BenchmarkRecord*>& records,
 }
 
 }  // namespace
+
+std::string DescribePooledValue(const BenchmarkHistory& history, const std::string& metric,
+                                std::size_t index) {
+  auto it = history.value_files.find(metric);
+  if (it == history.value_files.end() || index >= it->second.size()) return "";
+  const BenchmarkFile* file = it->second[index];
+  std::size_t first = index;
+  while (first > 0 && it->second[first - 1] == file) --first;
+  return file->path + ", repetition " + std::to_string(index - first);
+}
 
 bool AnyFlagSet(const BenchmarkRecord& record, std::string_view counter) {
   const MetricSeries* series = record.FindMetric(counter);
@@ -97,10 +111,14 @@ PooledBaseline PoolBaselineRuns(const std::vector<const BenchmarkFile*>& runs,
     file.cut_off.insert(file.cut_off.end(), run->cut_off.begin(), run->cut_off.end());
   }
   file.benchmarks.reserve(names.size());
+  std::unordered_map<const BenchmarkRecord*, const BenchmarkFile*> file_of;
   for (const std::string& name : names) {
     std::vector<const BenchmarkRecord*> records;
     for (const BenchmarkFile* run : runs) {
-      if (const BenchmarkRecord* record = run->Find(name)) records.push_back(record);
+      if (const BenchmarkRecord* record = run->Find(name)) {
+        records.push_back(record);
+        file_of[record] = run;
+      }
     }
     BenchmarkHistory& history = out.history[name];
     std::vector<std::string>& notes = history.notes;
@@ -128,7 +146,9 @@ PooledBaseline PoolBaselineRuns(const std::vector<const BenchmarkFile*>& runs,
             notes);
       }
     }
-    file.benchmarks.push_back(Pool(records, history));
+    std::vector<const BenchmarkFile*> files;
+    for (const BenchmarkRecord* record : records) files.push_back(file_of[record]);
+    file.benchmarks.push_back(Pool(records, files, history));
   }
   return out;
 }

@@ -17,6 +17,8 @@ namespace gpubench::compare {
 struct BenchmarkHistory {
   std::size_t runs = 0;  ///< runs pooled (after those left out)
   std::unordered_map<std::string, std::vector<double>> run_medians;
+  /// Per metric, the file each pooled value came from (for messages about a value).
+  std::unordered_map<std::string, std::vector<const BenchmarkFile*>> value_files;
   std::vector<std::string> notes;  ///< runs left out, and why
 };
 
@@ -32,6 +34,10 @@ struct PooledBaseline {
 /// note. `contender` decides which launch_held state the history keeps.
 PooledBaseline PoolBaselineRuns(const std::vector<const BenchmarkFile*>& runs,
                                 const BenchmarkFile& contender);
+
+/// "run3.json, repetition 2" for the pooled value `index` of `metric`, or "" when unknown.
+std::string DescribePooledValue(const BenchmarkHistory& history, const std::string& metric,
+                                std::size_t index);
 
 /// A 0/1 flag counter (gpu_shared, sm_clock_throttled, ...) set in any repetition.
 bool AnyFlagSet(const BenchmarkRecord& record, std::string_view counter);

@@ -679,6 +679,28 @@ TEST(RealH200History, AFolderOfRunsAndWhatIsWrongWithIt) {
   std::filesystem::remove_all(folder);
 }
 
+// A gated value that is not finite in one run of a history: the message names that run and its
+// own repetition, not a position in the pooled values.
+TEST(RealH200History, ANonFiniteValueNamesItsRunAndRepetition) {
+  const std::vector<std::string> gate = H200Reruns("gate");
+  ASSERT_GE(gate.size(), 3u);
+  std::string text = ReadFile(gate[1]);
+  const std::string row = "\"name\": \"Gate_Copy/268435456/manual_time\",";
+  std::size_t at = text.find(row);
+  for (int i = 0; i < 2 && at != std::string::npos; ++i) at = text.find(row, at + 1);
+  ASSERT_NE(at, std::string::npos);
+  const std::size_t value = text.find("\"dram_read_bytes\": ", at);
+  text.replace(value, text.find(',', value) - value, "\"dram_read_bytes\": NaN");
+  const std::string path =
+      ::testing::TempDir() + "gpubench_nan_run_" + std::to_string(::getpid()) + ".json";
+  std::ofstream(path) << text;
+  const ToolRun run = RunTool({gate[0], path, gate[2], Data("h200/gate_b1.json")});
+  std::remove(path.c_str());
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr(path + ": benchmark \"Gate_Copy/268435456/manual_time\": metric "
+                                        "\"dram_read_bytes\" is nan in repetition 2;"));
+}
+
 TEST(RealH200History, TheReportTakesTheSameHistory) {
   const std::string stem =
       ::testing::TempDir() + "/gpubench_history_report_" + std::to_string(::getpid());
