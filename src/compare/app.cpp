@@ -94,6 +94,30 @@ detail::Result<std::vector<std::string>> HistoryFiles(const std::string& directo
   return files;
 }
 
+std::vector<std::string> DistinctBaselines(const std::vector<std::string>& paths,
+                                           const std::string& contender_path,
+                                           std::vector<std::string>& warnings) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> distinct;
+  for (const std::string& path : paths) {
+    std::error_code ignored;  // a file that cannot be opened is reported when it is loaded
+    if (fs::equivalent(path, contender_path, ignored)) {
+      warnings.push_back("baseline " + path + " is the contender itself: left out");
+      continue;
+    }
+    const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const std::string& kept) {
+      std::error_code ignore;
+      return kept == path || fs::equivalent(kept, path, ignore);
+    });
+    if (seen) {
+      warnings.push_back("baseline " + path + " was given twice: counted once");
+      continue;
+    }
+    distinct.push_back(path);
+  }
+  return distinct;
+}
+
 int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& err,
                   bool out_is_terminal) {
   struct Data {
@@ -113,7 +137,14 @@ int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& er
   } keep_allocated{data, !options.free_memory};
   ComparisonReport& report = data->report;
 
-  std::vector<std::string> paths = options.baseline_paths;
+  // The same run twice would shrink the history's spread; the contender is no baseline of itself.
+  std::vector<std::string> warnings;
+  std::vector<std::string> paths =
+      options.baseline_paths.size() > 1
+          ? DistinctBaselines(options.baseline_paths, options.contender_path, warnings)
+          : options.baseline_paths;
+  for (const std::string& warning : warnings)
+    err << "gpubench-compare: warning: " << warning << "\n";
   paths.push_back(options.contender_path);
   data->loaded = LoadAll(paths);
   bool bad_input = false;

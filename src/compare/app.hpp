@@ -32,6 +32,13 @@ struct AppOptions {
 detail::Result<std::vector<std::string>> HistoryFiles(const std::string& directory,
                                                       const std::string& contender_path);
 
+/// `paths` without repeats (the same file given twice, by any path) and without the contender:
+/// each left out with a warning in `warnings`. Files that cannot be opened are kept (their load
+/// reports them).
+std::vector<std::string> DistinctBaselines(const std::vector<std::string>& paths,
+                                           const std::string& contender_path,
+                                           std::vector<std::string>& warnings);
+
 /// Loads the files (in parallel), compares, writes the report and returns
 /// the exit code. With --output and a non-console format, `out` also gets the
 /// console table so one run serves both the log and the artifact.

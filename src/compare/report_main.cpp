@@ -211,6 +211,13 @@ int main(int argc, char** argv) {
     }
     baseline_paths.insert(baseline_paths.end(), history.value().begin(), history.value().end());
   }
+  if (baseline_paths.size() > 1) {
+    std::vector<std::string> warnings;
+    baseline_paths = gpubench::compare::DistinctBaselines(baseline_paths, inputs.front(), warnings);
+    for (const std::string& warning : warnings) {
+      std::cerr << "gpubench-report: warning: " << warning << "\n";
+    }
+  }
   compare.unconfirmed = unconfirmed == "warn" ? gpubench::compare::UnconfirmedPolicy::kWarn
                                               : gpubench::compare::UnconfirmedPolicy::kFail;
 

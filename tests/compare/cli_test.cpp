@@ -655,6 +655,12 @@ TEST(RealH200History, AFolderOfRunsAndWhatIsWrongWithIt) {
   const ToolRun injected = RunTool({"--history", folder, Data("h200/gate_inject_time.json")});
   EXPECT_EQ(injected.exit_code, 1);
   EXPECT_THAT(injected.out, HasSubstr("history of 5 runs"));
+  // The same run twice, or the contender among the baselines: left out with a warning.
+  const ToolRun twice = RunTool({gate[0], gate[0], gate[1], gate[2], gate[1]});
+  EXPECT_EQ(twice.exit_code, 0) << twice.err;
+  EXPECT_THAT(twice.err, AllOf(HasSubstr("baseline " + gate[0] + " was given twice: counted once"),
+                               HasSubstr("baseline " + gate[1] + " is the contender itself")));
+  EXPECT_THAT(twice.out, HasSubstr("2 runs: "));
   // A contender that does not exist is named as such, not blamed on the folder.
   const ToolRun no_contender = RunTool({"--history", folder, folder + "/missing.json"});
   EXPECT_EQ(no_contender.exit_code, 2);
