@@ -355,26 +355,7 @@ class MetricJudge {
       percent = kGateNoiseMultiplier * result.noise_percent;
       source = Printf("%g", kGateNoiseMultiplier) + " x noise";
     }
-    double floor = policy.floor;
-    std::string floor_text = floor > 0 ? "floor " + FormatFloor(floor, policy.unit) : "";
-    if (policy.gating == Gating::kBytes && traffic) {
-      const double share = kGateTrafficFractionPercent / 100 * *traffic;
-      if (share > floor) {
-        floor = share;
-        floor_text = FormatPercent(kGateTrafficFractionPercent) + " of traffic (" +
-                     FormatFloor(share, policy.unit) + ")";
-      }
-    }
-    result.applied_floor = floor;
-    const double base = std::fabs(result.baseline_median);
-    const double floor_percent = floor <= 0 ? 0
-                                 : base > 0 ? floor / base * 100
-                                            : std::numeric_limits<double>::infinity();
-    if (floor_percent > percent) {
-      // Shown as the percentage it amounts to; the absolute check decides.
-      percent = floor_percent;
-      source = floor_text;
-    }
+    ApplyFloor(result, policy.floor, traffic, percent, source);
     result.applied_threshold_percent = percent;
     result.threshold_source = std::move(source);
     result.threshold_source += "; ";
@@ -407,25 +388,9 @@ class MetricJudge {
       percent = kGateHistoryMinimumPercent;
       source = "history minimum";
     }
-    double floor = 0;
-    std::string floor_text;
-    if (result.policy.gating == Gating::kBytes) {
-      floor = result.policy.floor;
-      floor_text = "floor " + FormatFloor(floor, result.policy.unit);
-      if (traffic && kGateTrafficFractionPercent / 100 * *traffic > floor) {
-        floor = kGateTrafficFractionPercent / 100 * *traffic;
-        floor_text = FormatPercent(kGateTrafficFractionPercent) + " of traffic (" +
-                     FormatFloor(floor, result.policy.unit) + ")";
-      }
-    }
-    result.applied_floor = floor;
-    const double floor_percent = floor <= 0   ? 0
-                                 : centre > 0 ? floor / centre * 100
-                                              : std::numeric_limits<double>::infinity();
-    if (floor_percent > percent) {
-      percent = floor_percent;
-      source = floor_text;
-    }
+    const bool bytes = result.policy.gating == Gating::kBytes;
+    ApplyFloor(result, bytes ? result.policy.floor : 0, bytes ? traffic : std::nullopt, percent,
+               source);
     result.applied_threshold_percent = percent;
     result.threshold_source = source + "; history of " + std::to_string(n) +
                               " runs, between-run sd " +
@@ -434,6 +399,32 @@ class MetricJudge {
     if (sd > 0) {
       const double distance = std::fabs(result.contender_median - mean) / (sd * spread);
       result.p_value = StudentTUpperTail(distance, degrees);
+    }
+  }
+
+  // The absolute floor: `floor` (the vocabulary's, in the metric's unit) or, for byte counters,
+  // kGateTrafficFractionPercent of the benchmark's `traffic` when larger. Raises `percent` to the
+  // share of the baseline it amounts to, naming it in `source`; the absolute check decides.
+  static void ApplyFloor(MetricComparison& result, double floor, std::optional<double> traffic,
+                         double& percent, std::string& source) {
+    const MetricPolicy& policy = result.policy;
+    std::string floor_text = floor > 0 ? "floor " + FormatFloor(floor, policy.unit) : "";
+    if (policy.gating == Gating::kBytes && traffic) {
+      const double share = kGateTrafficFractionPercent / 100 * *traffic;
+      if (share > floor) {
+        floor = share;
+        floor_text = FormatPercent(kGateTrafficFractionPercent) + " of traffic (" +
+                     FormatFloor(share, policy.unit) + ")";
+      }
+    }
+    result.applied_floor = floor;
+    const double base = std::fabs(result.baseline_median);
+    const double floor_percent = floor <= 0 ? 0
+                                 : base > 0 ? floor / base * 100
+                                            : std::numeric_limits<double>::infinity();
+    if (floor_percent > percent) {
+      percent = floor_percent;
+      source = floor_text;
     }
   }
 
