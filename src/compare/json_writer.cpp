@@ -180,12 +180,15 @@ void JsonWriter::BeginValue() {
 void JsonWriter::LineBreak(bool comma) {
   const std::size_t indent = 2 * static_cast<std::size_t>(depth_);
   const std::size_t skip = comma ? 0 : 1;
-  if (indent > kMaxFastIndent) {
-    Append(kCommaBreakSpaces.data() + skip, 2 - skip);
-    return Append(std::string(indent, ' ').data(), indent);
-  }
+  if (indent > kMaxFastIndent) return DeepLineBreak(comma);
   std::memcpy(Room(kLineBreakCopy), kCommaBreakSpaces.data() + skip, kLineBreakCopy);
   size_ += 2 - skip + indent;
+}
+
+[[gnu::noinline]] void JsonWriter::DeepLineBreak(bool comma) {
+  const std::string spaces(2 * static_cast<std::size_t>(depth_), ' ');
+  Append(comma ? ",\n" : "\n", comma ? 2 : 1);
+  Append(spaces.data(), spaces.size());
 }
 
 void JsonWriter::AppendQuoted(std::string_view text) {
@@ -207,14 +210,18 @@ void JsonWriter::AppendEscaped(std::string_view text) {
 
 // Where `bytes` more bytes of text can be written; they become text when size_ is advanced.
 char* JsonWriter::Room(std::size_t bytes) {
-  if (capacity_ - size_ < bytes) {
-    // Not std::string::resize: that would fill the new memory (and fault its pages in) up front.
-    capacity_ = std::max(2 * capacity_, size_ + bytes + 4096);
-    auto larger = std::unique_ptr<char[]>(new char[capacity_]);
-    if (size_ > 0) std::memcpy(larger.get(), buffer_.get(), size_);
-    buffer_ = std::move(larger);
-  }
+  if (capacity_ - size_ < bytes) Grow(bytes);
   return buffer_.get() + size_;
+}
+
+// Not inlined into Room(), whose callers are the writer's hot paths: they then need no stack
+// frame of their own.
+[[gnu::noinline]] void JsonWriter::Grow(std::size_t bytes) {
+  // Not std::string::resize: that would fill the new memory (and fault its pages in) up front.
+  capacity_ = std::max(2 * capacity_, size_ + bytes + 4096);
+  auto larger = std::unique_ptr<char[]>(new char[capacity_]);
+  if (size_ > 0) std::memcpy(larger.get(), buffer_.get(), size_);
+  buffer_ = std::move(larger);
 }
 
 void JsonWriter::Append(const char* bytes, std::size_t count) {

@@ -83,9 +83,11 @@ class alignas(64) JsonWriter {
 
   void BeginValue();
   void LineBreak(bool comma);
+  void DeepLineBreak(bool comma);
   void AppendQuoted(std::string_view text);
   void AppendEscaped(std::string_view text);
   char* Room(std::size_t bytes);
+  void Grow(std::size_t bytes);
   void Append(const char* bytes, std::size_t count);
 
   // The text is buffer_[0, size_) of capacity_ bytes. Appending the many small pieces of JSON
