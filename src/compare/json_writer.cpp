@@ -123,7 +123,7 @@ void JsonWriter::Double(double value) {
   if (!std::isfinite(value)) return Append("null", 4);
   if (value != 0 && std::fabs(value) < 1e15 &&
       static_cast<double>(static_cast<std::int64_t>(value)) == value) {
-    // A whole number below 10^15 (byte counts, clocks, 0/1 flags: a third of the numbers of a
+    // A whole number below 10^15 (byte counts, clocks, 0/1 flags: a fifth of the doubles of a
     // report on gpubench's counters): no other number within half an ulp of it has as few
     // digits, so Grisu2's shortest digits are its own, which nlohmann writes as "1980.0".
     // std::to_chars of the integer is several times faster. (Zero stays with nlohmann, which
