@@ -45,6 +45,12 @@ std::string Render(const ComparisonReport& report, OutputFormat format, bool col
   return FormatConsole(report, color);
 }
 
+// The JSON report is streamed rather than rendered: it is ten times the size of the console table.
+void Write(const ComparisonReport& report, OutputFormat format, bool color, std::ostream& out) {
+  if (format == OutputFormat::kJson) return WriteJson(report, out);
+  out << Render(report, format, color);
+}
+
 // Loads `paths` on up to as many threads as there are cores (parsing dominates).
 std::vector<LoadOutcome> LoadAll(const std::vector<std::string>& paths) {
   std::vector<LoadOutcome> outcomes(paths.size());
@@ -187,10 +193,10 @@ int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& er
   const bool stdout_color = options.color == ColorMode::kAlways ||
                             (options.color == ColorMode::kAuto && out_is_terminal && color_allowed);
   if (options.output_path.empty()) {
-    out << Render(report, options.format, stdout_color);
+    Write(report, options.format, stdout_color, out);
   } else {
     std::ofstream file(options.output_path, std::ios::binary | std::ios::trunc);
-    file << Render(report, options.format, options.color == ColorMode::kAlways);
+    Write(report, options.format, options.color == ColorMode::kAlways, file);
     file.close();
     if (!file) {
       err << "gpubench-compare: error: cannot write " << options.output_path << "\n";

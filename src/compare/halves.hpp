@@ -12,11 +12,11 @@ namespace gpubench::compare {
 inline constexpr std::size_t kItemsWorthAThread = 2000;
 
 /// Calls work(half, begin, end) for [0, middle) and [middle, count), concurrently when count is
-/// at least kItemsWorthAThread (else the second half is empty). Returns when both are done.
+/// at least `worth_a_thread` (else the second half is empty). Returns when both are done.
 /// What the helper thread throws (std::bad_alloc) is rethrown here once both halves are done.
 template <typename Work>
-void OnTwoHalves(std::size_t count, Work work) {
-  const std::size_t middle = count >= kItemsWorthAThread ? count / 2 : count;
+void OnTwoHalves(std::size_t count, Work work, std::size_t worth_a_thread = kItemsWorthAThread) {
+  const std::size_t middle = count >= worth_a_thread ? count / 2 : count;
   std::exception_ptr helper_error;
   std::thread helper;
   if (middle < count) {

@@ -4,19 +4,18 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <ostream>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "compare/cut_off.hpp"
 #include "compare/halves.hpp"
+#include "compare/json_writer.hpp"
 #include "compare/text.hpp"
 
 namespace gpubench::compare {
 namespace {
-
-using OrderedJson = nlohmann::ordered_json;
 
 // "%.4g <suffix>" of value / scale.
 void AppendScaled(std::string& out, double value, double scale, int precision, const char* suffix) {
@@ -479,71 +478,6 @@ void AppendMarkdownTable(const TableRows& rows, bool with_clock, std::size_t lim
   }
 }
 
-// --- json ------------------------------------------------------------------
-
-OrderedJson Number(double value) {
-  return std::isfinite(value) ? OrderedJson(value) : OrderedJson(nullptr);
-}
-
-OrderedJson OptionalString(const std::optional<std::string>& value) {
-  return value ? OrderedJson(*value) : OrderedJson(nullptr);
-}
-
-// null for a complete file; what was recovered from one cut off mid-write (gpubench-compare
-// loads one file per side, so there is at most one entry).
-OrderedJson CutOffJson(const std::vector<CutOffFile>& cut_off) {
-  if (cut_off.empty()) return nullptr;
-  const CutOffFile& cut = cut_off.front();
-  return {{"bytes", cut.bytes},
-          {"rows_recovered", cut.rows_recovered},
-          {"benchmarks_recovered", cut.benchmarks_recovered},
-          {"message", DescribeCutOff(cut)}};
-}
-
-OrderedJson DifferencesJson(const std::vector<ValueDifference>& differences) {
-  OrderedJson list = OrderedJson::array();
-  for (const ValueDifference& difference : differences) {
-    list.push_back({{"key", difference.key},
-                    {"baseline", OptionalString(difference.baseline)},
-                    {"contender", OptionalString(difference.contender)},
-                    {"prominent", difference.prominent}});
-  }
-  return list;
-}
-
-OrderedJson MetricJson(const MetricComparison& metric) {
-  OrderedJson values_b = OrderedJson::array(), values_c = OrderedJson::array();
-  for (double v : metric.baseline_values) values_b.push_back(Number(v));
-  for (double v : metric.contender_values) values_c.push_back(Number(v));
-  OrderedJson json;
-  json["name"] = metric.name;
-  json["unit"] = metric.is_time ? "ns" : metric.policy.unit;
-  json["direction"] = DirectionName(metric.policy.direction);
-  json["gated"] = metric.policy.threshold_percent.has_value();
-  json["threshold_percent"] =
-      metric.applied_threshold_percent && std::isfinite(*metric.applied_threshold_percent)
-          ? OrderedJson(*metric.applied_threshold_percent)
-          : OrderedJson(nullptr);
-  json["threshold_source"] = metric.threshold_source;
-  json["floor"] = metric.applied_floor;
-  json["noise_percent"] = Number(metric.noise_percent);
-  json["statistical"] = metric.policy.statistical;
-  json["rule"] = metric.policy.rule;
-  json["baseline"] = {{"median", Number(metric.baseline_median)}, {"values", values_b}};
-  json["contender"] = {{"median", Number(metric.contender_median)}, {"values", values_c}};
-  json["change_percent"] = Number(metric.change_percent);
-  json["change"] = FormatChangePercent(metric.change_percent);
-  json["p_value"] = metric.p_value ? OrderedJson(*metric.p_value) : OrderedJson(nullptr);
-  json["test"] = !metric.test_method                                ? "none"
-                 : *metric.test_method == MannWhitneyMethod::kExact ? "mann_whitney_exact"
-                                                                    : "mann_whitney_asymptotic";
-  json["verdict"] = VerdictName(metric.verdict);
-  json["worse"] = metric.worse;
-  json["fails_gate"] = metric.fails_gate;
-  json["notes"] = metric.notes;
-  return json;
-}
-
 void AppendConsoleLine(const TableRows& rows, std::size_t row, const std::size_t* widths,
                        bool with_clock, bool color, std::string& out) {
   const std::size_t line_start = out.size();
@@ -593,33 +527,236 @@ void AppendConsoleTable(const ComparisonReport& report, bool color, std::string&
   out += second_half;
 }
 
-OrderedJson BenchmarksJson(const ComparisonReport& report) {
-  OrderedJson benchmarks = OrderedJson::array();
-  for (const BenchmarkComparison& benchmark : report.benchmarks) {
-    OrderedJson entry;
-    entry["name"] = benchmark.name;
-    entry["status"] = StatusName(benchmark.status);
-    entry["verdict"] = benchmark.status == BenchmarkStatus::kCompared
-                           ? OrderedJson(VerdictName(benchmark.verdict))
-                           : OrderedJson(nullptr);
-    entry["worse"] = benchmark.worse;
-    entry["fails_gate"] = benchmark.fails_gate;
-    entry["repetitions"] = {{"baseline", benchmark.baseline_repetitions},
-                            {"contender", benchmark.contender_repetitions}};
-    entry["throttled"] = {{"baseline", benchmark.throttled_baseline},
-                          {"contender", benchmark.throttled_contender}};
-    entry["gpu_shared"] = {{"baseline", benchmark.shared_baseline},
-                           {"contender", benchmark.shared_contender}};
-    entry["failure_message"] = benchmark.failure_message.empty()
-                                   ? OrderedJson(nullptr)
-                                   : OrderedJson(benchmark.failure_message);
-    OrderedJson metrics = OrderedJson::array();
-    for (const MetricComparison& metric : benchmark.metrics) metrics.push_back(MetricJson(metric));
-    entry["metrics"] = std::move(metrics);
-    entry["notes"] = benchmark.notes;
-    benchmarks.push_back(std::move(entry));
+// --- json ------------------------------------------------------------------
+//
+// Streamed with JsonWriter, which writes what nlohmann's dump(2) wrote for the DOM this report
+// used to be built as (tests/compare/json_report_dom.hpp keeps that DOM builder, and
+// json_report_test.cpp compares the two byte for byte).
+// Each Write* function writes one object; its keys come out in the order of the Member() calls.
+// A field is added with one more Member() call where it belongs; the C++ type of the value
+// decides the JSON type as it did for the DOM (size_t and int -> integer, double -> number or
+// null when not finite, std::optional -> null when empty, std::vector -> array).
+
+// null for a complete file; what was recovered from one cut off mid-write (gpubench-compare
+// loads one file per side, so there is at most one entry).
+void WriteCutOff(JsonWriter& json, const std::vector<CutOffFile>& cut_off) {
+  if (cut_off.empty()) return json.Null();
+  const CutOffFile& cut = cut_off.front();
+  json.BeginObject();
+  json.Member("bytes", cut.bytes);
+  json.Member("rows_recovered", cut.rows_recovered);
+  json.Member("benchmarks_recovered", cut.benchmarks_recovered);
+  json.Member("message", DescribeCutOff(cut));
+  json.EndObject();
+}
+
+void WriteSide(JsonWriter& json, const std::string& path, std::size_t benchmarks,
+               const std::optional<std::string>& fingerprint,
+               const std::vector<CutOffFile>& cut_off) {
+  json.BeginObject();
+  json.Member("file", path);
+  json.Member("benchmarks", benchmarks);
+  json.Member("settings_fingerprint", fingerprint);
+  WriteCutOff(json.Key("cut_off"), cut_off);
+  json.EndObject();
+}
+
+void WriteOptions(JsonWriter& json, const CompareOptions& options) {
+  json.BeginObject();
+  json.Member("alpha", options.alpha);
+  json.Member("unconfirmed", options.unconfirmed == UnconfirmedPolicy::kFail ? "fail" : "warn");
+  json.Member("allow_settings_mismatch", options.allow_settings_mismatch);
+  json.Member("fail_on_missing", options.fail_on_missing);
+  json.Key("threshold_overrides").BeginObject();
+  for (const auto& [name, percent] : options.overrides.thresholds) {
+    if (percent) {
+      json.Member(name, *percent);
+    } else {
+      json.Member(name, "off");
+    }
   }
-  return benchmarks;
+  json.EndObject();
+  json.EndObject();
+}
+
+void WriteDifferences(JsonWriter& json, const std::vector<ValueDifference>& differences) {
+  json.BeginArray();
+  for (const ValueDifference& difference : differences) {
+    json.BeginObject();
+    json.Member("key", difference.key);
+    json.Member("baseline", difference.baseline);
+    json.Member("contender", difference.contender);
+    json.Member("prominent", difference.prominent);
+    json.EndObject();
+  }
+  json.EndArray();
+}
+
+void WriteSettings(JsonWriter& json, const ComparisonReport& report) {
+  const SettingsCheck& settings = report.settings;
+  json.BeginObject();
+  json.Member("checked", settings.baseline_fingerprint.has_value() &&
+                             settings.contender_fingerprint.has_value());
+  json.Member("mismatch", settings.mismatch);
+  json.Member("refused", report.refused_for_settings);
+  WriteDifferences(json.Key("differences"), settings.differences);
+  json.Member("notes", settings.notes);
+  json.EndObject();
+}
+
+void WriteSummary(JsonWriter& json, const Summary& s) {
+  json.BeginObject();
+  json.Member("compared", s.compared);
+  json.Member("regressions", s.regressions);
+  json.Member("unconfirmed_regressions", s.unconfirmed_regressions);
+  json.Member("improvements", s.improvements);
+  json.Member("unconfirmed_improvements", s.unconfirmed_improvements);
+  json.Member("same", s.same);
+  json.Member("report_only", s.report_only);
+  json.Member("missing", s.missing);
+  json.Member("new", s.added);
+  json.Member("failed_in_contender", s.failed_in_contender);
+  json.Member("failed_in_baseline", s.failed_in_baseline);
+  json.Member("failed_in_both", s.failed_in_both);
+  json.Member("throttled", s.throttled);
+  json.Member("gpu_shared", s.shared);
+  json.Member("failing", s.failing);
+  json.EndObject();
+}
+
+// {"median": ..., "values": [...]} of one side of a metric.
+void WriteValues(JsonWriter& json, double median, const std::vector<double>& values) {
+  json.BeginObject();
+  json.Member("median", median);
+  json.Member("values", values);
+  json.EndObject();
+}
+
+void WriteMetric(JsonWriter& json, const MetricComparison& metric) {
+  json.BeginObject();
+  json.Member("name", metric.name);
+  json.Member("unit", metric.is_time ? std::string_view("ns") : metric.policy.unit);
+  json.Member("direction", DirectionName(metric.policy.direction));
+  json.Member("gated", metric.policy.threshold_percent.has_value());
+  json.Member("threshold_percent", metric.applied_threshold_percent);  // null when inf or unset
+  json.Member("threshold_source", metric.threshold_source);
+  json.Member("floor", metric.applied_floor);
+  json.Member("noise_percent", metric.noise_percent);
+  json.Member("statistical", metric.policy.statistical);
+  json.Member("rule", metric.policy.rule);
+  WriteValues(json.Key("baseline"), metric.baseline_median, metric.baseline_values);
+  WriteValues(json.Key("contender"), metric.contender_median, metric.contender_values);
+  json.Member("change_percent", metric.change_percent);
+  json.Member("change", FormatChangePercent(metric.change_percent));
+  json.Member("p_value", metric.p_value);
+  json.Member("test", !metric.test_method ? "none"
+                      : *metric.test_method == MannWhitneyMethod::kExact
+                          ? "mann_whitney_exact"
+                          : "mann_whitney_asymptotic");
+  json.Member("verdict", VerdictName(metric.verdict));
+  json.Member("worse", metric.worse);
+  json.Member("fails_gate", metric.fails_gate);
+  json.Member("notes", metric.notes);
+  json.EndObject();
+}
+
+// {"baseline": ..., "contender": ...} of a flag or count of each side.
+template <typename T>
+void WritePair(JsonWriter& json, const T& baseline, const T& contender) {
+  json.BeginObject();
+  json.Member("baseline", baseline);
+  json.Member("contender", contender);
+  json.EndObject();
+}
+
+void WriteBenchmark(JsonWriter& json, const BenchmarkComparison& benchmark) {
+  json.BeginObject();
+  json.Member("name", benchmark.name);
+  json.Member("status", StatusName(benchmark.status));
+  if (benchmark.status == BenchmarkStatus::kCompared) {
+    json.Member("verdict", VerdictName(benchmark.verdict));
+  } else {
+    json.Member("verdict", nullptr);
+  }
+  json.Member("worse", benchmark.worse);
+  json.Member("fails_gate", benchmark.fails_gate);
+  WritePair(json.Key("repetitions"), benchmark.baseline_repetitions,
+            benchmark.contender_repetitions);
+  WritePair(json.Key("throttled"), benchmark.throttled_baseline, benchmark.throttled_contender);
+  WritePair(json.Key("gpu_shared"), benchmark.shared_baseline, benchmark.shared_contender);
+  if (benchmark.failure_message.empty()) {
+    json.Member("failure_message", nullptr);
+  } else {
+    json.Member("failure_message", benchmark.failure_message);
+  }
+  json.Key("metrics").BeginArray();
+  for (const MetricComparison& metric : benchmark.metrics) WriteMetric(json, metric);
+  json.EndArray();
+  json.Member("notes", benchmark.notes);
+  json.EndObject();
+}
+
+// Receives the text of the JSON report piece by piece, in order.
+using JsonSink = std::function<void(std::string_view)>;
+
+// The "benchmarks" array, most of the report (200 MB for 10,000 benchmarks x 12 metrics x 10
+// repetitions). Written in rounds of kBenchmarksPerJsonRound, after each of which the text goes
+// to `sink` and the writers' buffers are reused: the whole text is never held, and only a few
+// MB of buffer are ever touched (page faults are costly on the 2-core CI VMs: writing that report
+// took 3,400 with these rounds, 26,700 with rounds of 2,000). In a report large enough to be
+// worth a thread each round is written in two halves on two threads.
+constexpr std::size_t kBenchmarksPerJsonRound = 256;
+
+void WriteBenchmarks(JsonWriter& json, const std::vector<BenchmarkComparison>& benchmarks,
+                     const JsonSink& sink) {
+  json.BeginArray();
+  JsonWriter second_half = json.Continuation();
+  const std::size_t count = benchmarks.size();
+  const std::size_t worth_a_thread = count >= kItemsWorthAThread ? 2 : kItemsWorthAThread;
+  for (std::size_t first = 0; first < count; first += kBenchmarksPerJsonRound) {
+    const std::size_t round = std::min(kBenchmarksPerJsonRound, count - first);
+    OnTwoHalves(
+        round,
+        [&](int half, std::size_t begin, std::size_t end) {
+          JsonWriter& writer = half == 0 ? json : second_half;
+          for (std::size_t i = first + begin; i < first + end; ++i) {
+            WriteBenchmark(writer, benchmarks[i]);
+          }
+        },
+        worth_a_thread);
+    for (JsonWriter* writer : {&json, &second_half}) {
+      sink(writer->text());
+      writer->ClearText();
+    }
+  }
+  json.EndArray();
+}
+
+void StreamJson(const ComparisonReport& report, const JsonSink& sink) {
+  JsonWriter json;
+  json.BeginObject();
+  json.Member("tool", "gpubench-compare");
+  json.Member("format_version", 1);
+  json.Member("exit_code", report.exit_code);
+  json.Member("gate", report.exit_code == kExitOk                 ? "pass"
+                      : report.exit_code == kExitSettingsMismatch ? "settings_mismatch"
+                                                                  : "fail");
+  WriteSide(json.Key("baseline"), report.baseline_path, report.baseline_benchmark_count,
+            report.settings.baseline_fingerprint, report.baseline_cut_off);
+  WriteSide(json.Key("contender"), report.contender_path, report.contender_benchmark_count,
+            report.settings.contender_fingerprint, report.contender_cut_off);
+  WriteOptions(json.Key("options"), report.options);
+  WriteSettings(json.Key("settings"), report);
+  WriteDifferences(json.Key("device_differences"), report.device_differences);
+  json.Member("different_gpu_or_driver",
+              std::any_of(report.device_differences.begin(), report.device_differences.end(),
+                          [](const ValueDifference& difference) { return difference.prominent; }));
+  json.Member("warnings", report.warnings);
+  WriteSummary(json.Key("summary"), report.summary);
+  WriteBenchmarks(json.Key("benchmarks"), report.benchmarks, sink);
+  json.EndObject();
+  sink(json.text());
+  sink("\n");
 }
 
 }  // namespace
@@ -713,65 +850,15 @@ std::string FormatMarkdown(const ComparisonReport& report) {
 }
 
 std::string FormatJson(const ComparisonReport& report) {
-  OrderedJson json;
-  json["tool"] = "gpubench-compare";
-  json["format_version"] = 1;
-  json["exit_code"] = report.exit_code;
-  json["gate"] = report.exit_code == kExitOk                 ? "pass"
-                 : report.exit_code == kExitSettingsMismatch ? "settings_mismatch"
-                                                             : "fail";
-  json["baseline"] = {
-      {"file", report.baseline_path},
-      {"benchmarks", report.baseline_benchmark_count},
-      {"settings_fingerprint", OptionalString(report.settings.baseline_fingerprint)},
-      {"cut_off", CutOffJson(report.baseline_cut_off)}};
-  json["contender"] = {
-      {"file", report.contender_path},
-      {"benchmarks", report.contender_benchmark_count},
-      {"settings_fingerprint", OptionalString(report.settings.contender_fingerprint)},
-      {"cut_off", CutOffJson(report.contender_cut_off)}};
-  OrderedJson thresholds = OrderedJson::object();
-  for (const auto& [name, percent] : report.options.overrides.thresholds) {
-    thresholds[name] = percent ? OrderedJson(*percent) : OrderedJson("off");
-  }
-  json["options"] = {
-      {"alpha", report.options.alpha},
-      {"unconfirmed", report.options.unconfirmed == UnconfirmedPolicy::kFail ? "fail" : "warn"},
-      {"allow_settings_mismatch", report.options.allow_settings_mismatch},
-      {"fail_on_missing", report.options.fail_on_missing},
-      {"threshold_overrides", thresholds}};
-  json["settings"] = {{"checked", report.settings.baseline_fingerprint.has_value() &&
-                                      report.settings.contender_fingerprint.has_value()},
-                      {"mismatch", report.settings.mismatch},
-                      {"refused", report.refused_for_settings},
-                      {"differences", DifferencesJson(report.settings.differences)},
-                      {"notes", report.settings.notes}};
-  OrderedJson prominent = OrderedJson::array();
-  for (const ValueDifference& difference : report.device_differences) {
-    if (difference.prominent) prominent.push_back(difference.key);
-  }
-  json["device_differences"] = DifferencesJson(report.device_differences);
-  json["different_gpu_or_driver"] = !prominent.empty();
-  json["warnings"] = report.warnings;
-  const Summary& s = report.summary;
-  json["summary"] = {{"compared", s.compared},
-                     {"regressions", s.regressions},
-                     {"unconfirmed_regressions", s.unconfirmed_regressions},
-                     {"improvements", s.improvements},
-                     {"unconfirmed_improvements", s.unconfirmed_improvements},
-                     {"same", s.same},
-                     {"report_only", s.report_only},
-                     {"missing", s.missing},
-                     {"new", s.added},
-                     {"failed_in_contender", s.failed_in_contender},
-                     {"failed_in_baseline", s.failed_in_baseline},
-                     {"failed_in_both", s.failed_in_both},
-                     {"throttled", s.throttled},
-                     {"gpu_shared", s.shared},
-                     {"failing", s.failing}};
-  json["benchmarks"] = BenchmarksJson(report);
-  // Replace invalid UTF-8 in names rather than throwing while writing.
-  return json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  std::string text;
+  StreamJson(report, [&](std::string_view piece) { text += piece; });
+  return text;
+}
+
+void WriteJson(const ComparisonReport& report, std::ostream& out) {
+  StreamJson(report, [&](std::string_view piece) {
+    out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+  });
 }
 
 }  // namespace gpubench::compare

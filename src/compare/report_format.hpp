@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <iosfwd>
 #include <string>
 
 #include "compare/comparison.hpp"
@@ -16,6 +17,9 @@ inline constexpr std::size_t kMarkdownMaxDetailRows = 1000;
 std::string FormatConsole(const ComparisonReport& report, bool color);
 std::string FormatMarkdown(const ComparisonReport& report);
 std::string FormatJson(const ComparisonReport& report);
+/// FormatJson's text, written to `out` piece by piece (a large report's text, 200 MB for 10,000
+/// benchmarks x 12 metrics x 10 repetitions, is never held whole).
+void WriteJson(const ComparisonReport& report, std::ostream& out);
 
 /// Human-readable numbers, shared by the console and Markdown tables.
 std::string FormatTimeNs(double nanoseconds);     ///< "12.35 us"
