@@ -817,6 +817,7 @@ Result<ComparisonReport> CompareFiles(const BenchmarkFile& baseline, const Bench
   report.warnings.insert(report.warnings.end(), contender.warnings.begin(),
                          contender.warnings.end());
   report.settings = CheckSettings(baseline, contender);
+  report.settings.baseline_path = baseline.path;
   report.device_differences = DeviceDifferences(baseline, contender);
   if (report.settings.mismatch && !options.allow_settings_mismatch) {
     report.refused_for_settings = true;

@@ -550,11 +550,13 @@ void WriteCutOff(JsonWriter& json, const std::vector<CutOffFile>& cut_off) {
   json.EndObject();
 }
 
-void WriteSide(JsonWriter& json, const std::string& path, std::size_t benchmarks,
-               const std::optional<std::string>& fingerprint,
+// `files`: the baseline's files (one, or the runs of a history); null for the contender.
+void WriteSide(JsonWriter& json, const std::string& path, const std::vector<std::string>* files,
+               std::size_t benchmarks, const std::optional<std::string>& fingerprint,
                const std::vector<CutOffFile>& cut_off) {
   json.BeginObject();
   json.Member("file", path);
+  if (files) json.Member("files", *files);
   json.Member("benchmarks", benchmarks);
   json.Member("settings_fingerprint", fingerprint);
   WriteCutOff(json.Key("cut_off"), cut_off);
@@ -599,6 +601,7 @@ void WriteSettings(JsonWriter& json, const ComparisonReport& report) {
                              settings.contender_fingerprint.has_value());
   json.Member("mismatch", settings.mismatch);
   json.Member("refused", report.refused_for_settings);
+  json.Member("baseline_file", settings.baseline_path);  // the run checked, or the first differing
   WriteDifferences(json.Key("differences"), settings.differences);
   json.Member("notes", settings.notes);
   json.EndObject();
@@ -642,6 +645,8 @@ void WriteMetric(JsonWriter& json, const MetricComparison& metric) {
   json.Member("threshold_source", metric.threshold_source);
   json.Member("floor", metric.applied_floor);
   json.Member("noise_percent", metric.noise_percent);
+  json.Member("history_runs", metric.history_runs);
+  json.Member("between_run_sd_percent", metric.between_run_sd_percent);
   json.Member("statistical", metric.policy.statistical);
   json.Member("rule", metric.policy.rule);
   WriteValues(json.Key("baseline"), metric.baseline_median, metric.baseline_values);
@@ -649,7 +654,8 @@ void WriteMetric(JsonWriter& json, const MetricComparison& metric) {
   json.Member("change_percent", metric.change_percent);
   json.Member("change", FormatChangePercent(metric.change_percent));
   json.Member("p_value", metric.p_value);
-  json.Member("test", !metric.test_method ? "none"
+  json.Member("test", metric.history_runs > 0 ? "history_prediction"
+                      : !metric.test_method   ? "none"
                       : *metric.test_method == MannWhitneyMethod::kExact
                           ? "mann_whitney_exact"
                           : "mann_whitney_asymptotic");
@@ -741,9 +747,10 @@ void StreamJson(const ComparisonReport& report, const JsonSink& sink) {
   json.Member("gate", report.exit_code == kExitOk                 ? "pass"
                       : report.exit_code == kExitSettingsMismatch ? "settings_mismatch"
                                                                   : "fail");
-  WriteSide(json.Key("baseline"), report.baseline_path, report.baseline_benchmark_count,
-            report.settings.baseline_fingerprint, report.baseline_cut_off);
-  WriteSide(json.Key("contender"), report.contender_path, report.contender_benchmark_count,
+  WriteSide(json.Key("baseline"), report.baseline_path, &report.baseline_paths,
+            report.baseline_benchmark_count, report.settings.baseline_fingerprint,
+            report.baseline_cut_off);
+  WriteSide(json.Key("contender"), report.contender_path, nullptr, report.contender_benchmark_count,
             report.settings.contender_fingerprint, report.contender_cut_off);
   WriteOptions(json.Key("options"), report.options);
   WriteSettings(json.Key("settings"), report);

@@ -567,10 +567,15 @@ TEST(RealH200History, EachRunAgainstTheOthersPasses) {
       ASSERT_EQ(run.exit_code, 0) << contender << "\n" << run.err;
       const nlohmann::json report = nlohmann::json::parse(run.out);
       EXPECT_EQ(report.at("summary").at("failing"), 0) << FailingRows(report);
+      EXPECT_EQ(report.at("baseline").at("files").size(), runs.size() - 1);
       for (const nlohmann::json& benchmark : report.at("benchmarks")) {
-        const std::string source = MetricEntry(benchmark, "real_time").at("threshold_source");
+        const nlohmann::json& time = MetricEntry(benchmark, "real_time");
+        const std::string source = time.at("threshold_source");
         EXPECT_THAT(source, HasSubstr("history of " + std::to_string(runs.size() - 1) + " runs"))
             << benchmark.at("name");
+        EXPECT_EQ(time.at("history_runs"), runs.size() - 1);
+        EXPECT_EQ(time.at("test"), "history_prediction");
+        EXPECT_GT(time.at("between_run_sd_percent").get<double>(), 0);
       }
     }
   }

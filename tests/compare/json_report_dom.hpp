@@ -66,6 +66,8 @@ inline OrderedJson MetricJson(const MetricComparison& metric) {
   json["threshold_source"] = metric.threshold_source;
   json["floor"] = metric.applied_floor;
   json["noise_percent"] = Number(metric.noise_percent);
+  json["history_runs"] = metric.history_runs;
+  json["between_run_sd_percent"] = Number(metric.between_run_sd_percent);
   json["statistical"] = metric.policy.statistical;
   json["rule"] = metric.policy.rule;
   json["baseline"] = {{"median", Number(metric.baseline_median)}, {"values", values_b}};
@@ -73,7 +75,8 @@ inline OrderedJson MetricJson(const MetricComparison& metric) {
   json["change_percent"] = Number(metric.change_percent);
   json["change"] = FormatChangePercent(metric.change_percent);
   json["p_value"] = metric.p_value ? OrderedJson(*metric.p_value) : OrderedJson(nullptr);
-  json["test"] = !metric.test_method                                ? "none"
+  json["test"] = metric.history_runs > 0                            ? "history_prediction"
+                 : !metric.test_method                              ? "none"
                  : *metric.test_method == MannWhitneyMethod::kExact ? "mann_whitney_exact"
                                                                     : "mann_whitney_asymptotic";
   json["verdict"] = VerdictName(metric.verdict);
@@ -122,6 +125,7 @@ inline std::string FormatJsonWithDom(const ComparisonReport& report) {
                                                              : "fail";
   json["baseline"] = {
       {"file", report.baseline_path},
+      {"files", report.baseline_paths},
       {"benchmarks", report.baseline_benchmark_count},
       {"settings_fingerprint", OptionalString(report.settings.baseline_fingerprint)},
       {"cut_off", CutOffJson(report.baseline_cut_off)}};
@@ -144,6 +148,7 @@ inline std::string FormatJsonWithDom(const ComparisonReport& report) {
                                       report.settings.contender_fingerprint.has_value()},
                       {"mismatch", report.settings.mismatch},
                       {"refused", report.refused_for_settings},
+                      {"baseline_file", report.settings.baseline_path},
                       {"differences", DifferencesJson(report.settings.differences)},
                       {"notes", report.settings.notes}};
   OrderedJson prominent = OrderedJson::array();

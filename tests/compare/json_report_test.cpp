@@ -330,6 +330,29 @@ TEST(JsonReport, RealH200ComparisonsAsTheDomBuilderWroteThem) {
   }
 }
 
+// A history of real runs (gate_a*, gate_b*) against an injected file: the history's fields
+// (baseline files, history_runs, between-run sd, the test's name) as the DOM builder writes them.
+TEST(JsonReport, RealH200HistoryAsTheDomBuilderWritesIt) {
+  const std::string dir = std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/h200/";
+  std::vector<BenchmarkFile> runs;
+  for (const char* name :
+       {"gate_a1.json", "gate_a2.json", "gate_a3.json", "gate_b1.json", "gate_b2.json"}) {
+    auto run = LoadBenchmarkFile(dir + name);
+    ASSERT_TRUE(run.ok()) << run.status().message();
+    runs.push_back(std::move(run).value());
+  }
+  std::vector<const BenchmarkFile*> history;
+  for (const BenchmarkFile& run : runs) history.push_back(&run);
+  const auto contender = LoadBenchmarkFile(dir + "gate_inject_time.json");
+  ASSERT_TRUE(contender.ok());
+  const auto report = CompareWithHistory(history, contender.value(), CompareOptions{});
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  const std::string json = FormatJson(report.value());
+  EXPECT_TRUE(SameText(json, FormatJsonWithDom(report.value())));
+  EXPECT_NE(json.find("\"test\": \"history_prediction\""), std::string::npos);
+  EXPECT_NE(json.find("\"history_runs\": 5,"), std::string::npos);
+}
+
 TEST(JsonWriter, DoublesAsNlohmannWritesThem) {
   for (const double value : AwkwardDoubles()) {
     EXPECT_EQ(WriterText(value), NlohmannDump(value))
