@@ -23,7 +23,6 @@ using detail::Status;
 
 constexpr std::string_view kFingerprintKey = kSettingsFingerprintKey;
 constexpr std::string_view kThrottledCounter = "sm_clock_throttled";
-constexpr std::string_view kSharedCounter = "gpu_shared";
 constexpr std::string_view kTrafficCounter = "bytes_moved";
 
 std::string FormatP(double p) { return p < 1e-4 ? std::string("< 0.0001") : Printf("%.4f", p); }
@@ -598,8 +597,8 @@ Status CompareBenchmark(const BenchmarkRecord& base, const BenchmarkFile& conten
   } else {
     out.contender_repetitions = cont->RepetitionCount();
     out.throttled_contender = AnyFlagSet(*cont, kThrottledCounter);
-    out.shared_baseline = AnyFlagSet(base, kSharedCounter);
-    out.shared_contender = AnyFlagSet(*cont, kSharedCounter);
+    out.shared_baseline = AnyFlagSet(base, kGpuSharedCounter);
+    out.shared_contender = AnyFlagSet(*cont, kGpuSharedCounter);
     if (base.failed && cont->failed) {
       out.status = BenchmarkStatus::kFailedInBoth;
       out.failure_message = FailureText(*cont);
@@ -833,6 +832,13 @@ Result<ComparisonReport> CompareWithHistory(const std::vector<const BenchmarkFil
                                             const CompareOptions& options) {
   if (baselines.empty()) return Status::InvalidInput("no baseline file to compare against");
   if (baselines.size() == 1) return CompareFiles(*baselines.front(), contender, options);
+  return CompareWithHistory(baselines, PoolBaselineRuns(baselines, contender), contender, options);
+}
+
+Result<ComparisonReport> CompareWithHistory(const std::vector<const BenchmarkFile*>& baselines,
+                                            const PooledBaseline& pooled,
+                                            const BenchmarkFile& contender,
+                                            const CompareOptions& options) {
   ComparisonReport report;
   report.contender_path = contender.path;
   report.contender_benchmark_count = contender.benchmarks.size();
@@ -854,7 +860,6 @@ Result<ComparisonReport> CompareWithHistory(const std::vector<const BenchmarkFil
       if (seen.insert(difference.key).second) report.device_differences.push_back(difference);
     }
   }
-  PooledBaseline pooled = PoolBaselineRuns(baselines, contender);
   report.baseline_path = pooled.file.path;
   report.baseline_benchmark_count = pooled.file.benchmarks.size();
   report.baseline_cut_off = pooled.file.cut_off;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compare/history.hpp"
 #include "compare/mann_whitney.hpp"
 #include "compare/metric_policy.hpp"
 #include "compare/model.hpp"
@@ -148,6 +149,11 @@ detail::Result<ComparisonReport> CompareFiles(const BenchmarkFile& baseline,
 detail::Result<ComparisonReport> CompareWithHistory(
     const std::vector<const BenchmarkFile*>& baselines, const BenchmarkFile& contender,
     const CompareOptions& options);
+/// The same with the runs already pooled (PoolBaselineRuns(baselines, contender)), for a caller
+/// that shows the pooled baseline too; `baselines` must hold two runs or more.
+detail::Result<ComparisonReport> CompareWithHistory(
+    const std::vector<const BenchmarkFile*>& baselines, const PooledBaseline& pooled,
+    const BenchmarkFile& contender, const CompareOptions& options);
 
 const char* VerdictName(Verdict verdict);        ///< "regression", ...
 const char* StatusName(BenchmarkStatus status);  ///< "compared", "missing", ...

@@ -8,16 +8,19 @@
 namespace gpubench::compare {
 namespace {
 
-constexpr std::string_view kSharedCounter = "gpu_shared";
-constexpr std::string_view kLaunchHeldCounter = "launch_held";
+// One benchmark as one baseline run holds it.
+struct RunRecord {
+  const BenchmarkFile* run;
+  const BenchmarkRecord* record;
+};
 
 // Keeps the runs `keep` accepts, unless that would leave none; says how many were left out.
-void LeaveOut(std::vector<const BenchmarkRecord*>& records,
+void LeaveOut(std::vector<RunRecord>& records,
               const std::function<bool(const BenchmarkRecord&)>& keep, const std::string& why,
               std::vector<std::string>& notes) {
-  std::vector<const BenchmarkRecord*> kept;
-  for (const BenchmarkRecord* record : records) {
-    if (keep(*record)) kept.push_back(record);
+  std::vector<RunRecord> kept;
+  for (const RunRecord& entry : records) {
+    if (keep(*entry.record)) kept.push_back(entry);
   }
   if (kept.empty() || kept.size() == records.size()) return;
   notes.push_back("history: " + std::to_string(records.size() - kept.size()) + " of " +
@@ -25,15 +28,12 @@ void LeaveOut(std::vector<const BenchmarkRecord*>& records,
   records = std::move(kept);
 }
 
-// One benchmark's records from the runs that have it (in run order) as one record; `files[i]`
-// holds records[i].
-BenchmarkRecord Pool(const std::vector<const BenchmarkRecord*>& records,
-                     const std::vector<const BenchmarkFile*>& files, BenchmarkHistory& history) {
-  BenchmarkRecord pooled = *records.front();
+// One benchmark's records from the runs that have it (in run order) as one record.
+BenchmarkRecord Pool(const std::vector<RunRecord>& records, BenchmarkHistory& history) {
+  BenchmarkRecord pooled = *records.front().record;
   pooled.metrics.clear();
   pooled.seen_repetition_indices.clear();
-  for (std::size_t r = 0; r < records.size(); ++r) {
-    const BenchmarkRecord* record = records[r];
+  for (const auto& [run, record] : records) {
     pooled.aggregates_only = pooled.aggregates_only || record->aggregates_only;
     for (const MetricSeries& series : record->metrics) {
       if (series.values.empty()) continue;
@@ -46,7 +46,7 @@ BenchmarkRecord Pool(const std::vector<const BenchmarkRecord*>& records,
       it->values.insert(it->values.end(), series.values.begin(), series.values.end());
       history.run_medians[series.name].push_back(Median(series.values));
       history.value_files[series.name].insert(history.value_files[series.name].end(),
-                                              series.values.size(), files[r]);
+                                              series.values.size(), run);
     }
   }
   history.runs = records.size();
@@ -111,29 +111,25 @@ PooledBaseline PoolBaselineRuns(const std::vector<const BenchmarkFile*>& runs,
     file.cut_off.insert(file.cut_off.end(), run->cut_off.begin(), run->cut_off.end());
   }
   file.benchmarks.reserve(names.size());
-  std::unordered_map<const BenchmarkRecord*, const BenchmarkFile*> file_of;
   for (const std::string& name : names) {
-    std::vector<const BenchmarkRecord*> records;
+    std::vector<RunRecord> records;
     for (const BenchmarkFile* run : runs) {
-      if (const BenchmarkRecord* record = run->Find(name)) {
-        records.push_back(record);
-        file_of[record] = run;
-      }
+      if (const BenchmarkRecord* record = run->Find(name)) records.push_back({run, record});
     }
     BenchmarkHistory& history = out.history[name];
     std::vector<std::string>& notes = history.notes;
     LeaveOut(
         records, [](const BenchmarkRecord& r) { return !r.failed; }, "failed or skipped there",
         notes);
-    if (records.front()->failed) {  // failed in every run: nothing to pool
-      file.benchmarks.push_back(*records.back());
+    if (records.front().record->failed) {  // failed in every run: nothing to pool
+      file.benchmarks.push_back(*records.back().record);
       continue;
     }
     LeaveOut(
-        records, [](const BenchmarkRecord& r) { return !AnyFlagSet(r, kSharedCounter); },
+        records, [](const BenchmarkRecord& r) { return !AnyFlagSet(r, kGpuSharedCounter); },
         "another process used the GPU: gpu_shared", notes);
     const BenchmarkRecord* rival = contender.Find(name);
-    if (rival && !AnyFlagSet(*rival, kSharedCounter)) {
+    if (rival && !AnyFlagSet(*rival, kGpuSharedCounter)) {
       if (const std::optional<bool> held = LaunchHeld(*rival)) {
         LeaveOut(
             records,
@@ -146,9 +142,7 @@ PooledBaseline PoolBaselineRuns(const std::vector<const BenchmarkFile*>& runs,
             notes);
       }
     }
-    std::vector<const BenchmarkFile*> files;
-    for (const BenchmarkRecord* record : records) files.push_back(file_of[record]);
-    file.benchmarks.push_back(Pool(records, files, history));
+    file.benchmarks.push_back(Pool(records, history));
   }
   return out;
 }

@@ -12,6 +12,9 @@
 
 namespace gpubench::compare {
 
+inline constexpr std::string_view kGpuSharedCounter = "gpu_shared";
+inline constexpr std::string_view kLaunchHeldCounter = "launch_held";
+
 /// What the history holds for one benchmark: the runs its values came from and, per metric,
 /// each of those runs' median.
 struct BenchmarkHistory {

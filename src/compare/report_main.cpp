@@ -93,15 +93,19 @@ int AddBaseline(const std::vector<std::string>& baseline_paths,
       return kExitSettingsMismatch;
     }
   }
+  // A history is pooled once: the comparison judges it and the report shows it.
+  std::optional<gpubench::compare::PooledBaseline> history;
+  if (runs.size() > 1) history = gpubench::compare::PoolBaselineRuns(runs, run);
   Result<gpubench::compare::ComparisonReport> compared =
-      gpubench::compare::CompareWithHistory(runs, run, compare);
+      history ? gpubench::compare::CompareWithHistory(runs, *history, run, compare)
+              : gpubench::compare::CompareFiles(*runs.front(), run, compare);
   if (!compared.ok()) return ExitFor(compared.status());
   comparison = std::move(compared).value();
-  if (runs.size() == 1) {
-    report.baseline = runs.front();
-  } else {
-    pooled = gpubench::compare::PoolBaselineRuns(runs, run).file;
+  if (history) {
+    pooled = std::move(history->file);
     report.baseline = &*pooled;
+  } else {
+    report.baseline = runs.front();
   }
   report.comparison = &comparison;
   return kExitOk;
