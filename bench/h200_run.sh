@@ -3,7 +3,7 @@
 # Debian packages carried in .deps), run the GPU tests and the benchmarks, keep logs in $OUT.
 # Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
 #                          suite|suitecost|crosscheck|groups|short_methods|short_ncu|short_nvbench|
-#                          short_gpubench|attach|onoff|onoff_clocks|killed|field|oldbuild|fieldold|
+#                          short_gpubench|attach|onoff|onoff_clocks|killed|field|oldbuild|fieldold|streams|
 #                          oldpair|tarjson|pack|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
@@ -336,6 +336,11 @@ step_killed() {
   sleep ${KILL_AFTER:-12}
   kill -TERM $pid; wait $pid
   echo "killed after ${KILL_AFTER:-12} s: exit $?, $(wc -c <"$OUT/killed_sigterm.json") bytes, $(grep -c '"run_type": "iteration"' "$OUT/killed_sigterm.json") iteration rows; last bytes: $(tail -c 40 "$OUT/killed_sigterm.json" | tr '\n' ' ')"
+}
+# Work on streams the loop was not given (issue #24), against ncu (tests/gpu/check_streams.py).
+step_streams() {
+  python3 tests/gpu/check_streams.py $BUILD/tests/gpu/gpubench_gpu_streams "$OUT/streams" 2>&1 |
+    tee "$OUT/streams.txt" | grep -v '^\$'
 }
 # ../shared/checks/field_conditions.sh (carried in .field/) on the examples: alone, two and four
 # jobs at once, next to a busy CUDA process, metrics off. FIELD_BIN: another binary (the code

@@ -14,6 +14,7 @@
 #include "gpubench/settings.hpp"
 #include "launch_hold.hpp"
 #include "status.hpp"
+#include "stream_plan.hpp"
 
 namespace gpubench::detail {
 
@@ -45,6 +46,25 @@ class GpuOps {
   /// Whether a hold ended by its timeout (the host did not release it in time, e.g. the body
   /// waited for the GPU) since the last call. Call after the stream was synchronized.
   virtual bool TakeHoldTimedOut() = 0;
+  /// The start of a timed span on `timed`: each of `others` waits for what `timed` has
+  /// enqueued so far (the start event, behind any hold), so their work starts inside the span.
+  virtual Status ForkStreams(cudaStream_t timed, const std::vector<StreamHandle>& others) = 0;
+  /// The end of the span: `timed` waits for everything enqueued on `others`, so the stop event
+  /// comes after the last of it.
+  virtual Status JoinStreams(cudaStream_t timed, const std::vector<StreamHandle>& others) = 0;
+};
+
+/// Which streams the user's body enqueues GPU work on (stream_plan.hpp): kernel launches,
+/// copies, memsets, graph and host-function launches, seen through CUPTI's driver callbacks.
+class StreamWatch {
+ public:
+  virtual ~StreamWatch() = default;
+  /// "" when the watch works; else why not (for the context block).
+  virtual std::string UnavailableReason() const = 0;
+  /// Right before a body: starts recording its work.
+  virtual void BeginBody() = 0;
+  /// Right after it: the streams it used, in first-use order.
+  virtual std::vector<StreamUse> EndBody() = 0;
 };
 
 /// GPU time of regions of stream work.
@@ -91,6 +111,8 @@ class Profiler {
 
 /// GpuOps on the CUDA device of `facts`.
 std::unique_ptr<GpuOps> MakeCudaOps(const DeviceFacts& facts);
+/// The stream watch on CUPTI's driver callbacks (cupti_stream_watch.cpp).
+std::unique_ptr<StreamWatch> MakeCuptiStreamWatch();
 /// timer=events: a CUDA event pair around each timed region.
 std::unique_ptr<IterationTimer> MakeEventTimer();
 /// timer=cupti: the CUPTI activity timer.

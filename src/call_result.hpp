@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "stream_plan.hpp"
+
 namespace gpubench::detail {
 
 /// Whether other work shared the GPU with the call, and who.
@@ -52,6 +54,7 @@ struct CallResult {
   double sm_clock_mhz = 0;  ///< the mean SM clock of the timed iterations (clock probe)
   std::map<std::string, double> kernel_seconds;  ///< timer=cupti: per kernel, all iterations
   LaunchHold launch_hold = LaunchHold::kNotApplicable;
+  StreamPlan streams;  ///< the body's streams besides the timed one (from the warm-up)
   SharingVerdict sharing;
   ProfileOutcome profile;
 };

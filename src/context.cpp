@@ -119,6 +119,17 @@ std::string CounterUnits(const Settings& settings,
   return out;
 }
 
+std::string StreamWatchDescription(const std::string& unavailable_reason) {
+  if (unavailable_reason.empty()) {
+    return "on: CUPTI driver callbacks during the warm-up show every stream the body puts GPU "
+           "work on (kernels, copies, memsets, graph and host-function launches); each timed "
+           "span waits for all of them (fork and join with events, counter streams_joined)";
+  }
+  return "unavailable: " + unavailable_reason +
+         "; only work on the timed stream (and what it orders with) is inside the GPU time, and "
+         "a row whose GPU time is below 25% of its profiled duration is refused";
+}
+
 KeyValues DeviceContext(const DeviceFacts& facts) {
   KeyValues keys;
   keys.push_back(
@@ -145,7 +156,8 @@ KeyValues DeviceContext(const DeviceFacts& facts) {
 KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
                        const std::string& profiler_status,
                        const std::map<std::string, std::string>& metric_units,
-                       const std::string& gpu_sharing, std::optional<int> tagged_device) {
+                       const std::string& gpu_sharing, std::optional<int> tagged_device,
+                       const std::string& stream_watch_unavailable) {
   KeyValues context = {{"gpubench_version", kVersion}};
   KeyValues fingerprinted = FingerprintedSettings(settings);
   std::string keys;
@@ -164,6 +176,7 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
     if (row.in_context) context.push_back({"gpubench_" + std::string(row.name), row.print(line)});
   }
   context.push_back({"gpubench_profiler", profiler_status});
+  context.push_back({"gpubench_stream_watch", StreamWatchDescription(stream_watch_unavailable)});
   // Groups expand into metric names (fingerprinted in gpubench_metrics); this names them.
   const std::vector<std::string> groups = ActiveGroupNames(settings);
   std::string group_list;

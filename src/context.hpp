@@ -24,11 +24,16 @@ std::string FlushMethodDescription(const Settings& settings, int64_t flush_bytes
 /// `gpu_sharing`: what NVML saw on the device at start (gpubench_gpu_sharing).
 /// `tagged_device`: the ordinal of one device of a --gpubench_devices run; its facts are written
 /// twice, as gpu_* and as gpu_<ordinal>_*, with gpubench_devices=<ordinal>.
+/// `stream_watch_unavailable`: why the body's streams cannot be watched ("" when they can).
 KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
                        const std::string& profiler_status,
                        const std::map<std::string, std::string>& metric_units = {},
                        const std::string& gpu_sharing = "unknown: not checked",
-                       std::optional<int> tagged_device = std::nullopt);
+                       std::optional<int> tagged_device = std::nullopt,
+                       const std::string& stream_watch_unavailable = "");
+
+/// The gpubench_stream_watch context value.
+std::string StreamWatchDescription(const std::string& unavailable_reason);
 
 /// The device's facts as gpu_* context keys (gpu_status, gpu_name, ... gpu_pci_bus_id).
 KeyValues DeviceContext(const DeviceFacts& facts);

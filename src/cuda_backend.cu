@@ -108,6 +108,8 @@ class CudaOps final : public GpuOps {
       ReleaseStream();
       cudaFreeHost(const_cast<HoldState*>(hold_));
     }
+    if (fork_event_ != nullptr) cudaEventDestroy(fork_event_);
+    for (cudaEvent_t event : join_events_) cudaEventDestroy(event);
     nvtxDomainDestroy(domain_);
   }
 
@@ -256,6 +258,39 @@ class CudaOps final : public GpuOps {
     pending_ = false;
   }
 
+  Status ForkStreams(cudaStream_t timed, const std::vector<StreamHandle>& others) override {
+    if (others.empty()) return Status::Ok();
+    if (fork_event_ == nullptr) {
+      GPUBENCH_RETURN_IF_ERROR(CudaStatus(
+          cudaEventCreateWithFlags(&fork_event_, cudaEventDisableTiming), "cudaEventCreate"));
+    }
+    GPUBENCH_RETURN_IF_ERROR(
+        CudaStatus(cudaEventRecord(fork_event_, timed), "cudaEventRecord (stream fork)"));
+    for (StreamHandle other : others) {
+      GPUBENCH_RETURN_IF_ERROR(CudaStatus(
+          cudaStreamWaitEvent(AsStream(other), fork_event_, 0),
+          ("cudaStreamWaitEvent (stream fork to " + DescribeStream(other) + ")").c_str()));
+    }
+    return Status::Ok();
+  }
+
+  Status JoinStreams(cudaStream_t timed, const std::vector<StreamHandle>& others) override {
+    while (join_events_.size() < others.size()) {
+      cudaEvent_t event = nullptr;
+      GPUBENCH_RETURN_IF_ERROR(
+          CudaStatus(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate"));
+      join_events_.push_back(event);
+    }
+    for (size_t i = 0; i < others.size(); ++i) {
+      GPUBENCH_RETURN_IF_ERROR(CudaStatus(
+          cudaEventRecord(join_events_[i], AsStream(others[i])),
+          ("cudaEventRecord (stream join of " + DescribeStream(others[i]) + ")").c_str()));
+      GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaStreamWaitEvent(timed, join_events_[i], 0),
+                                          "cudaStreamWaitEvent (stream join)"));
+    }
+    return Status::Ok();
+  }
+
   bool TakeHoldTimedOut() override {
     if (hold_ == nullptr || hold_->timeouts == 0) return false;
     hold_->timeouts = 0;
@@ -273,7 +308,14 @@ class CudaOps final : public GpuOps {
     return CudaStatus(cudaPeekAtLastError(), "clock probe kernel launch");
   }
 
+  // The driver's handles 0x1 and 0x2 are cudaStreamLegacy and cudaStreamPerThread.
+  static cudaStream_t AsStream(StreamHandle handle) {
+    return reinterpret_cast<cudaStream_t>(handle);
+  }
+
   DeviceFacts facts_;
+  cudaEvent_t fork_event_ = nullptr;
+  std::vector<cudaEvent_t> join_events_;
   nvtxDomainHandle_t domain_ = nullptr;
   std::string pushed_name_;
   std::vector<std::string> pushed_parts_;

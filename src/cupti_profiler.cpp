@@ -23,6 +23,7 @@
 
 #include "backend.hpp"
 #include "cuda_status.hpp"
+#include "cupti_callbacks.hpp"
 #include "cupti_status.hpp"
 #include "metric_groups.hpp"
 #include "metrics.hpp"
@@ -270,7 +271,7 @@ class CuptiRangeProfiler final : public Profiler {
   ~CuptiRangeProfiler() override {
     AbortSession();
     Disable();
-    if (subscriber_ != nullptr) cuptiUnsubscribe(subscriber_);
+    if (callbacks_ != nullptr) callbacks_->RemoveListener(this);
   }
 
   Status Setup(const Settings& settings, const DeviceFacts& facts) {
@@ -289,10 +290,9 @@ class CuptiRangeProfiler final : public Profiler {
     // Attached once and kept: enabling costs tens of milliseconds, too much for every run.
     // Privilege problems show up here, at start, not in every run.
     GPUBENCH_RETURN_IF_ERROR(WhileBusy([this] { return Enable(); }));
-    if (cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnDriverCall), this) !=
-        CUPTI_SUCCESS) {
-      subscriber_ = nullptr;  // the launch check is skipped, not the metrics
-    }
+    // Without callbacks the launch check is skipped, not the metrics.
+    callbacks_ = DriverCallbacks::Get(nullptr);
+    if (callbacks_ != nullptr) callbacks_->AddListener(this, &OnDriverCall);
     return Status::Ok();
   }
 
@@ -388,8 +388,8 @@ class CuptiRangeProfiler final : public Profiler {
     return "on: CUPTI range profiler, user ranges with user replay, chip " + chip_ + ", " +
            std::to_string(metrics_.size()) + " metrics in " + std::to_string(passes_) +
            (passes_ == 1 ? " pass" : " passes") +
-           (subscriber_ != nullptr ? ", replay passes checked for identical kernel launches"
-                                   : ", replay passes NOT checked (CUPTI callbacks unavailable)");
+           (callbacks_ != nullptr ? ", replay passes checked for identical kernel launches"
+                                  : ", replay passes NOT checked (CUPTI callbacks unavailable)");
   }
 
   int PassCount() const override { return passes_; }
@@ -572,7 +572,7 @@ class CuptiRangeProfiler final : public Profiler {
 
   // Only the launch calls, and only during sessions: no callback cost in timed iterations.
   void SetLaunchCallbacks(bool on) {
-    static constexpr CUpti_CallbackId kLaunches[] = {
+    static const std::vector<CUpti_CallbackId> kLaunches = {
         CUPTI_DRIVER_TRACE_CBID_cuLaunch,
         CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
         CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
@@ -585,24 +585,43 @@ class CuptiRangeProfiler final : public Profiler {
         CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
         CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
     };
-    if (subscriber_ == nullptr || callbacks_on_ == on) return;
-    for (CUpti_CallbackId id : kLaunches) {
-      cuptiEnableCallback(on ? 1 : 0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id);
-    }
+    if (callbacks_ == nullptr || callbacks_on_ == on) return;
+    callbacks_->Enable(kLaunches, on);
     callbacks_on_ = on;
   }
 
-  static void CUPTIAPI OnDriverCall(void* self, CUpti_CallbackDomain, CUpti_CallbackId,
-                                    const CUpti_CallbackData* data) {
+  static void OnDriverCall(void* self, CUpti_CallbackId id, const CUpti_CallbackData* data) {
     auto* profiler = static_cast<CuptiRangeProfiler*>(self);
-    if (!profiler->counting_ || data->callbackSite != CUPTI_API_ENTER) return;
+    if (!profiler->counting_ || !profiler->callbacks_on_ || !IsLaunch(id) ||
+        data->callbackSite != CUPTI_API_ENTER) {
+      return;
+    }
     profiler->launches_[profiler->pass_].back().emplace_back(
         data->symbolName != nullptr ? data->symbolName : data->functionName);
   }
 
+  static bool IsLaunch(CUpti_CallbackId id) {
+    switch (id) {
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunch:
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid:
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync:
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+      case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
+      case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
+        return true;
+      default:
+        return false;
+    }
+  }
+
   // Replay is only sound if every pass runs the same work: compare kernel launch sequences.
   Status CheckSameLaunches() const {
-    if (subscriber_ == nullptr || pass_ == 0) return Status::Ok();
+    if (callbacks_ == nullptr || pass_ == 0) return Status::Ok();
     const auto& first = launches_[0];
     const auto& now = launches_[pass_];
     for (size_t range = 0; range < std::max(first.size(), now.size()); ++range) {
@@ -638,7 +657,7 @@ class CuptiRangeProfiler final : public Profiler {
   int passes_ = 0;
   CUpti_RangeProfiler_Object* object_ = nullptr;
   bool started_ = false;
-  CUpti_SubscriberHandle subscriber_ = nullptr;
+  DriverCallbacks* callbacks_ = nullptr;
   bool callbacks_on_ = false;
   bool counting_ = false;
   int pass_ = 0;

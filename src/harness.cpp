@@ -1,6 +1,17 @@
 #include "harness.hpp"
 
 namespace gpubench::detail {
+namespace {
+
+// Tests that install fake backends watch no streams unless they install a watch too.
+class NoStreamWatch final : public StreamWatch {
+ public:
+  std::string UnavailableReason() const override { return "not watched (test backends)"; }
+  void BeginBody() override {}
+  std::vector<StreamUse> EndBody() override { return {}; }
+};
+
+}  // namespace
 
 void Harness::Configure(const Settings& settings, const DeviceFacts& facts) {
   settings_ = settings;
@@ -29,6 +40,11 @@ SharingMonitor& Harness::sharing() {
   return *sharing_;
 }
 
+StreamWatch& Harness::streams() {
+  if (!streams_) streams_ = MakeCuptiStreamWatch();
+  return *streams_;
+}
+
 void Harness::SetBackendsForTesting(std::unique_ptr<GpuOps> ops,
                                     std::unique_ptr<IterationTimer> timer,
                                     std::unique_ptr<Profiler> profiler) {
@@ -36,10 +52,12 @@ void Harness::SetBackendsForTesting(std::unique_ptr<GpuOps> ops,
   timer_ = std::move(timer);
   profiler_ = std::move(profiler);
   profiler_status_ = profiler_ ? "on: test profiler" : "off: test";
+  streams_ = std::make_unique<NoStreamWatch>();
 }
 
 void Harness::ReleaseBackends() {
   sharing_.reset();
+  streams_.reset();
   profiler_.reset();
   timer_.reset();
   ops_.reset();

@@ -32,9 +32,12 @@ class Harness {
   void SetProfiler(std::unique_ptr<Profiler> profiler, std::string status);
   /// Other processes on the device (NVML), created on first use unless installed by tests.
   SharingMonitor& sharing();
+  /// The streams a body uses (CUPTI callbacks), created on first use unless installed by tests.
+  StreamWatch& streams();
 
   void SetBackendsForTesting(std::unique_ptr<GpuOps> ops, std::unique_ptr<IterationTimer> timer,
                              std::unique_ptr<Profiler> profiler);
+  void SetStreamWatchForTesting(std::unique_ptr<StreamWatch> watch) { streams_ = std::move(watch); }
   void SetSharingMonitorForTesting(std::unique_ptr<SharingMonitor> monitor) {
     sharing_ = std::move(monitor);
   }
@@ -52,6 +55,7 @@ class Harness {
   std::string profiler_status_ = "off: not initialized";
   std::map<std::string, std::string> metric_units_;
   std::unique_ptr<SharingMonitor> sharing_;
+  std::unique_ptr<StreamWatch> streams_;
 };
 
 }  // namespace gpubench::detail

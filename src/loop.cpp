@@ -112,14 +112,14 @@ class IterationController {
   }
 
   bool AfterWarmup() {
-    if (Status status = warmup_.After(name()); !status.ok()) return Fail(status);
+    if (Status status = warmup_.After(name(), &call_); !status.ok()) return Fail(status);
     if (warmup_.NeedsHoldCheck() && call_.sharing.shared) {
       // Holding would make every iteration wait for the other process's time slice.
       call_.launch_hold = LaunchHold::kShared;
       return StartTimed();
     }
     if (warmup_.NeedsHoldCheck()) {
-      if (Status status = warmup_.BeforeHoldCheck(); !status.ok()) return Fail(status);
+      if (Status status = warmup_.BeforeHoldCheck(call_); !status.ok()) return Fail(status);
       step_ = Step::kHoldCheck;
       return true;
     }
@@ -137,7 +137,9 @@ class IterationController {
   }
 
   bool StartTimed() {
-    if (Status status = timed_.Begin(call_.launch_hold); !status.ok()) return Fail(status);
+    if (Status status = timed_.Begin(call_.launch_hold, call_.streams); !status.ok()) {
+      return Fail(status);
+    }
     if (timed_.held()) {
       const DeviceFacts& facts = harness_.facts();
       const double bandwidth = facts.DramBandwidthBytesPerSecond();
@@ -210,6 +212,13 @@ class IterationController {
   }
 
   bool Done() {
+    // The last line of defence against a span that missed the body's work (issue #24).
+    if (auto found = call_.profile.counters.find("gpu_duration");
+        found != call_.profile.counters.end() && call_.iterations > 0) {
+      const std::string undercount = CheckUndercount(
+          name(), call_.gpu_seconds / static_cast<double>(call_.iterations), found->second);
+      if (!undercount.empty()) return Fail(Status::Error(undercount));
+    }
     Publish(call_, state_, process_);
     step_ = Step::kDone;
     return false;

@@ -228,7 +228,9 @@ InitResult Initialize(int* argc, char** argv) {
   if (!lock_note.empty()) gpu_sharing += "; exclusive=wait: " + lock_note;
   for (const auto& [key, value] :
        detail::BuildContext(settings, facts, harness.profiler_status(), harness.metric_units(),
-                            gpu_sharing, tagged_device)) {
+                            gpu_sharing, tagged_device,
+                            facts.available ? harness.streams().UnavailableReason()
+                                            : "no usable CUDA device")) {
     benchmark::AddCustomContext(key, value);
   }
   return {true, 0};

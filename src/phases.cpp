@@ -18,15 +18,27 @@ Status BodyError(const std::string& instance, const Status& status) {
 // --- warm-up -----------------------------------------------------------------------------------
 
 Status WarmupPhase::Before() {
-  if (harness_.settings().cache != CachePolicy::kFlush) return Status::Ok();
-  return harness_.ops().FlushCache(stream_);
+  if (harness_.settings().cache == CachePolicy::kFlush) {
+    GPUBENCH_RETURN_IF_ERROR(harness_.ops().FlushCache(stream_));
+  }
+  // Last, so that only the body's own work is seen.
+  harness_.streams().BeginBody();
+  return Status::Ok();
 }
 
-Status WarmupPhase::After(const std::string& instance) {
+Status WarmupPhase::After(const std::string& instance, CallResult* call) {
+  StreamWatch& watch = harness_.streams();
+  const std::vector<StreamUse> uses = watch.EndBody();
   GpuOps& ops = harness_.ops();
   if (Status status = ops.CheckLaunch(); !status.ok()) return BodyError(instance, status);
   // Waiting here surfaces the body's asynchronous errors before anything is timed.
   if (Status status = ops.Synchronize(stream_); !status.ok()) return BodyError(instance, status);
+  if (!watch.UnavailableReason().empty()) {
+    call->streams = StreamPlan();
+    return Status::Ok();
+  }
+  call->streams = PlanStreams(reinterpret_cast<StreamHandle>(stream_), uses);
+  if (!call->streams.error.empty()) return Status::Error(call->streams.error);
   return Status::Ok();
 }
 
@@ -34,16 +46,21 @@ bool WarmupPhase::NeedsHoldCheck() const {
   return harness_.settings().cache == CachePolicy::kFlush;
 }
 
-Status WarmupPhase::BeforeHoldCheck() {
+Status WarmupPhase::BeforeHoldCheck(const CallResult& call) {
   GpuOps& ops = harness_.ops();
   GPUBENCH_RETURN_IF_ERROR(ops.FlushCache(stream_));
   GPUBENCH_RETURN_IF_ERROR(ops.Synchronize(stream_));
-  return ops.HoldStream(stream_);
+  GPUBENCH_RETURN_IF_ERROR(ops.HoldStream(stream_));
+  // The body's other streams wait behind the hold too: a body that waits for one of them
+  // waits for the GPU.
+  return ops.ForkStreams(stream_, call.streams.joined);
 }
 
 Status WarmupPhase::AfterHoldCheck(const std::string& instance, CallResult* call) {
   GpuOps& ops = harness_.ops();
+  const Status join = ops.JoinStreams(stream_, call->streams.joined);
   ops.ReleaseStream();
+  if (!join.ok()) return join;
   if (Status status = ops.CheckLaunch(); !status.ok()) return BodyError(instance, status);
   if (Status status = ops.Synchronize(stream_); !status.ok()) return BodyError(instance, status);
   call->launch_hold = ops.TakeHoldTimedOut() ? LaunchHold::kBodyWaits : LaunchHold::kHeld;
@@ -52,8 +69,9 @@ Status WarmupPhase::AfterHoldCheck(const std::string& instance, CallResult* call
 
 // --- timed -------------------------------------------------------------------------------------
 
-Status TimedPhase::Begin(LaunchHold hold) {
+Status TimedPhase::Begin(LaunchHold hold, const StreamPlan& streams) {
   hold_ = hold;
+  joined_ = streams.joined;
   GPUBENCH_RETURN_IF_ERROR(harness_.timer().BeforeTimedIterations());
   return harness_.ops().BeginClockProbe(stream_);
 }
@@ -82,6 +100,7 @@ Status TimedPhase::BeforeBody(const std::string& instance) {
   if (flushing() || !region_open_) {
     GPUBENCH_RETURN_IF_ERROR(harness_.timer().Begin(stream_));
     region_open_ = true;
+    GPUBENCH_RETURN_IF_ERROR(harness_.ops().ForkStreams(stream_, joined_));
   }
   ++iterations_in_region_;
   return Status::Ok();
@@ -92,6 +111,7 @@ Status TimedPhase::AfterBody(const std::string& instance, CallResult* call) {
   const Status launch = harness_.ops().CheckLaunch();
   const bool last = state_.iterations() >= state_.max_iterations;
   if (flushing() || last) {
+    GPUBENCH_RETURN_IF_ERROR(harness_.ops().JoinStreams(stream_, joined_));
     GPUBENCH_RETURN_IF_ERROR(timer.End(stream_));
     region_open_ = false;
   }

@@ -3,7 +3,8 @@
 // for what ends the call (SkipWithError) and leaves its data in the CallResult.
 //
 //   warm-up      one untimed body: surfaces launch errors before anything is timed
-//   timed        GB's iterations: L2 flush, NVTX range, GPU timer; the clock probe around them
+//   timed        GB's iterations: L2 flush, NVTX range, GPU timer forked to and joined from
+//                every stream the warm-up saw the body use; the clock probe around them
 //   profiling    profiled iterations after GB's timer stopped: CUPTI passes x ranges
 #pragma once
 
@@ -31,11 +32,13 @@ Status BodyError(const std::string& instance, const Status& status);
 class WarmupPhase {
  public:
   WarmupPhase(Harness& harness, cudaStream_t stream) : harness_(harness), stream_(stream) {}
+  /// Flushes (cache=flush) and starts watching the body's streams.
   Status Before();
-  Status After(const std::string& instance);
+  /// Sets call->streams: which streams the timed span forks to and joins from.
+  Status After(const std::string& instance, CallResult* call);
   /// Whether a hold check follows the warm-up (cache=flush).
   bool NeedsHoldCheck() const;
-  Status BeforeHoldCheck();
+  Status BeforeHoldCheck(const CallResult& call);
   /// Sets call->launch_hold.
   Status AfterHoldCheck(const std::string& instance, CallResult* call);
 
@@ -51,8 +54,9 @@ class TimedPhase {
       : harness_(harness), state_(state), stream_(stream) {}
   ~TimedPhase() { CloseRange(); }
 
-  /// Starts the clock probe (after the warm-up); `hold`: the warm-up's LaunchHold verdict.
-  Status Begin(LaunchHold hold);
+  /// Starts the clock probe (after the warm-up); `hold`: the warm-up's LaunchHold verdict;
+  /// `streams`: the streams each timed span forks to and joins from.
+  Status Begin(LaunchHold hold, const StreamPlan& streams);
   /// Before each timed body. cache=flush: flush, wait for it, hold the stream; then the NVTX
   /// range and the timer region.
   Status BeforeBody(const std::string& instance);
@@ -78,6 +82,7 @@ class TimedPhase {
   benchmark::State& state_;
   cudaStream_t stream_;
   LaunchHold hold_ = LaunchHold::kNotApplicable;
+  std::vector<StreamHandle> joined_;
   bool range_open_ = false;
   bool region_open_ = false;
   int64_t iterations_in_region_ = 0;

@@ -72,11 +72,26 @@ void PublishLaunchHold(const CallResult& call, benchmark::State& state, Profilin
   }
 }
 
+// Work on streams besides the timed one: counted, and said once per set of streams.
+void PublishStreams(const CallResult& call, benchmark::State& state, ProfilingPolicy& policy) {
+  if (!call.streams.known) return;  // no stream watch: nothing is claimed
+  const size_t joined = call.streams.joined.size();
+  state.counters["streams_joined"] = static_cast<double>(joined);
+  if (joined > 0 && policy.FirstTime("streams:" + call.streams.note)) {
+    std::cerr << "gpubench: " << call.instance << ": the body also puts GPU work on "
+              << call.streams.note << "; each timed span waits for it (streams_joined=" << joined
+              << "), so the GPU time runs from the span's start to the end of the last "
+                 "stream's work. Launching on the stream given to gpubench::Loop(state, "
+                 "stream) saves the join's events\n";
+  }
+}
+
 }  // namespace
 
 void Publish(const CallResult& call, benchmark::State& state, ProcessState& process) {
   PublishSharing(call, state, process.policy);
   PublishLaunchHold(call, state, process.policy);
+  PublishStreams(call, state, process.policy);
   for (const auto& [name, value] : ClockCounters(call.sm_clock_mhz, process.harness.facts())) {
     state.counters[name] = value;
   }

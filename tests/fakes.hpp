@@ -73,6 +73,14 @@ class FakeOps : public detail::GpuOps {
     log_->Add("release");
     held = false;
   }
+  Status ForkStreams(cudaStream_t, const std::vector<detail::StreamHandle>& others) override {
+    if (!others.empty()) log_->Add("fork " + std::to_string(others.size()));
+    return Status::Ok();
+  }
+  Status JoinStreams(cudaStream_t, const std::vector<detail::StreamHandle>& others) override {
+    if (!others.empty()) log_->Add("join " + std::to_string(others.size()));
+    return Status::Ok();
+  }
   bool TakeHoldTimedOut() override {
     const bool timed_out = hold_times_out || timed_out_;
     timed_out_ = false;
@@ -97,6 +105,18 @@ class FakeOps : public detail::GpuOps {
  private:
   bool timed_out_ = false;
   Log* log_;
+};
+
+// The body's streams, scripted: every watched body reports `uses` (the shared log is left
+// alone; fork and join show there when streams are joined).
+class FakeStreamWatch : public detail::StreamWatch {
+ public:
+  std::string UnavailableReason() const override { return unavailable; }
+  void BeginBody() override { ++bodies; }
+  std::vector<detail::StreamUse> EndBody() override { return uses; }
+  std::vector<detail::StreamUse> uses;
+  std::string unavailable;
+  int bodies = 0;  ///< bodies watched
 };
 
 class FakeTimer : public detail::IterationTimer {

@@ -169,6 +169,10 @@ class LoopTest : public ::testing::Test {
     process.policy.SetTrialRunDetector(detail::TrialRunDetector(detail::kDefaultMinTimeSeconds));
     harness.SetBackendsForTesting(std::move(ops_owner_), std::move(timer_owner_),
                                   with_profiler ? std::move(profiler_owner_) : nullptr);
+    if (streams_owner_) {
+      streams_ = streams_owner_.get();
+      harness.SetStreamWatchForTesting(std::move(streams_owner_));
+    }
     CaptureReporter reporter;
     benchmark::RunSpecifiedBenchmarks(&reporter, filter);
     return reporter.runs;
@@ -184,6 +188,8 @@ class LoopTest : public ::testing::Test {
   std::unique_ptr<detail::IterationTimer> timer_owner_;
   std::unique_ptr<detail::Profiler> profiler_owner_;
   std::unique_ptr<FakeSharingMonitor> sharing_owner_;
+  std::unique_ptr<FakeStreamWatch> streams_owner_;  // the body's streams in the next Run()
+  FakeStreamWatch* streams_ = nullptr;
   std::string profile_out_;           // --gpubench_profile_out of the next Run()
   std::optional<int> tagged_device_;  // one device of a --gpubench_devices run
   FakeSharingMonitor* sharing_ = nullptr;
@@ -281,6 +287,129 @@ TEST_F(LoopTest, KeepPolicyTimesTheWholeRunWithOneRegionAndNoFlush) {
   EXPECT_EQ(runs[0].iterations, 4);
   EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2e-3);  // the region, spread over 4
   EXPECT_EQ(runs[0].counters.count("launch_held"), 0u);   // no holds without a flush
+}
+
+// --- the body's streams (issue #24) ------------------------------------------------------------
+
+detail::StreamUse UseOf(detail::StreamHandle stream, const std::string& call = "cuLaunchKernel") {
+  detail::StreamUse use;
+  use.stream = stream;
+  use.first_call = call;
+  use.calls = 1;
+  return use;
+}
+
+// Work on a stream that is not the loop's: the hold check and every timed span fork to it after
+// the hold (or the start event) and join it before the release (or the stop event).
+TEST_F(LoopTest, WorkOnAnotherStreamIsForkedToAndJoinedInEverySpan) {
+  streams_owner_ = std::make_unique<FakeStreamWatch>();
+  streams_owner_->uses = {UseOf(detail::kLegacyStream, "cuMemcpyDtoD_v2"), UseOf(0x5000)};
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Flush/");
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  const auto expected = Join({
+      {"prepare", "flush", "body", "sync", "flush", "sync", "hold", "fork 1", "body", "join 1",
+       "release", "sync", "probe_begin"},
+      Repeat({"flush", "sync", "hold", "push LoopTest_Flush", "timer_begin", "fork 1", "body",
+              "join 1", "timer_end", "release", "pop", "sync"},
+             3),
+      {"probe_end", "after loop"},
+  });
+  EXPECT_EQ(log_.events, expected);
+  EXPECT_EQ(streams_->bodies, 1);  // the warm-up only: the timed bodies run unwatched
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("streams_joined").value, 1.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 1.0);
+  EXPECT_NE(messages.find("LoopTest_Flush: the body also puts GPU work on stream 0x5000 (1 "
+                          "call(s), first cuLaunchKernel)"),
+            std::string::npos)
+      << messages;
+}
+
+// cache=keep: one span around the run, so one fork after its start and one join before its end.
+TEST_F(LoopTest, KeepPolicyForksOnceAndJoinsOnceAroundTheRun) {
+  settings_.cache = CachePolicy::kKeep;
+  streams_owner_ = std::make_unique<FakeStreamWatch>();
+  streams_owner_->uses = {UseOf(0x5000), UseOf(0x6000)};
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Keep/");
+  ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  const auto expected = Join({
+      {"prepare", "body", "sync", "probe_begin"},
+      {"push LoopTest_Keep", "timer_begin", "fork 2", "body", "pop"},
+      Repeat({"push LoopTest_Keep", "body", "pop"}, 2),
+      {"push LoopTest_Keep", "body", "join 2", "timer_end", "pop", "probe_end"},
+  });
+  EXPECT_EQ(log_.events, expected);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("streams_joined").value, 2.0);
+}
+
+// Work only on the loop's own stream: nothing to fork or join, and the row says so.
+TEST_F(LoopTest, WorkOnTheTimedStreamAloneJoinsNothing) {
+  streams_owner_ = std::make_unique<FakeStreamWatch>();
+  streams_owner_->uses = {UseOf(0), UseOf(detail::kLegacyStream, "cuMemsetD32_v2")};
+  auto runs = Run("^LoopTest_Flush/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(log_.Count("fork 1"), 0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("streams_joined").value, 0.0);
+}
+
+// A stream created and destroyed in every iteration cannot be waited for: the call ends before
+// anything is timed, with the stream and the fix named.
+TEST_F(LoopTest, AStreamTheBodyCreatesAndDestroysEndsTheCallWithTheFix) {
+  streams_owner_ = std::make_unique<FakeStreamWatch>();
+  detail::StreamUse use = UseOf(0x7000);
+  use.created_in_body = true;
+  use.non_blocking = true;
+  use.destroyed_in_body = true;
+  streams_owner_->uses = {use};
+  auto runs = Run("^LoopTest_Flush/");
+  ASSERT_EQ(runs.size(), 1u);
+  const std::string error = detail::RunErrorMessage(runs[0]);
+  EXPECT_NE(error.find("stream 0x7000, a stream it creates and destroys in every iteration"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("Create the stream once, outside the loop"), std::string::npos) << error;
+  EXPECT_EQ(log_.Count("timer_begin"), 0);
+}
+
+// Without a stream watch (another CUPTI client holds the subscription) nothing is claimed.
+TEST_F(LoopTest, WithoutAStreamWatchTheRowHasNoStreamsCounter) {
+  streams_owner_ = std::make_unique<FakeStreamWatch>();
+  streams_owner_->uses = {UseOf(0x5000)};
+  streams_owner_->unavailable = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
+  auto runs = Run("^LoopTest_Flush/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].counters.count("streams_joined"), 0u);
+  EXPECT_EQ(log_.Count("fork 1"), 0);
+}
+
+// The last line of defence: a GPU time far below the body's own profiled duration is refused,
+// whatever missed the work.
+TEST_F(LoopTest, GpuTimeFarBelowTheProfiledDurationIsRefused) {
+  settings_.profile_iterations = 1;
+  timer_->region_seconds = 1.3e-6;
+  profiler_->passes = 1;
+  profiler_->extra = {{"gpu__time_duration.sum", 201e3}};  // ns: 201 us in the profiled range
+  auto runs = Run("^LoopTest_Flush/", /*with_profiler=*/true);
+  ASSERT_EQ(runs.size(), 1u);
+  const std::string error = detail::RunErrorMessage(runs[0]);
+  EXPECT_NE(error.find("LoopTest_Flush: the GPU time per iteration (1.3 us) is 0.6% of the same "
+                       "body's profiled duration"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(LoopTest, GpuTimeNearTheProfiledDurationIsKept) {
+  settings_.profile_iterations = 1;
+  timer_->region_seconds = 195e-6;
+  profiler_->passes = 1;
+  profiler_->extra = {{"gpu__time_duration.sum", 201e3}};
+  auto runs = Run("^LoopTest_Flush/", /*with_profiler=*/true);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
 }
 
 TEST_F(LoopTest, RangeNamesCarryTheArgumentsAndRatesUseGpuTime) {

@@ -93,6 +93,9 @@ inline constexpr CounterInfo kCounters[] = {
      "cache=flush: 1 when every timed body ran behind a stream hold; 0 when the body waits for "
      "the GPU (the host's launch time may be inside the time) or another process used the GPU "
      "(then gpu_shared=1 too)"},
+    {"streams_joined", "count", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "streams besides the timed one that the body put GPU work on in its warm-up; each timed "
+     "span forks to and joins from them, so their work is inside the GPU time"},
     // CUPTI Range Profiler, per profiled iteration.
     {"dram_read_bytes", "bytes", Better::kLower, Gating::kBytes, 1.0, kGateByteFloor,
      "dram__bytes_read.sum per profiled iteration (mean over ranges)", "dram__bytes_read.sum"},

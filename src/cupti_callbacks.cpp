@@ -1,0 +1,62 @@
+#include "cupti_callbacks.hpp"
+
+#include <algorithm>
+
+#include "cupti_status.hpp"
+
+namespace gpubench::detail {
+
+DriverCallbacks* DriverCallbacks::Get(std::string* why_not) {
+  // Never destroyed: CUPTI may still call back while static destructors run at exit.
+  static DriverCallbacks* const instance = [] {
+    auto* callbacks = new DriverCallbacks();
+    callbacks->subscribe_result_ =
+        cuptiSubscribe(&callbacks->subscriber_,
+                       reinterpret_cast<CUpti_CallbackFunc>(&DriverCallbacks::Dispatch), callbacks);
+    if (callbacks->subscribe_result_ != CUPTI_SUCCESS) callbacks->subscriber_ = nullptr;
+    return callbacks;
+  }();
+  if (instance->subscriber_ != nullptr) return instance;
+  if (why_not != nullptr) {
+    *why_not = CuptiStatus(instance->subscribe_result_, "cuptiSubscribe").message() +
+               " (a process has one CUPTI subscription; a tool such as Nsight Systems or Nsight "
+               "Compute may hold it)";
+  }
+  return nullptr;
+}
+
+void DriverCallbacks::AddListener(void* self, Listener listener) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  listeners_.emplace_back(self, listener);
+}
+
+void DriverCallbacks::RemoveListener(void* self) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  listeners_.erase(std::remove_if(listeners_.begin(), listeners_.end(),
+                                  [self](const auto& entry) { return entry.first == self; }),
+                   listeners_.end());
+}
+
+void DriverCallbacks::Enable(const std::vector<CUpti_CallbackId>& ids, bool on) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (CUpti_CallbackId id : ids) {
+    int& users = enabled_[id];
+    const int before = users;
+    users = std::max(0, users + (on ? 1 : -1));
+    if ((before == 0) != (users == 0)) {
+      cuptiEnableCallback(users > 0 ? 1 : 0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id);
+    }
+  }
+}
+
+void CUPTIAPI DriverCallbacks::Dispatch(void* self, CUpti_CallbackDomain domain,
+                                        CUpti_CallbackId id, const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  auto* callbacks = static_cast<DriverCallbacks*>(self);
+  std::lock_guard<std::mutex> lock(callbacks->mutex_);
+  for (const auto& [listener_self, listener] : callbacks->listeners_) {
+    listener(listener_self, id, static_cast<const CUpti_CallbackData*>(data));
+  }
+}
+
+}  // namespace gpubench::detail
