@@ -3,7 +3,7 @@
 # Debian packages carried in .deps), run the GPU tests and the benchmarks, keep logs in $OUT.
 # Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
 #                          suite|suitecost|crosscheck|groups|short_methods|short_ncu|short_nvbench|
-#                          short_gpubench|attach|onoff|onoff_clocks|killed|field|oldbuild|fieldold|streams|
+#                          short_gpubench|attach|onoff|onoff_clocks|killed|field|oldbuild|fieldold|streams|watchab|
 #                          oldpair|tarjson|pack|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
@@ -341,6 +341,41 @@ step_killed() {
 step_streams() {
   python3 tests/gpu/check_streams.py $BUILD/tests/gpu/gpubench_gpu_streams "$OUT/streams" 2>&1 |
     tee "$OUT/streams.txt" | grep -v '^\$'
+}
+# Does the stream watch (a CUPTI subscriber during each warm-up) change the timed iterations?
+# The same tree built again with the watch left out, then runs alternating between the two
+# (metrics off), and the watch build with metrics on; per run the median of 5 repetitions.
+step_watchab() {
+  rm -rf /tmp/nowatch && mkdir -p /tmp/nowatch && git ls-files -z | xargs -0 cp --parents -t /tmp/nowatch
+  sed -i 's|callbacks_ = DriverCallbacks::Get(&unavailable_);|unavailable_ = "left out (experiment)";|' \
+    /tmp/nowatch/src/cupti_stream_watch.cpp
+  grep -q 'left out (experiment)' /tmp/nowatch/src/cupti_stream_watch.cpp || { echo "patch failed"; return 1; }
+  cmake -S /tmp/nowatch -B /tmp/nowatch_build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_PREFIX_PATH=/tmp/deps/usr -DGPUBENCH_BUILD_TESTS=OFF -DGPUBENCH_BUILD_TOOLS=OFF >/dev/null 2>&1 &&
+    cmake --build /tmp/nowatch_build -j 16 --target gpubench_short >/dev/null 2>&1 || { echo "nowatch build failed"; return 1; }
+  local filter='^BM_Short(Tiny|Copy/1048576|Copy/67108864)/'
+  for i in ${AB_RUNS:-1 2 3}; do
+    for variant in watch nowatch watchon; do
+      local bin=$BUILD/bench/gpubench_short flags=--gpubench_profile_iterations=0
+      [ $variant = nowatch ] && bin=/tmp/nowatch_build/bench/gpubench_short
+      [ $variant = watchon ] && flags=""
+      $bin --benchmark_filter="$filter" --benchmark_repetitions=5 --benchmark_min_time=0.1 $flags \
+        --benchmark_out="$OUT/ab_${variant}_$i.json" --benchmark_out_format=json >/dev/null 2>&1
+    done
+  done
+  python3 - "$OUT" <<'PY'
+import glob, json, os, re, statistics, sys
+table = {}
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "ab_*.json"))):
+    variant, run = re.match(r"ab_(\w+?)_(\d+)\.json", os.path.basename(path)).groups()
+    for b in json.load(open(path))["benchmarks"]:
+        if b.get("aggregate_name") == "median":
+            table.setdefault(b["run_name"].split("/manual_time")[0], {}).setdefault(variant, []).append(
+                b["real_time"] / 1e3)
+for name, variants in table.items():
+    print(name, " | ".join("%s %s" % (v, " ".join("%.3f" % x for x in variants[v])) for v in
+                           ("watch", "nowatch", "watchon") if v in variants), "us")
+PY
 }
 # ../shared/checks/field_conditions.sh (carried in .field/) on the examples: alone, two and four
 # jobs at once, next to a busy CUDA process, metrics off. FIELD_BIN: another binary (the code

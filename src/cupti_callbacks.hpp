@@ -1,6 +1,8 @@
 // CUPTI allows one callback subscriber per process. The profiler's replay check and the stream
 // watch both need driver-API callbacks, so they share this one and each turns on only the
-// callbacks it needs, when it needs them (a callback that is on costs host time per call).
+// callbacks it needs, when it needs them: the warm-up (stream watch) and profiling sessions
+// (replay check). Outside those the process has no subscriber, so the timed iterations run
+// without one.
 #pragma once
 
 #include <cupti.h>
@@ -24,8 +26,9 @@ class DriverCallbacks {
   /// Every enabled callback of the driver API domain goes to every listener.
   void AddListener(void* self, Listener listener);
   void RemoveListener(void* self);
-  /// Counted per id: a callback stays on while any user wants it.
-  void Enable(const std::vector<CUpti_CallbackId>& ids, bool on);
+  /// Counted per id: a callback stays on while any user wants it. The subscription itself lasts
+  /// only while some callback is on. False when CUPTI refused the subscription.
+  bool Enable(const std::vector<CUpti_CallbackId>& ids, bool on);
 
  private:
   DriverCallbacks() = default;
@@ -37,6 +40,7 @@ class DriverCallbacks {
   std::mutex mutex_;
   std::vector<std::pair<void*, Listener>> listeners_;
   std::map<CUpti_CallbackId, int> enabled_;
+  int total_ = 0;  ///< callbacks on, over all ids and users
 };
 
 }  // namespace gpubench::detail

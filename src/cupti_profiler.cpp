@@ -586,8 +586,8 @@ class CuptiRangeProfiler final : public Profiler {
         CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
     };
     if (callbacks_ == nullptr || callbacks_on_ == on) return;
-    callbacks_->Enable(kLaunches, on);
-    callbacks_on_ = on;
+    // Refused (another CUPTI client arrived): the session runs without the launch check.
+    if (callbacks_->Enable(kLaunches, on) || !on) callbacks_on_ = on;
   }
 
   static void OnDriverCall(void* self, CUpti_CallbackId id, const CUpti_CallbackData* data) {

@@ -132,7 +132,12 @@ class CuptiStreamWatch final : public StreamWatch {
       thread_ = std::this_thread::get_id();
       watching_ = true;
     }
-    callbacks_->Enable(WatchedCalls(), true);
+    if (!callbacks_->Enable(WatchedCalls(), true)) {
+      // Another CUPTI client took the subscription after start: nothing is claimed from now on.
+      callbacks_->RemoveListener(this);
+      callbacks_ = nullptr;
+      unavailable_ = "cuptiSubscribe was refused at a warm-up (another CUPTI client)";
+    }
   }
 
   std::vector<StreamUse> EndBody() override {
