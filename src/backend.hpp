@@ -65,6 +65,9 @@ class StreamWatch {
   virtual void BeginBody() = 0;
   /// Right after it: the streams it used, in first-use order.
   virtual std::vector<StreamUse> EndBody() = 0;
+  /// Once the body's work has finished (the warm-up synchronized): CUPTI, attached for the
+  /// watch, is detached so that the timed iterations run without it (cupti_attach.hpp).
+  virtual void AfterBodyFinished() {}
 };
 
 /// GPU time of regions of stream work.

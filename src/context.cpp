@@ -127,7 +127,8 @@ std::string StreamWatchDescription(const std::string& unavailable_reason) {
   }
   return "unavailable: " + unavailable_reason +
          "; only work on the timed stream (and what it orders with) is inside the GPU time, and "
-         "a row whose GPU time is below 25% of its profiled duration (and 100 us below it) is refused";
+         "a row whose GPU time is below 25% of its profiled duration (and 100 us below it) is "
+         "refused";
 }
 
 KeyValues DeviceContext(const DeviceFacts& facts) {

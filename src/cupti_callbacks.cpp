@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cupti_attach.hpp"
 #include "cupti_status.hpp"
 
 namespace gpubench::detail {
@@ -12,10 +13,14 @@ DriverCallbacks* DriverCallbacks::Get(std::string* why_not) {
   static DriverCallbacks* const instance = [] {
     auto* callbacks = new DriverCallbacks();
     CUpti_SubscriberHandle probe = nullptr;
-    callbacks->subscribe_result_ =
-        cuptiSubscribe(&probe, reinterpret_cast<CUpti_CallbackFunc>(&DriverCallbacks::Dispatch),
-                       callbacks);
-    if (callbacks->subscribe_result_ == CUPTI_SUCCESS) cuptiUnsubscribe(probe);
+    callbacks->subscribe_result_ = cuptiSubscribe(
+        &probe, reinterpret_cast<CUpti_CallbackFunc>(&DriverCallbacks::Dispatch), callbacks);
+    if (callbacks->subscribe_result_ == CUPTI_SUCCESS) {
+      cuptiUnsubscribe(probe);
+      CuptiAttachment::DetachIfUnused();  // nothing of the probe's is on the GPU
+    } else {
+      CuptiAttachment::KeepForOtherClient();
+    }
     return callbacks;
   }();
   if (instance->subscribe_result_ == CUPTI_SUCCESS) return instance;
@@ -44,9 +49,11 @@ bool DriverCallbacks::Enable(const std::vector<CUpti_CallbackId>& ids, bool on) 
   if (on && subscriber_ == nullptr) {
     // Subscribed only while some callback is wanted: the timed iterations run with no CUPTI
     // subscriber at all.
+    CuptiAttachment::Acquire();
     if (cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&Dispatch), this) !=
         CUPTI_SUCCESS) {
       subscriber_ = nullptr;
+      CuptiAttachment::Release();
       return false;
     }
   }
@@ -64,6 +71,7 @@ bool DriverCallbacks::Enable(const std::vector<CUpti_CallbackId>& ids, bool on) 
     cuptiUnsubscribe(subscriber_);
     subscriber_ = nullptr;
     enabled_.clear();
+    CuptiAttachment::Release();
   }
   return true;
 }

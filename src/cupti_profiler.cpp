@@ -23,6 +23,7 @@
 
 #include "backend.hpp"
 #include "cuda_status.hpp"
+#include "cupti_attach.hpp"
 #include "cupti_callbacks.hpp"
 #include "cupti_status.hpp"
 #include "metric_groups.hpp"
@@ -50,16 +51,19 @@ std::string AttachedToolReason() {
          "NVTX ranges stay";
 }
 
+// Once per attachment: the profiler detaches after each session (cupti_attach.hpp).
 Status InitializeProfilerApi() {
-  static const Status status = [] {
-    GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, params);
-    return CuptiStatus(cuptiProfilerInitialize(&params), "cuptiProfilerInitialize");
-  }();
-  return status;
+  GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, params);
+  return CuptiStatus(cuptiProfilerInitialize(&params), "cuptiProfilerInitialize");
 }
 
+void DeinitializeProfilerApi() {
+  GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params, params);
+  cuptiProfilerDeInitialize(&params);
+}
+
+// Needs the profiler API initialized.
 Status DeviceChipName(int ordinal, std::string* chip) {
-  if (Status status = InitializeProfilerApi(); !status.ok()) return status;
   GPUBENCH_CUPTI_PARAMS(CUpti_Device_GetChipName_Params, params);
   params.deviceIndex = static_cast<size_t>(ordinal);
   if (Status status = CuptiStatus(cuptiDeviceGetChipName(&params), "cuptiDeviceGetChipName");
@@ -95,11 +99,14 @@ class HostObject {
   HostObject() = default;
   HostObject(const HostObject&) = delete;
   HostObject& operator=(const HostObject&) = delete;
-  ~HostObject() {
+  ~HostObject() { Reset(); }
+
+  void Reset() {
     if (object_ == nullptr) return;
     GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params, params);
     params.pHostObject = object_;
     cuptiProfilerHostDeinitialize(&params);
+    object_ = nullptr;
   }
 
   Status Initialize(const std::string& chip, const std::vector<uint8_t>& availability) {
@@ -270,7 +277,7 @@ class CuptiRangeProfiler final : public Profiler {
  public:
   ~CuptiRangeProfiler() override {
     AbortSession();
-    Disable();
+    Detach();
     if (callbacks_ != nullptr) callbacks_->RemoveListener(this);
   }
 
@@ -280,6 +287,8 @@ class CuptiRangeProfiler final : public Profiler {
     GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaSetDevice(facts.ordinal), "cudaSetDevice"));
     GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaFree(nullptr), "cudaFree(0) (context creation)"));
     GPUBENCH_RETURN_IF_ERROR(CurrentContext(&context_));
+    CuptiAttachment::Acquire();
+    attached_ = true;
     GPUBENCH_RETURN_IF_ERROR(InitializeProfilerApi());
     GPUBENCH_RETURN_IF_ERROR(CheckDeviceSupported(facts.ordinal));
     GPUBENCH_RETURN_IF_ERROR(DeviceChipName(facts.ordinal, &chip_));
@@ -287,13 +296,38 @@ class CuptiRangeProfiler final : public Profiler {
     GPUBENCH_RETURN_IF_ERROR(WhileBusy([this] { return ReadCounterAvailability(); }));
     GPUBENCH_RETURN_IF_ERROR(host_.Initialize(chip_, availability_));
     GPUBENCH_RETURN_IF_ERROR(BuildConfigImage());
-    // Attached once and kept: enabling costs tens of milliseconds, too much for every run.
+    units_ = ReadMetricUnits();
     // Privilege problems show up here, at start, not in every run.
     GPUBENCH_RETURN_IF_ERROR(WhileBusy([this] { return Enable(); }));
     // Without callbacks the launch check is skipped, not the metrics.
     callbacks_ = DriverCallbacks::Get(nullptr);
     if (callbacks_ != nullptr) callbacks_->AddListener(this, &OnDriverCall);
+    // Each session attaches again: an attached CUPTI slows the timed iterations.
+    Detach();
     return Status::Ok();
+  }
+
+  // The profiler is attached for each session only (cupti_attach.hpp): attaching costs about
+  // 0.15 s per session on an H200 (docs/accuracy.md "Metrics on and off").
+  Status Attach() {
+    if (attached_) return Status::Ok();
+    CuptiAttachment::Acquire();
+    attached_ = true;
+    GPUBENCH_RETURN_IF_ERROR(InitializeProfilerApi());
+    GPUBENCH_RETURN_IF_ERROR(WhileBusy([this] { return ReadCounterAvailability(); }));
+    host_.Reset();
+    GPUBENCH_RETURN_IF_ERROR(host_.Initialize(chip_, availability_));
+    GPUBENCH_RETURN_IF_ERROR(BuildConfigImage());
+    return WhileBusy([this] { return Enable(); });
+  }
+
+  void Detach() {
+    if (!attached_) return;
+    Disable();
+    host_.Reset();
+    DeinitializeProfilerApi();
+    CuptiAttachment::Release();
+    attached_ = false;
   }
 
   // Runs `step` again while CUPTI says the counters are busy (another process's session), for
@@ -372,7 +406,9 @@ class CuptiRangeProfiler final : public Profiler {
     return Status::Ok();
   }
 
-  std::map<std::string, std::string> MetricUnits() const override {
+  std::map<std::string, std::string> MetricUnits() const override { return units_; }
+
+  std::map<std::string, std::string> ReadMetricUnits() const {
     std::map<std::string, std::string> units;
     for (const std::string& metric : metrics_) {
       std::string description, unit;
@@ -395,6 +431,10 @@ class CuptiRangeProfiler final : public Profiler {
   int PassCount() const override { return passes_; }
 
   Status BeginSession(cudaStream_t, int ranges) override {
+    if (Status status = Attach(); !status.ok()) {
+      Detach();
+      return status;
+    }
     if (object_ == nullptr) {
       if (Status status = WhileBusy([this] { return Enable(); }); !status.ok()) return status;
     }
@@ -530,6 +570,7 @@ class CuptiRangeProfiler final : public Profiler {
       for (size_t m = 0; m < metrics_.size(); ++m) range_values[metrics_[m]] = values[m];
       ranges->push_back(std::move(range_values));
     }
+    Detach();
     return Status::Ok();
   }
 
@@ -541,8 +582,8 @@ class CuptiRangeProfiler final : public Profiler {
       stop.pRangeProfilerObject = object_;
       cuptiRangeProfilerStop(&stop);
       started_ = false;
-      Disable();
     }
+    Detach();
   }
 
  private:
@@ -658,6 +699,8 @@ class CuptiRangeProfiler final : public Profiler {
   CUpti_RangeProfiler_Object* object_ = nullptr;
   bool started_ = false;
   DriverCallbacks* callbacks_ = nullptr;
+  bool attached_ = false;
+  std::map<std::string, std::string> units_;
   bool callbacks_on_ = false;
   bool counting_ = false;
   int pass_ = 0;
@@ -712,6 +755,7 @@ std::string ListMetrics(const std::string& chip_flag, const DeviceFacts& facts,
       return "no GPU to read the chip name from (" + facts.unavailable_reason +
              "); name one with --gpubench_chip=NAME (supported: " + SupportedChips() + ")";
     }
+    if (Status status = InitializeProfilerApi(); !status.ok()) return status.message();
     if (Status status = DeviceChipName(facts.ordinal, &chip); !status.ok()) return status.message();
   }
   HostObject host;

@@ -16,6 +16,7 @@
 
 #include "backend.hpp"
 #include "cuda_status.hpp"
+#include "cupti_attach.hpp"
 #include "cupti_status.hpp"
 
 namespace gpubench::detail {
@@ -214,6 +215,10 @@ class CuptiTimer final : public IterationTimer {
 
 }  // namespace
 
-std::unique_ptr<IterationTimer> MakeCuptiTimer() { return std::make_unique<CuptiTimer>(); }
+std::unique_ptr<IterationTimer> MakeCuptiTimer() {
+  // The activity API is the timer: CUPTI stays attached for the whole process.
+  CuptiAttachment::Acquire();
+  return std::make_unique<CuptiTimer>();
+}
 
 }  // namespace gpubench::detail

@@ -226,11 +226,10 @@ InitResult Initialize(int* argc, char** argv) {
 
   std::string gpu_sharing = GpuSharingAtStart(harness);
   if (!lock_note.empty()) gpu_sharing += "; exclusive=wait: " + lock_note;
-  for (const auto& [key, value] :
-       detail::BuildContext(settings, facts, harness.profiler_status(), harness.metric_units(),
-                            gpu_sharing, tagged_device,
-                            facts.available ? harness.streams().UnavailableReason()
-                                            : "no usable CUDA device")) {
+  for (const auto& [key, value] : detail::BuildContext(
+           settings, facts, harness.profiler_status(), harness.metric_units(), gpu_sharing,
+           tagged_device,
+           facts.available ? harness.streams().UnavailableReason() : "no usable CUDA device")) {
     benchmark::AddCustomContext(key, value);
   }
   return {true, 0};

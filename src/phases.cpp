@@ -33,6 +33,7 @@ Status WarmupPhase::After(const std::string& instance, CallResult* call) {
   if (Status status = ops.CheckLaunch(); !status.ok()) return BodyError(instance, status);
   // Waiting here surfaces the body's asynchronous errors before anything is timed.
   if (Status status = ops.Synchronize(stream_); !status.ok()) return BodyError(instance, status);
+  watch.AfterBodyFinished();
   if (!watch.UnavailableReason().empty()) {
     call->streams = StreamPlan();
     return Status::Ok();

@@ -1,0 +1,53 @@
+#include "cupti_attach.hpp"
+
+#include <cupti.h>
+
+#include <cstdlib>
+#include <mutex>
+
+namespace gpubench::detail {
+namespace {
+
+std::mutex& Mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+int users = 0;
+bool attached = true;  // any CUPTI call may have attached it; the first detach tells
+bool other_client = false;
+
+bool ToolInjected() {
+  const char* injection = std::getenv("CUDA_INJECTION64_PATH");
+  return injection != nullptr && *injection != '\0';
+}
+
+}  // namespace
+
+void CuptiAttachment::Acquire() {
+  std::lock_guard<std::mutex> lock(Mutex());
+  ++users;
+  attached = true;
+}
+
+void CuptiAttachment::Release() {
+  std::lock_guard<std::mutex> lock(Mutex());
+  if (users > 0) --users;
+}
+
+void CuptiAttachment::DetachIfUnused() {
+  std::lock_guard<std::mutex> lock(Mutex());
+  if (users > 0 || !attached || other_client || ToolInjected()) return;
+  cuptiFinalize();
+  attached = false;
+}
+
+}  // namespace gpubench::detail
+
+namespace gpubench::detail {
+
+void CuptiAttachment::KeepForOtherClient() {
+  std::lock_guard<std::mutex> lock(Mutex());
+  other_client = true;
+}
+
+}  // namespace gpubench::detail
