@@ -14,7 +14,7 @@ std::mutex& Mutex() {
 }
 int users = 0;
 bool attached = true;  // any CUPTI call may have attached it; the first detach tells
-bool other_client = false;
+bool keep_attached = false;
 
 bool ToolInjected() {
   const char* injection = std::getenv("CUDA_INJECTION64_PATH");
@@ -36,7 +36,7 @@ void CuptiAttachment::Release() {
 
 void CuptiAttachment::DetachIfUnused() {
   std::lock_guard<std::mutex> lock(Mutex());
-  if (users > 0 || !attached || other_client || ToolInjected()) return;
+  if (users > 0 || !attached || keep_attached || ToolInjected()) return;
   cuptiFinalize();
   attached = false;
 }
@@ -45,9 +45,9 @@ void CuptiAttachment::DetachIfUnused() {
 
 namespace gpubench::detail {
 
-void CuptiAttachment::KeepForOtherClient() {
+void CuptiAttachment::KeepAttached() {
   std::lock_guard<std::mutex> lock(Mutex());
-  other_client = true;
+  keep_attached = true;
 }
 
 }  // namespace gpubench::detail

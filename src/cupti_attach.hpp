@@ -3,23 +3,26 @@
 // gone: on an H200 a 1-warp kernel measured 3.17-3.23 us in a process that never attached
 // CUPTI and 3.39-3.43 us after a callback subscriber had come and gone (docs/accuracy.md
 // "Metrics on and off"). So gpubench detaches CUPTI (cuptiFinalize) whenever none of its users
-// needs it, and the timed iterations run without it.
+// needs it, and the timed iterations run without it. That works for the stream watch's
+// callbacks; the range profiler and the activity timer (timer=cupti) cannot attach again to a
+// context after a detach, so once either is used CUPTI stays attached.
 #pragma once
 
 namespace gpubench::detail {
 
 class CuptiAttachment {
  public:
-  /// A user starts needing CUPTI (a callback subscription, a profiling session, timer=cupti).
+  /// A user starts needing CUPTI (a callback subscription).
   static void Acquire();
   /// It no longer does. CUPTI stays attached until DetachIfUnused.
   static void Release();
   /// Detaches CUPTI when no user needs it. Call only where the GPU work of every earlier CUPTI
   /// use has finished (after a synchronization), as cuptiFinalize requires.
   static void DetachIfUnused();
-  /// Another CUPTI client is in the process (ncu, nsys): never detach, it would detach that
-  /// tool too. Also assumed when CUDA_INJECTION64_PATH is set.
-  static void KeepForOtherClient();
+  /// CUPTI stays attached to the exit: for the range profiler and timer=cupti, and when another
+  /// CUPTI client is in the process (ncu, nsys; also assumed when CUDA_INJECTION64_PATH is
+  /// set), which a detach would detach too.
+  static void KeepAttached();
 };
 
 }  // namespace gpubench::detail

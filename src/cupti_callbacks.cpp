@@ -19,7 +19,7 @@ DriverCallbacks* DriverCallbacks::Get(std::string* why_not) {
       cuptiUnsubscribe(probe);
       CuptiAttachment::DetachIfUnused();  // nothing of the probe's is on the GPU
     } else {
-      CuptiAttachment::KeepForOtherClient();
+      CuptiAttachment::KeepAttached();
     }
     return callbacks;
   }();

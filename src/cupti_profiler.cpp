@@ -51,19 +51,16 @@ std::string AttachedToolReason() {
          "NVTX ranges stay";
 }
 
-// Once per attachment: the profiler detaches after each session (cupti_attach.hpp).
 Status InitializeProfilerApi() {
-  GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, params);
-  return CuptiStatus(cuptiProfilerInitialize(&params), "cuptiProfilerInitialize");
+  static const Status status = [] {
+    GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, params);
+    return CuptiStatus(cuptiProfilerInitialize(&params), "cuptiProfilerInitialize");
+  }();
+  return status;
 }
 
-void DeinitializeProfilerApi() {
-  GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params, params);
-  cuptiProfilerDeInitialize(&params);
-}
-
-// Needs the profiler API initialized.
 Status DeviceChipName(int ordinal, std::string* chip) {
+  if (Status status = InitializeProfilerApi(); !status.ok()) return status;
   GPUBENCH_CUPTI_PARAMS(CUpti_Device_GetChipName_Params, params);
   params.deviceIndex = static_cast<size_t>(ordinal);
   if (Status status = CuptiStatus(cuptiDeviceGetChipName(&params), "cuptiDeviceGetChipName");
@@ -99,14 +96,11 @@ class HostObject {
   HostObject() = default;
   HostObject(const HostObject&) = delete;
   HostObject& operator=(const HostObject&) = delete;
-  ~HostObject() { Reset(); }
-
-  void Reset() {
+  ~HostObject() {
     if (object_ == nullptr) return;
     GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params, params);
     params.pHostObject = object_;
     cuptiProfilerHostDeinitialize(&params);
-    object_ = nullptr;
   }
 
   Status Initialize(const std::string& chip, const std::vector<uint8_t>& availability) {
@@ -277,7 +271,7 @@ class CuptiRangeProfiler final : public Profiler {
  public:
   ~CuptiRangeProfiler() override {
     AbortSession();
-    Detach();
+    Disable();
     if (callbacks_ != nullptr) callbacks_->RemoveListener(this);
   }
 
@@ -287,8 +281,10 @@ class CuptiRangeProfiler final : public Profiler {
     GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaSetDevice(facts.ordinal), "cudaSetDevice"));
     GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaFree(nullptr), "cudaFree(0) (context creation)"));
     GPUBENCH_RETURN_IF_ERROR(CurrentContext(&context_));
-    CuptiAttachment::Acquire();
-    attached_ = true;
+    // CUPTI's profiler cannot attach again to this context once CUPTI was detached
+    // (cuptiProfilerInitialize then fails with CUPTI_ERROR_NOT_INITIALIZED on an H200), so
+    // CUPTI stays attached from here to the exit (docs/accuracy.md "Metrics on and off").
+    CuptiAttachment::KeepAttached();
     GPUBENCH_RETURN_IF_ERROR(InitializeProfilerApi());
     GPUBENCH_RETURN_IF_ERROR(CheckDeviceSupported(facts.ordinal));
     GPUBENCH_RETURN_IF_ERROR(DeviceChipName(facts.ordinal, &chip_));
@@ -296,38 +292,13 @@ class CuptiRangeProfiler final : public Profiler {
     GPUBENCH_RETURN_IF_ERROR(WhileBusy([this] { return ReadCounterAvailability(); }));
     GPUBENCH_RETURN_IF_ERROR(host_.Initialize(chip_, availability_));
     GPUBENCH_RETURN_IF_ERROR(BuildConfigImage());
-    units_ = ReadMetricUnits();
+    // Attached once and kept: enabling costs tens of milliseconds, too much for every run.
     // Privilege problems show up here, at start, not in every run.
     GPUBENCH_RETURN_IF_ERROR(WhileBusy([this] { return Enable(); }));
     // Without callbacks the launch check is skipped, not the metrics.
     callbacks_ = DriverCallbacks::Get(nullptr);
     if (callbacks_ != nullptr) callbacks_->AddListener(this, &OnDriverCall);
-    // Each session attaches again: an attached CUPTI slows the timed iterations.
-    Detach();
     return Status::Ok();
-  }
-
-  // The profiler is attached for each session only (cupti_attach.hpp): attaching costs about
-  // 0.15 s per session on an H200 (docs/accuracy.md "Metrics on and off").
-  Status Attach() {
-    if (attached_) return Status::Ok();
-    CuptiAttachment::Acquire();
-    attached_ = true;
-    GPUBENCH_RETURN_IF_ERROR(InitializeProfilerApi());
-    GPUBENCH_RETURN_IF_ERROR(WhileBusy([this] { return ReadCounterAvailability(); }));
-    host_.Reset();
-    GPUBENCH_RETURN_IF_ERROR(host_.Initialize(chip_, availability_));
-    GPUBENCH_RETURN_IF_ERROR(BuildConfigImage());
-    return WhileBusy([this] { return Enable(); });
-  }
-
-  void Detach() {
-    if (!attached_) return;
-    Disable();
-    host_.Reset();
-    DeinitializeProfilerApi();
-    CuptiAttachment::Release();
-    attached_ = false;
   }
 
   // Runs `step` again while CUPTI says the counters are busy (another process's session), for
@@ -406,9 +377,7 @@ class CuptiRangeProfiler final : public Profiler {
     return Status::Ok();
   }
 
-  std::map<std::string, std::string> MetricUnits() const override { return units_; }
-
-  std::map<std::string, std::string> ReadMetricUnits() const {
+  std::map<std::string, std::string> MetricUnits() const override {
     std::map<std::string, std::string> units;
     for (const std::string& metric : metrics_) {
       std::string description, unit;
@@ -431,10 +400,6 @@ class CuptiRangeProfiler final : public Profiler {
   int PassCount() const override { return passes_; }
 
   Status BeginSession(cudaStream_t, int ranges) override {
-    if (Status status = Attach(); !status.ok()) {
-      Detach();
-      return status;
-    }
     if (object_ == nullptr) {
       if (Status status = WhileBusy([this] { return Enable(); }); !status.ok()) return status;
     }
@@ -570,7 +535,6 @@ class CuptiRangeProfiler final : public Profiler {
       for (size_t m = 0; m < metrics_.size(); ++m) range_values[metrics_[m]] = values[m];
       ranges->push_back(std::move(range_values));
     }
-    Detach();
     return Status::Ok();
   }
 
@@ -582,8 +546,8 @@ class CuptiRangeProfiler final : public Profiler {
       stop.pRangeProfilerObject = object_;
       cuptiRangeProfilerStop(&stop);
       started_ = false;
+      Disable();
     }
-    Detach();
   }
 
  private:
@@ -699,8 +663,6 @@ class CuptiRangeProfiler final : public Profiler {
   CUpti_RangeProfiler_Object* object_ = nullptr;
   bool started_ = false;
   DriverCallbacks* callbacks_ = nullptr;
-  bool attached_ = false;
-  std::map<std::string, std::string> units_;
   bool callbacks_on_ = false;
   bool counting_ = false;
   int pass_ = 0;
@@ -755,7 +717,6 @@ std::string ListMetrics(const std::string& chip_flag, const DeviceFacts& facts,
       return "no GPU to read the chip name from (" + facts.unavailable_reason +
              "); name one with --gpubench_chip=NAME (supported: " + SupportedChips() + ")";
     }
-    if (Status status = InitializeProfilerApi(); !status.ok()) return status.message();
     if (Status status = DeviceChipName(facts.ordinal, &chip); !status.ok()) return status.message();
   }
   HostObject host;

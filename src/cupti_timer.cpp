@@ -217,7 +217,7 @@ class CuptiTimer final : public IterationTimer {
 
 std::unique_ptr<IterationTimer> MakeCuptiTimer() {
   // The activity API is the timer: CUPTI stays attached for the whole process.
-  CuptiAttachment::Acquire();
+  CuptiAttachment::KeepAttached();
   return std::make_unique<CuptiTimer>();
 }
 
