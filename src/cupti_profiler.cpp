@@ -281,10 +281,6 @@ class CuptiRangeProfiler final : public Profiler {
     GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaSetDevice(facts.ordinal), "cudaSetDevice"));
     GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaFree(nullptr), "cudaFree(0) (context creation)"));
     GPUBENCH_RETURN_IF_ERROR(CurrentContext(&context_));
-    // CUPTI's profiler cannot attach again to this context once CUPTI was detached
-    // (cuptiProfilerInitialize then fails with CUPTI_ERROR_NOT_INITIALIZED on an H200), so
-    // CUPTI stays attached from here to the exit (docs/accuracy.md "Metrics on and off").
-    CuptiAttachment::KeepAttached();
     GPUBENCH_RETURN_IF_ERROR(InitializeProfilerApi());
     GPUBENCH_RETURN_IF_ERROR(CheckDeviceSupported(facts.ordinal));
     GPUBENCH_RETURN_IF_ERROR(DeviceChipName(facts.ordinal, &chip_));
@@ -298,6 +294,10 @@ class CuptiRangeProfiler final : public Profiler {
     // Without callbacks the launch check is skipped, not the metrics.
     callbacks_ = DriverCallbacks::Get(nullptr);
     if (callbacks_ != nullptr) callbacks_->AddListener(this, &OnDriverCall);
+    // CUPTI's profiler cannot attach again to this context once CUPTI was detached
+    // (cuptiProfilerInitialize then fails with CUPTI_ERROR_NOT_INITIALIZED on an H200), so
+    // CUPTI stays attached from here to the exit (docs/accuracy.md "Metrics on and off").
+    CuptiAttachment::KeepAttached();
     return Status::Ok();
   }
 

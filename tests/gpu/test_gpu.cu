@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cupti_attach.hpp"
 #include "device_info.hpp"
 #include "gb_compat.hpp"
 #include "kernels.cuh"
@@ -127,6 +128,10 @@ GPUBENCH_BENCHMARK(Gpu_WaitingBody)->Iterations(50);
 class Gpu : public ::testing::Test {
  protected:
   void Init(std::vector<std::string> flags) {
+    // These tests initialize gpubench again and again in one process, metrics on and off.
+    // After a metrics-off warm-up detached CUPTI, the range profiler could not attach again
+    // (CUPTI_ERROR_NOT_INITIALIZED); a real run creates its profiler before any warm-up.
+    gpubench::detail::CuptiAttachment::KeepAttached();
     std::string why_not;
     if (!InitializeGpubench(std::move(flags), &why_not)) GTEST_SKIP() << why_not;
   }
