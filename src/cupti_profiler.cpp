@@ -27,7 +27,6 @@
 #include "cupti_callbacks.hpp"
 #include "cupti_status.hpp"
 #include "metric_groups.hpp"
-#include "metrics.hpp"
 
 namespace gpubench::detail {
 namespace {

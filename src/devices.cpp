@@ -86,12 +86,6 @@ std::vector<int> ResolveDevices(const CommandLine& line) {
   return devices;
 }
 
-std::string DeviceTag(int device) { return "gpu:" + std::to_string(device); }
-
-std::string TagInstanceName(const std::string& name, int device) {
-  return name + "/" + DeviceTag(device);
-}
-
 std::vector<std::string> ChildArgs(const std::vector<std::string>& args, int device,
                                    const std::string& out_path) {
   std::vector<std::string> child;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "range_names.hpp"
 #include "settings_table.hpp"
 #include "status.hpp"
 
@@ -20,12 +21,6 @@ namespace gpubench::detail {
 /// The ordinals the command line lists; "all" is every device CUDA counts (device 0 when it
 /// counts none, so that the run says why each benchmark cannot run).
 std::vector<int> ResolveDevices(const CommandLine& line);
-
-/// "gpu:1": the part a device adds to every name.
-std::string DeviceTag(int device);
-
-/// `name` with the device's tag as its last path part ("BM_Copy/1024" -> "BM_Copy/1024/gpu:1").
-std::string TagInstanceName(const std::string& name, int device);
 
 /// The argv of the child for `device`: `args` without --gpubench_devices, --benchmark_out and
 /// --benchmark_out_format, then --gpubench_devices=<device> and, when `out_path` is not empty,

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "call_result.hpp"
-#include "devices.hpp"
+#include "range_names.hpp"
 #include "flush.hpp"
 #include "instance.hpp"
 #include "phases.hpp"

@@ -1,6 +1,7 @@
 // Metric groups: named sets of CUPTI metrics that --gpubench_metrics adds to the defaults with
 // "+name" (e.g. --gpubench_metrics=+flops,+l2), and the metric names metrics.cpp derives the
-// groups' counters from. The one table of groups is in metric_groups.cpp.
+// groups' counters from. The one table of groups is in metric_groups.cpp. Also the close
+// matches offered for a metric name CUPTI does not know.
 #pragma once
 
 #include <string>
@@ -70,5 +71,10 @@ inline constexpr std::string_view kL2ReadSectorsMetric = "lts__t_sectors_srcunit
 inline constexpr std::string_view kL2WriteSectorsMetric = "lts__t_sectors_srcunit_tex_op_write.sum";
 /// Bytes in an L2 sector, the unit the lts__t_sectors counters count in.
 inline constexpr double kL2SectorBytes = 32;
+
+/// Close matches for an unknown metric: its forms when the base name exists, else the three
+/// base names nearest by edit distance (keeping the requested form, e.g. ".sum").
+std::string SuggestMetrics(const std::string& wanted, const std::vector<std::string>& base_metrics,
+                           const std::vector<std::string>& rollups_of_base);
 
 }  // namespace gpubench::detail

@@ -7,48 +7,7 @@
 #include "metric_groups.hpp"
 
 namespace gpubench::detail {
-namespace {
 
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
-
-std::string SuggestMetrics(const std::string& wanted, const std::vector<std::string>& base_metrics,
-                           const std::vector<std::string>& rollups_of_base) {
-  const std::string base = wanted.substr(0, wanted.find('.'));
-  const bool base_known =
-      std::find(base_metrics.begin(), base_metrics.end(), base) != base_metrics.end();
-  std::string out;
-  if (base_known) {
-    out = "'" + base + "' exists; its forms are:";
-    for (const auto& rollup : rollups_of_base) {
-      out += " " + base + (rollup.rfind(".", 0) == 0 ? "" : ".") + rollup;
-    }
-    return out;
-  }
-  std::vector<std::pair<size_t, std::string>> scored;
-  for (const auto& name : base_metrics) scored.emplace_back(EditDistance(base, name), name);
-  std::sort(scored.begin(), scored.end());
-  scored.erase(std::unique(scored.begin(), scored.end()), scored.end());
-  const std::string suffix = wanted.size() > base.size() ? wanted.substr(base.size()) : "";
-  for (size_t i = 0; i < scored.size() && i < 3; ++i) {
-    out += (out.empty() ? "did you mean: " : ", ") + scored[i].second + suffix;
-  }
-  return out;
-}
 
 std::map<std::string, double> AverageRanges(
     const std::vector<std::map<std::string, double>>& ranges) {

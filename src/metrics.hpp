@@ -38,11 +38,6 @@ std::map<std::string, double> DeclaredCounters(const std::map<std::string, doubl
 /// Actual SM clock counters of the timed iterations.
 std::map<std::string, double> ClockCounters(double sm_clock_mhz, const DeviceFacts& facts);
 
-/// Close matches for an unknown metric: its forms when the base name exists, else the three
-/// base names nearest by edit distance (keeping the requested form, e.g. ".sum").
-std::string SuggestMetrics(const std::string& wanted, const std::vector<std::string>& base_metrics,
-                           const std::vector<std::string>& rollups_of_base);
-
 /// Runs below this fraction of the rated SM clock are flagged (sm_clock_throttled = 1).
 inline constexpr double kThrottleFraction = 0.9;
 

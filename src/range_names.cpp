@@ -19,4 +19,10 @@ std::string ProfiledRangeName(const std::string& instance, int index) {
   return instance + "/profiled:" + std::to_string(index);
 }
 
+std::string DeviceTag(int device) { return "gpu:" + std::to_string(device); }
+
+std::string TagInstanceName(const std::string& name, int device) {
+  return name + "/" + DeviceTag(device);
+}
+
 }  // namespace gpubench::detail

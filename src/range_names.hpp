@@ -14,4 +14,10 @@ std::vector<std::string> NvtxRangePath(const std::string& name);
 /// CUPTI merges ranges that share a name.
 std::string ProfiledRangeName(const std::string& instance, int index);
 
+/// "gpu:1": the part a device adds to every name.
+std::string DeviceTag(int device);
+
+/// `name` with the device's tag as its last path part ("BM_Copy/1024" -> "BM_Copy/1024/gpu:1").
+std::string TagInstanceName(const std::string& name, int device);
+
 }  // namespace gpubench::detail
