@@ -349,8 +349,8 @@ step_watchab() {
   rm -rf /tmp/nowatch && mkdir -p /tmp/nowatch &&
     tar --exclude=./.deps --exclude=./.old --exclude=./.git --exclude=./build -cf - . | tar -C /tmp/nowatch -xf -
   sed -i 's|callbacks_ = DriverCallbacks::Get(&unavailable_);|unavailable_ = "left out (experiment)";|' \
-    /tmp/nowatch/src/cupti_stream_watch.cpp
-  grep -q 'left out (experiment)' /tmp/nowatch/src/cupti_stream_watch.cpp || { echo "patch failed"; return 1; }
+    /tmp/nowatch/src/gpu/cupti_stream_watch.cpp
+  grep -q 'left out (experiment)' /tmp/nowatch/src/gpu/cupti_stream_watch.cpp || { echo "patch failed"; return 1; }
   cmake -S /tmp/nowatch -B /tmp/nowatch_build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_PREFIX_PATH=/tmp/deps/usr -DGPUBENCH_BUILD_TESTS=OFF -DGPUBENCH_BUILD_TOOLS=OFF >/dev/null 2>&1 &&
     cmake --build /tmp/nowatch_build -j 16 --target gpubench_short >/dev/null 2>&1 || { echo "nowatch build failed"; return 1; }

@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "backend.hpp"
-#include "process_state.hpp"
+#include "gpu/backend.hpp"
+#include "measure/process_state.hpp"
 
 namespace gpubench::testing {
 

@@ -9,10 +9,10 @@
 #include <sstream>
 #include <string>
 
-#include "context.hpp"
+#include "frontend/context.hpp"
 #include "gpubench/counters.hpp"
-#include "metric_groups.hpp"
-#include "metrics.hpp"
+#include "config/metric_groups.hpp"
+#include "measure/metrics.hpp"
 #include "readme_table.hpp"
 
 namespace gpubench::detail {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "format.hpp"
+#include "common/format.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -54,7 +54,7 @@ TEST(Format, ValuesCarryTheirUnits) {
 }  // namespace
 }  // namespace gpubench::detail
 
-#include "range_names.hpp"
+#include "gpu/range_names.hpp"
 
 namespace gpubench::detail {
 namespace {

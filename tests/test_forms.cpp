@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "fakes.hpp"
-#include "gb_compat.hpp"
+#include "frontend/gb_compat.hpp"
 #include "gb_version.hpp"
-#include "range_names.hpp"
+#include "gpu/range_names.hpp"
 
 namespace gpubench::testing {
 namespace {

@@ -1,6 +1,6 @@
 // --gpubench_exclusive=wait between gpubench jobs: the per-GPU lock file. flock() locks belong to
 // an open file description, so two GpuLocks of one process exclude each other as two jobs do.
-#include "gpu_lock.hpp"
+#include "measure/gpu_lock.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "fakes.hpp"
-#include "gb_compat.hpp"
+#include "frontend/gb_compat.hpp"
 #include "gb_version.hpp"
-#include "instance.hpp"
-#include "metric_groups.hpp"
-#include "profile_log.hpp"
+#include "measure/instance.hpp"
+#include "config/metric_groups.hpp"
+#include "measure/profile_log.hpp"
 
 namespace gpubench::testing {
 namespace {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "metric_groups.hpp"
-#include "metrics.hpp"
+#include "config/metric_groups.hpp"
+#include "measure/metrics.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "context.hpp"
-#include "metric_groups.hpp"
+#include "frontend/context.hpp"
+#include "config/metric_groups.hpp"
 #include "readme_table.hpp"
-#include "settings_parse.hpp"
+#include "config/settings_parse.hpp"
 
 namespace gpubench::detail {
 namespace {

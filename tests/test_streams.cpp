@@ -2,7 +2,7 @@
 // when a body cannot be timed.
 #include <gtest/gtest.h>
 
-#include "stream_plan.hpp"
+#include "gpu/stream_plan.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -26,19 +26,6 @@ struct AppOptions {
   bool free_memory = true;
 };
 
-/// The baseline files of a history folder: its *.json files, sorted by name, without the file
-/// at `contender_path` should it lie there. Fails (kInvalidInput) when `directory` is not a
-/// readable folder or holds no JSON file.
-detail::Result<std::vector<std::string>> HistoryFiles(const std::string& directory,
-                                                      const std::string& contender_path);
-
-/// `paths` without repeats (the same file given twice, by any path) and without the contender:
-/// each left out with a warning in `warnings`. Files that cannot be opened are kept (their load
-/// reports them).
-std::vector<std::string> DistinctBaselines(const std::vector<std::string>& paths,
-                                           const std::string& contender_path,
-                                           std::vector<std::string>& warnings);
-
 /// Loads the files (in parallel), compares, writes the report and returns
 /// the exit code. With --output and a non-console format, `out` also gets the
 /// console table so one run serves both the log and the artifact.

@@ -10,10 +10,9 @@
 
 #include "compare/halves.hpp"
 #include "compare/history.hpp"
-#include "compare/loader.hpp"
 #include "compare/student_t.hpp"
 #include "compare/text.hpp"
-#include "status.hpp"
+#include "common/status.hpp"
 
 namespace gpubench::compare {
 namespace {

@@ -10,7 +10,7 @@
 #include "compare/mann_whitney.hpp"
 #include "compare/metric_policy.hpp"
 #include "compare/model.hpp"
-#include "status.hpp"
+#include "common/status.hpp"
 
 namespace gpubench::compare {
 

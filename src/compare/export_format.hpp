@@ -18,7 +18,7 @@
 
 #include "compare/metric_policy.hpp"
 #include "compare/model.hpp"
-#include "status.hpp"
+#include "common/status.hpp"
 
 namespace gpubench::compare {
 

@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/cut_off.hpp"
-#include "compare/report_format.hpp"
 #include "compare/run_summary.hpp"
 #include "compare/text.hpp"
 #include "compare/web_assets.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "status.hpp"
+#include "common/status.hpp"
 
 namespace gpubench::compare {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "compare/model.hpp"
-#include "status.hpp"
+#include "common/status.hpp"
 
 namespace gpubench::compare {
 

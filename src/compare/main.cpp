@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "compare/app.hpp"
+#include "compare/baseline_files.hpp"
 #include "compare/comparison.hpp"
 
 namespace {

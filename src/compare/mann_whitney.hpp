@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "status.hpp"
+#include "common/status.hpp"
 
 namespace gpubench::compare {
 

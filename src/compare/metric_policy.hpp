@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "gpubench/counters.hpp"
-#include "status.hpp"
+#include "common/status.hpp"
 
 namespace gpubench::compare {
 

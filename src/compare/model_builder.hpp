@@ -11,7 +11,7 @@
 
 #include "compare/gb_rows.hpp"
 #include "compare/model.hpp"
-#include "status.hpp"
+#include "common/status.hpp"
 
 namespace gpubench::compare {
 

@@ -17,43 +17,6 @@
 namespace gpubench::compare {
 namespace {
 
-// "%.4g <suffix>" of value / scale.
-void AppendScaled(std::string& out, double value, double scale, int precision, const char* suffix) {
-  AppendGeneral(out, value / scale, precision);
-  out += suffix;
-}
-
-void AppendTimeNs(std::string& out, double nanoseconds) {
-  const double magnitude = std::fabs(nanoseconds);
-  if (!std::isfinite(nanoseconds)) return AppendGeneral(out, nanoseconds, 6);
-  if (magnitude >= 1e9) return AppendScaled(out, nanoseconds, 1e9, 4, " s");
-  if (magnitude >= 1e6) return AppendScaled(out, nanoseconds, 1e6, 4, " ms");
-  if (magnitude >= 1e3) return AppendScaled(out, nanoseconds, 1e3, 4, " us");
-  AppendScaled(out, nanoseconds, 1, 4, " ns");
-}
-
-void AppendQuantity(std::string& out, double value) {
-  const double magnitude = std::fabs(value);
-  if (!std::isfinite(value)) return AppendGeneral(out, value, 6);
-  if (magnitude >= 1e15) return AppendGeneral(out, value, 4);
-  if (magnitude >= 1e12) return AppendScaled(out, value, 1e12, 4, " T");
-  if (magnitude >= 1e9) return AppendScaled(out, value, 1e9, 4, " G");
-  if (magnitude >= 1e6) return AppendScaled(out, value, 1e6, 4, " M");
-  if (magnitude >= 1e4) return AppendScaled(out, value, 1e3, 4, " k");
-  AppendGeneral(out, value, 6);
-}
-
-void AppendChangePercent(std::string& out, double percent) {
-  if (std::isnan(percent)) {
-    out += "n/a";
-  } else if (std::isinf(percent)) {
-    out += percent > 0 ? "+inf%" : "-inf%";
-  } else {
-    AppendFixed(out, percent, 2, true);
-    out += '%';
-  }
-}
-
 void AppendPValue(std::string& out, const MetricComparison& metric) {
   if (!metric.p_value) {
     out += '-';
@@ -767,24 +730,6 @@ void StreamJson(const ComparisonReport& report, const JsonSink& sink) {
 }
 
 }  // namespace
-
-std::string FormatTimeNs(double nanoseconds) {
-  std::string text;
-  AppendTimeNs(text, nanoseconds);
-  return text;
-}
-
-std::string FormatQuantity(double value) {
-  std::string text;
-  AppendQuantity(text, value);
-  return text;
-}
-
-std::string FormatChangePercent(double percent) {
-  std::string text;
-  AppendChangePercent(text, percent);
-  return text;
-}
 
 std::string FormatConsole(const ComparisonReport& report, bool color) {
   std::string out;

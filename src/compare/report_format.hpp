@@ -6,6 +6,7 @@
 #include <string>
 
 #include "compare/comparison.hpp"
+#include "compare/text.hpp"
 
 namespace gpubench::compare {
 
@@ -22,8 +23,5 @@ std::string FormatJson(const ComparisonReport& report);
 void WriteJson(const ComparisonReport& report, std::ostream& out);
 
 /// Human-readable numbers, shared by the console and Markdown tables.
-std::string FormatTimeNs(double nanoseconds);     ///< "12.35 us"
-std::string FormatQuantity(double value);         ///< "1.049 G", "512"
-std::string FormatChangePercent(double percent);  ///< "+12.30%", "+inf%", "n/a"
 
 }  // namespace gpubench::compare

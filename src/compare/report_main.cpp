@@ -10,7 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "compare/app.hpp"
+#include "compare/baseline_files.hpp"
 #include "compare/comparison.hpp"
 #include "compare/cut_off.hpp"
 #include "compare/history.hpp"

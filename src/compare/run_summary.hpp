@@ -13,7 +13,7 @@
 #include "compare/comparison.hpp"
 #include "compare/metric_policy.hpp"
 #include "compare/model.hpp"
-#include "status.hpp"
+#include "common/status.hpp"
 
 namespace gpubench::compare {
 

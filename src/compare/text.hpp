@@ -21,4 +21,15 @@ void AppendGeneral(std::string& out, double value, int precision);
 /// `plus_sign` (any value, also non-finite).
 void AppendFixed(std::string& out, double value, int precision, bool plus_sign = false);
 
+/// Appends "12.35 us" (4 significant digits, ns to s) for a time in nanoseconds.
+void AppendTimeNs(std::string& out, double nanoseconds);
+/// Appends "1.049 G", "512" (4 significant digits, SI prefix from k).
+void AppendQuantity(std::string& out, double value);
+/// Appends "+12.30%", "+inf%" or "n/a".
+void AppendChangePercent(std::string& out, double percent);
+
+std::string FormatTimeNs(double nanoseconds);     ///< "12.35 us"
+std::string FormatQuantity(double value);         ///< "1.049 G", "512"
+std::string FormatChangePercent(double percent);  ///< "+12.30%", "+inf%", "n/a"
+
 }  // namespace gpubench::compare

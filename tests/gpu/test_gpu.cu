@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "cupti_attach.hpp"
-#include "device_info.hpp"
-#include "gb_compat.hpp"
+#include "gpu/cupti_attach.hpp"
+#include "gpu/device_info.hpp"
+#include "frontend/gb_compat.hpp"
 #include "kernels.cuh"
-#include "process_state.hpp"
+#include "measure/process_state.hpp"
 
 namespace {
 

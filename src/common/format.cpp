@@ -1,0 +1,96 @@
+#include "common/format.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "gpubench/counters.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+bool EndsWith(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string Printf(const char* format, double value, const char* unit) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), format, value, unit);
+  return buffer;
+}
+
+// Decimal prefixes, as DRAM bandwidth and byte counts are quoted by vendors.
+std::string WithSiPrefix(double value, const char* unit) {
+  static const char* const kPrefixes[] = {"", "k", "M", "G", "T", "P"};
+  int index = 0;
+  double scaled = value;
+  while (std::fabs(scaled) >= 1000.0 && index < 5) {
+    scaled /= 1000.0;
+    ++index;
+  }
+  std::string full = std::string(kPrefixes[index]) + unit;
+  return Printf(std::fabs(scaled) >= 100 || index == 0 ? "%.0f %s" : "%.3g %s", scaled,
+                full.c_str());
+}
+
+}  // namespace
+
+CounterUnit UnitNamed(const std::string& unit) {
+  if (unit == "bytes" || unit == "byte") return CounterUnit::kBytes;
+  if (unit == "bytes/s" || unit == "byte/second") return CounterUnit::kBytesPerSecond;
+  if (unit == "FLOP") return CounterUnit::kFlop;
+  if (unit == "FLOP/s") return CounterUnit::kFlopPerSecond;
+  if (unit == "1/s" || EndsWith(unit, "/second")) return CounterUnit::kPerSecond;
+  if (unit == "s") return CounterUnit::kSeconds;
+  if (unit == "MHz") return CounterUnit::kMegahertz;
+  if (unit == "%") return CounterUnit::kPercent;
+  if (unit == "flag") return CounterUnit::kFlag;
+  if (unit == "count") return CounterUnit::kCount;
+  return CounterUnit::kPlain;
+}
+
+CounterUnit UnitOfCounter(const std::string& name,
+                          const std::map<std::string, std::string>& metric_units) {
+  if (const CounterInfo* known = FindCounter(name)) return UnitNamed(std::string(known->unit));
+  if (auto it = metric_units.find(name); it != metric_units.end()) return UnitNamed(it->second);
+  return CounterUnit::kPlain;
+}
+
+std::string FormatSeconds(double seconds) {
+  const double magnitude = std::fabs(seconds);
+  if (magnitude >= 1.0 || magnitude == 0.0) return Printf("%.4g %s", seconds, "s");
+  if (magnitude >= 1e-3) return Printf("%.4g %s", seconds * 1e3, "ms");
+  if (magnitude >= 1e-6) return Printf("%.4g %s", seconds * 1e6, "us");
+  return Printf("%.4g %s", seconds * 1e9, "ns");
+}
+
+std::string FormatValue(double value, CounterUnit unit) {
+  if (std::isnan(value)) return "nan";
+  switch (unit) {
+    case CounterUnit::kBytes:
+      return WithSiPrefix(value, "B");
+    case CounterUnit::kBytesPerSecond:
+      return WithSiPrefix(value, "B/s");
+    case CounterUnit::kPerSecond:
+      return WithSiPrefix(value, "/s");
+    case CounterUnit::kFlop:
+      return WithSiPrefix(value, "FLOP");
+    case CounterUnit::kFlopPerSecond:
+      return WithSiPrefix(value, "FLOP/s");
+    case CounterUnit::kSeconds:
+      return FormatSeconds(value);
+    case CounterUnit::kMegahertz:
+      return Printf("%.0f %s", value, "MHz");
+    case CounterUnit::kPercent:
+      return Printf("%.1f %s", value, "%");
+    case CounterUnit::kFlag:
+      return value != 0 ? "yes" : "no";
+    case CounterUnit::kCount:
+      return Printf("%.0f%s", value, "");
+    case CounterUnit::kPlain:
+      break;
+  }
+  return Printf("%.4g%s", value, "");
+}
+
+}  // namespace gpubench::detail

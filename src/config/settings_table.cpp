@@ -1,0 +1,294 @@
+#include "config/settings_table.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cinttypes>
+#include <cstdio>
+
+#include "gpubench/counters.hpp"
+#include "config/metric_groups.hpp"
+
+namespace gpubench {
+
+const std::vector<std::string>& DefaultMetrics() {
+  // The CUPTI metrics behind the vocabulary's counters (include/gpubench/counters.hpp).
+  static const std::vector<std::string> metrics = [] {
+    std::vector<std::string> names;
+    for (const CounterInfo& counter : kCounters) {
+      // A group's metrics come only with the group (+flops, +l2).
+      if (!counter.source_metric.empty() && counter.group.empty()) {
+        names.emplace_back(counter.source_metric);
+      }
+    }
+    return names;
+  }();
+  return metrics;
+}
+
+const char* ToString(Timer timer) { return timer == Timer::kCupti ? "cupti" : "events"; }
+
+const char* ToString(CachePolicy cache) { return cache == CachePolicy::kKeep ? "keep" : "flush"; }
+
+const char* ToString(ProfileRuns runs) { return runs == ProfileRuns::kAll ? "all" : "reported"; }
+
+const char* ToString(Exclusive exclusive) {
+  return exclusive == Exclusive::kWait ? "wait" : exclusive == Exclusive::kFail ? "fail" : "warn";
+}
+
+namespace detail {
+namespace {
+
+// Reads one of an enum's names (those ToString prints) into `*out`.
+template <typename Enum>
+std::string ParseChoice(std::string_view text, std::initializer_list<Enum> choices, Enum* out) {
+  std::string valid;
+  for (Enum choice : choices) {
+    if (text == ToString(choice)) {
+      *out = choice;
+      return "";
+    }
+    valid += (valid.empty() ? "" : "|") + std::string(ToString(choice));
+  }
+  return "'" + std::string(text) + "' is not one of " + valid;
+}
+
+std::string ParseInt(std::string_view text, int low, int high, int* out) {
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < low || value > high) {
+    return "'" + std::string(text) + "' is not a whole number from " + std::to_string(low) +
+           " to " + std::to_string(high);
+  }
+  *out = value;
+  return "";
+}
+
+std::vector<std::string> SplitMetricList(std::string_view list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    std::string item(list.substr(start, comma - start));
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) out.push_back(item);
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Additions to the default metrics, each name once, defaults first. "+name" adds a group's
+// metrics (metric_groups.cpp); no metric name can start with '+', so the two never collide.
+std::string ParseMetrics(std::string_view text, CommandLine* line) {
+  const std::vector<std::string> items = SplitMetricList(text);
+  if (items.empty()) return "empty metric list";
+  std::vector<std::string> names;
+  for (const std::string& item : items) {
+    if (item[0] == kMetricGroupPrefix) {
+      const MetricGroup* group = FindMetricGroup(std::string_view(item).substr(1));
+      if (group == nullptr) {
+        return "'" + item + "' is not a metric group; the groups are " + MetricGroupNames() +
+               " (their metrics: --gpubench_list_metrics)";
+      }
+      names.insert(names.end(), group->metrics.begin(), group->metrics.end());
+      continue;
+    }
+    for (char c : item) {
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) {
+        return "'" + item +
+               "' is not a metric name: names use letters, digits, '_' and '.', e.g. "
+               "lts__t_sector_hit_rate.pct, and groups start with '+' (" +
+               MetricGroupNames() + "; list them with --gpubench_list_metrics)";
+      }
+    }
+    names.push_back(item);
+  }
+  std::vector<std::string>& metrics = line->settings.metrics;
+  for (const std::string& name : names) {
+    if (std::find(metrics.begin(), metrics.end(), name) == metrics.end()) metrics.push_back(name);
+  }
+  return "";
+}
+
+std::string JoinSortedUnique(std::vector<std::string> items) {
+  std::sort(items.begin(), items.end());
+  items.erase(std::unique(items.begin(), items.end()), items.end());
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
+  return out;
+}
+
+// "all", or ordinals separated by commas, each once, in the order given.
+std::string ParseDevices(std::string_view text, CommandLine* line) {
+  line->devices.clear();
+  line->all_devices = text == "all";
+  if (line->all_devices) return "";
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    int device = 0;
+    std::string error = ParseInt(text.substr(start, comma - start), 0, 1023, &device);
+    if (!error.empty()) return error + " (give all, or device ordinals such as 0,2)";
+    if (std::find(line->devices.begin(), line->devices.end(), device) != line->devices.end()) {
+      return "device " + std::to_string(device) + " is listed twice";
+    }
+    line->devices.push_back(device);
+    start = comma + 1;
+  }
+  return "";
+}
+
+std::string PrintDevices(const CommandLine& line) {
+  if (line.all_devices) return "all";
+  std::string out;
+  for (int device : line.devices) out += (out.empty() ? "" : ",") + std::to_string(device);
+  return out;
+}
+
+bool Profiling(const Settings& settings) { return settings.profile_iterations > 0; }
+
+const std::vector<SettingRow> kSettingRows = {
+    {"timer", "events|cupti", "events",
+     "GPU time per iteration: CUDA events around the iteration (events) or the sum of its "
+     "kernels' durations from CUPTI activity records (cupti)",
+     false, true,
+     [](std::string_view text, CommandLine* line) {
+       return ParseChoice(text, {Timer::kEvents, Timer::kCupti}, &line->settings.timer);
+     },
+     [](const CommandLine& line) { return std::string(ToString(line.settings.timer)); },
+     [](const Settings& settings) -> KeyValues {
+       return {{"gpubench_timer", ToString(settings.timer)}};
+     }},
+    {"cache", "flush|keep", "flush",
+     "flush: evict L2 before every iteration, outside the timed region; keep: warm L2", false, true,
+     [](std::string_view text, CommandLine* line) {
+       return ParseChoice(text, {CachePolicy::kFlush, CachePolicy::kKeep}, &line->settings.cache);
+     },
+     [](const CommandLine& line) { return std::string(ToString(line.settings.cache)); },
+     [](const Settings& settings) -> KeyValues {
+       return {{"gpubench_cache", ToString(settings.cache)},
+               {"gpubench_flush_method",
+                settings.cache == CachePolicy::kFlush ? "l2_read_evict" : "none"},
+               {"gpubench_launch_hold",
+                settings.cache == CachePolicy::kFlush ? "hold_kernel" : "none"}};
+     }},
+    {"clock_control", "none", "none",
+     "gpubench never locks clocks; the actual SM clock is measured and reported", false, true,
+     [](std::string_view text, CommandLine*) -> std::string {
+       if (text == "none") return "";
+       return "'" + std::string(text) +
+              "' is not one of none: gpubench never locks clocks, it reports the clock the "
+              "kernels ran at";
+     },
+     [](const CommandLine&) { return std::string("none"); },
+     [](const Settings&) -> KeyValues {
+       return {{"gpubench_clock_control", "none"}};
+     }},
+    {"profile_iterations", "N>=0", "3", "profiled iterations per run; 0 turns hardware metrics off",
+     true, true,
+     [](std::string_view text, CommandLine* line) {
+       return ParseInt(text, 0, 1000, &line->settings.profile_iterations);
+     },
+     [](const CommandLine& line) { return std::to_string(line.settings.profile_iterations); },
+     [](const Settings& settings) -> KeyValues {
+       return {{"gpubench_profiling", Profiling(settings) ? "on" : "off"}};
+     }},
+    {"metrics", "NAME[,+GROUP,...]", "",
+     "CUPTI metrics, or groups of them (+flops, +l2), to add to the default ones (each may add "
+     "replay passes)",
+     false, false, ParseMetrics,
+     [](const CommandLine& line) { return JoinSortedUnique(line.settings.metrics); },
+     [](const Settings& settings) -> KeyValues {
+       return {
+           {"gpubench_metrics", Profiling(settings) ? JoinSortedUnique(settings.metrics) : "none"}};
+     }},
+    {"profile_runs", "reported|all", "reported",
+     "reported: profile the calls GB may report, not its iteration-count trials; all: every call",
+     true, true,
+     [](std::string_view text, CommandLine* line) {
+       return ParseChoice(text, {ProfileRuns::kReported, ProfileRuns::kAll},
+                          &line->settings.profile_runs);
+     },
+     [](const CommandLine& line) { return std::string(ToString(line.settings.profile_runs)); },
+     nullptr},
+    {"device", "ORDINAL", "0", "CUDA device to benchmark", true, false,
+     [](std::string_view text, CommandLine* line) {
+       return ParseInt(text, 0, 1023, &line->settings.device);
+     },
+     [](const CommandLine& line) { return std::to_string(line.settings.device); }, nullptr},
+    {"devices", "all|N[,N...]", "",
+     "run the suite once per listed GPU, one device after another (each in a process of its "
+     "own); every row's name gets /gpu:N before its time type, e.g. BM_Copy/1024/gpu:1/"
+     "manual_time; needs GPUBENCH_MAIN() or gpubench::Main",
+     false, false, ParseDevices, PrintDevices, nullptr},
+    {"exclusive", "warn|wait|fail", "warn",
+     "another process on the GPU: mark the runs gpu_shared and warn (warn), wait until it is "
+     "free (wait: gpubench jobs take turns through a lock file per GPU, other processes are "
+     "waited for, at most 600 s each), or skip the benchmark (fail)",
+     true, true,
+     [](std::string_view text, CommandLine* line) {
+       return ParseChoice(text, {Exclusive::kWarn, Exclusive::kWait, Exclusive::kFail},
+                          &line->settings.exclusive);
+     },
+     [](const CommandLine& line) { return std::string(ToString(line.settings.exclusive)); },
+     nullptr},
+    {"profile_out", "FILE", "", "append per-range metric values of every profiled run (JSON lines)",
+     false, false,
+     [](std::string_view text, CommandLine* line) {
+       line->profile_out = std::string(text);
+       return std::string();
+     },
+     [](const CommandLine& line) { return line.profile_out; }, nullptr},
+};
+
+const std::vector<SettingRow> kActionRows = {
+    {"list_metrics", "[FILTER]", "",
+     "print the metrics the chip supports (name, unit, description)", false, false,
+     [](std::string_view text, CommandLine* line) {
+       line->list_metrics = true;
+       line->list_metrics_filter = std::string(text);
+       return std::string();
+     },
+     [](const CommandLine& line) { return line.list_metrics_filter; }, nullptr},
+    {"chip", "NAME", "", "with list_metrics: list for this chip (e.g. GH100) without a GPU", false,
+     false,
+     [](std::string_view text, CommandLine* line) {
+       line->chip = std::string(text);
+       return std::string();
+     },
+     [](const CommandLine& line) { return line.chip; }, nullptr},
+};
+
+}  // namespace
+
+const std::vector<SettingRow>& SettingRows() { return kSettingRows; }
+
+const std::vector<SettingRow>& ActionRows() { return kActionRows; }
+
+KeyValues FingerprintedSettings(const Settings& settings) {
+  KeyValues entries = {{"gpubench_method_version", std::to_string(kMethodVersion)}};
+  for (const SettingRow& row : kSettingRows) {
+    if (row.fingerprint == nullptr) continue;
+    for (auto& entry : row.fingerprint(settings)) entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+std::string SettingsFingerprint(const Settings& settings) {
+  KeyValues entries = FingerprintedSettings(settings);
+  std::sort(entries.begin(), entries.end());
+  uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a offset basis
+  for (const auto& [key, value] : entries) {
+    for (unsigned char c : key + "=" + value + "\n") {
+      hash ^= c;
+      hash *= 0x100000001b3ULL;  // FNV prime
+    }
+  }
+  char buffer[17];
+  std::snprintf(buffer, sizeof(buffer), "%016" PRIx64, hash);
+  return buffer;
+}
+
+}  // namespace detail
+}  // namespace gpubench

@@ -1,0 +1,213 @@
+#include "frontend/context.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "gpubench/counters.hpp"
+#include "gpubench/version.hpp"
+#include "gpu/launch_hold.hpp"
+#include "config/metric_groups.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+std::string FormatDouble(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
+  return buffer;
+}
+
+}  // namespace
+
+std::vector<std::string> ActiveGroupNames(const Settings& settings) {
+  std::vector<std::string> names;
+  for (const MetricGroup& group : MetricGroups()) {
+    if (GroupActive(group, settings.metrics)) names.emplace_back(group.name);
+  }
+  return names;
+}
+
+std::string FlopMethod() {
+  return "flop_count_<p> = add + mul + 2 x fma thread instructions executed with predicate on "
+         "(sm__sass_thread_inst_executed_op_{d,f,h}{add,mul,fma}_pred_on.sum), per profiled "
+         "iteration; tensor-core instructions are not counted (tensor_pipe_pct shows their "
+         "pipe's activity instead); flop_rate = flop_count / gpu_duration; peak of precision p "
+         "= 2 x sm__sass_thread_inst_executed_op_<p>fma_pred_on.sum.peak_sustained (per cycle, "
+         "all SMs) x sm__cycles_elapsed.avg.per_second (the clock measured in the profiled "
+         "ranges); flop_rate_peak = flop_count / sum_p(flop_count_<p> / peak_p) (FP32's peak "
+         "without FP work); flop_rate_pct = 100 x flop_rate / flop_rate_peak; "
+         "arithmetic_intensity = flop_count / bytes_moved (DRAM)";
+}
+
+std::string FlushMethodDescription(const Settings& settings, int64_t flush_bytes) {
+  if (settings.cache == CachePolicy::kKeep) return "none (cache=keep)";
+  return "l2_read_evict: a read-only kernel streams " +
+         (flush_bytes > 0 ? std::to_string(flush_bytes) + " bytes" : std::string("a buffer")) +
+         " (2x L2) before each iteration, outside the timed region; it writes nothing, so no "
+         "dirty lines are left to be written back inside the next iteration";
+}
+
+std::string LaunchHoldDescription(const Settings& settings) {
+  if (settings.cache == CachePolicy::kKeep) {
+    return "none (cache=keep: the iterations run back to back in one timed region)";
+  }
+  return "hold_kernel: after the flush has finished, a one-thread kernel holds the stream until "
+         "the host has enqueued the start event, the body and the stop event, so the timed work "
+         "starts back to back whatever the host's launch pace; a second untimed iteration after "
+         "the warm-up checks that the body can be held: one that waits for the GPU inside the "
+         "loop cannot (its hold times out after " +
+         std::to_string(kHoldTimeoutMs) +
+         " ms) and is timed without holds: counter launch_held=0; so is every iteration while "
+         "another process uses the GPU (NVML before the iterations and every 0.1 s during them, "
+         "or flushes far slower than the flush needs): gpu_shared=1 and launch_held=0";
+}
+
+std::string CounterUnits(const Settings& settings,
+                         const std::map<std::string, std::string>& metric_units) {
+  const bool profiling = settings.profile_iterations > 0;
+  // Units and names never hold ';', '=' or ':'; CUPTI's units are made safe to be sure.
+  auto safe = [](std::string text) {
+    for (char& c : text) {
+      if (c == ';' || c == '=' || c == ':' || c == ',') c = '_';
+    }
+    return text.empty() ? std::string("-") : text;
+  };
+  std::string out;
+  auto add = [&](std::string_view name, std::string_view unit, Better better) {
+    out += (out.empty() ? "" : ";") + std::string(name) + "=" + safe(std::string(unit)) + ":" +
+           std::string(BetterName(better));
+  };
+  const std::vector<std::string> groups = ActiveGroupNames(settings);
+  auto group_on = [&](std::string_view group) {
+    return std::find(groups.begin(), groups.end(), group) != groups.end();
+  };
+  for (const CounterInfo& counter : kCounters) {
+    const std::string_view name = counter.name;
+    if (name == "real_time" || name == "cpu_time") continue;  // GB's fields, not counters
+    const bool from_profiler = !counter.source_metric.empty() || !counter.group.empty() ||
+                               name == "bytes_moved" || name == "dram_bandwidth" ||
+                               name == "dram_bandwidth_pct" || name == "profile_passes" ||
+                               name == "dram_traffic_ratio";
+    if (from_profiler && !profiling) continue;
+    if (!counter.group.empty() && !group_on(counter.group)) continue;
+    if (name.back() == '/') {
+      if (settings.timer != Timer::kCupti) continue;
+      add(std::string(name) + "*", counter.unit, counter.better);
+      continue;
+    }
+    add(name, counter.unit, counter.better);
+  }
+  if (profiling) {
+    std::vector<std::string> in_groups;  // written as the groups' counters, not by name
+    for (const MetricGroup& group : MetricGroups()) {
+      if (group_on(group.name))
+        in_groups.insert(in_groups.end(), group.metrics.begin(), group.metrics.end());
+    }
+    for (const std::string& metric : settings.metrics) {
+      if (FindCounter(metric) != nullptr) continue;
+      if (std::find(in_groups.begin(), in_groups.end(), metric) != in_groups.end()) continue;
+      bool renamed = false;
+      for (const CounterInfo& counter : kCounters) {
+        renamed |= counter.source_metric == metric && counter.group.empty();
+      }
+      if (renamed) continue;
+      auto unit = metric_units.find(metric);
+      add(metric, unit == metric_units.end() ? "-" : unit->second, Better::kNeither);
+    }
+  }
+  return out;
+}
+
+std::string StreamWatchDescription(const std::string& unavailable_reason) {
+  if (unavailable_reason.empty()) {
+    return "on: CUPTI driver callbacks during the warm-up show every stream the body puts GPU "
+           "work on (kernels, copies, memsets, graph and host-function launches); each timed "
+           "span waits for all of them (fork and join with events, counter streams_joined)";
+  }
+  return "unavailable: " + unavailable_reason +
+         "; only work on the timed stream (and what it orders with) is inside the GPU time, and "
+         "a row whose GPU time is below 25% of its profiled duration (and 100 us below it) is "
+         "refused";
+}
+
+KeyValues DeviceContext(const DeviceFacts& facts) {
+  KeyValues keys;
+  keys.push_back(
+      {"gpu_status", facts.available ? "ok" : "unavailable: " + facts.unavailable_reason});
+  if (facts.available) {
+    keys.push_back({"gpu_name", facts.name});
+    keys.push_back({"gpu_compute_capability", std::to_string(facts.compute_capability_major) + "." +
+                                                  std::to_string(facts.compute_capability_minor)});
+    keys.push_back({"gpu_sm_count", std::to_string(facts.sm_count)});
+    keys.push_back({"gpu_l2_bytes", std::to_string(facts.l2_bytes)});
+    keys.push_back({"gpu_sm_clock_rated_mhz", FormatDouble(facts.sm_clock_rated_mhz, 0)});
+    keys.push_back({"gpu_memory_clock_rated_mhz", FormatDouble(facts.memory_clock_rated_mhz, 0)});
+    keys.push_back({"gpu_memory_bus_width_bits", std::to_string(facts.memory_bus_width_bits)});
+    keys.push_back({"gpu_dram_bandwidth_theoretical_bytes_per_second",
+                    FormatDouble(facts.DramBandwidthBytesPerSecond(), 0)});
+    keys.push_back({"gpu_ecc", facts.ecc_enabled ? "on" : "off"});
+    keys.push_back({"gpu_pci_bus_id", facts.pci_bus_id});
+  } else {
+    keys.push_back({"gpu_name", "none"});
+  }
+  return keys;
+}
+
+KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
+                       const std::string& profiler_status,
+                       const std::map<std::string, std::string>& metric_units,
+                       const std::string& gpu_sharing, std::optional<int> tagged_device,
+                       const std::string& stream_watch_unavailable) {
+  KeyValues context = {{"gpubench_version", kVersion}};
+  KeyValues fingerprinted = FingerprintedSettings(settings);
+  std::string keys;
+  for (const auto& entry : fingerprinted) {
+    // The values are exactly those hashed, so a reader can recompute the fingerprint.
+    context.push_back(entry);
+    keys += (keys.empty() ? "" : ",") + entry.first;
+  }
+  context.push_back(
+      {"gpubench_flush_description",
+       FlushMethodDescription(settings, facts.available ? FlushBytes(facts.l2_bytes) : 0)});
+  context.push_back({"gpubench_launch_hold_description", LaunchHoldDescription(settings)});
+  CommandLine line;
+  line.settings = settings;
+  for (const SettingRow& row : SettingRows()) {
+    if (row.in_context) context.push_back({"gpubench_" + std::string(row.name), row.print(line)});
+  }
+  context.push_back({"gpubench_profiler", profiler_status});
+  context.push_back({"gpubench_stream_watch", StreamWatchDescription(stream_watch_unavailable)});
+  // Groups expand into metric names (fingerprinted in gpubench_metrics); this names them.
+  const std::vector<std::string> groups = ActiveGroupNames(settings);
+  std::string group_list;
+  for (const auto& group : groups) group_list += (group_list.empty() ? "" : ",") + group;
+  const bool profiling = settings.profile_iterations > 0;
+  context.push_back({"gpubench_metric_groups", profiling && !groups.empty() ? group_list : "none"});
+  if (profiling && std::find(groups.begin(), groups.end(), "flops") != groups.end()) {
+    context.push_back({"gpubench_flop_method", FlopMethod()});
+  }
+  // cache=flush adds the hold check, a second untimed iteration (gpubench_launch_hold).
+  context.push_back(
+      {"gpubench_warmup_iterations", settings.cache == CachePolicy::kFlush ? "2" : "1"});
+  context.push_back({"gpubench_gpu_sharing", gpu_sharing});
+  context.push_back({std::string(kSettingsFingerprintKey), SettingsFingerprint(settings)});
+  context.push_back({std::string(kFingerprintKeysKey), keys});
+  context.push_back({std::string(kCounterUnitsKey), CounterUnits(settings, metric_units)});
+
+  KeyValues device = DeviceContext(facts);
+  context.insert(context.end(), device.begin(), device.end());
+  if (tagged_device) {
+    // One device of a --gpubench_devices run: its facts again under its own ordinal, so the
+    // merged context of every device's run holds each device's facts.
+    context.push_back({"gpubench_devices", std::to_string(*tagged_device)});
+    const std::string prefix = "gpu_" + std::to_string(*tagged_device) + "_";
+    for (const auto& [key, value] : device) context.push_back({prefix + key.substr(4), value});
+  }
+  context.push_back({"cuda_driver_version", CudaVersionString(facts.driver_version)});
+  context.push_back({"cuda_runtime_version", CudaVersionString(facts.runtime_version)});
+  context.push_back({"cuda_cupti_api_version", std::to_string(facts.cupti_api_version)});
+  return context;
+}
+
+}  // namespace gpubench::detail

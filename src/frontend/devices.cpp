@@ -1,0 +1,218 @@
+#include "frontend/devices.hpp"
+
+#include <cuda_runtime_api.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace gpubench::detail {
+namespace {
+
+bool StartsWith(const std::string& text, const std::string& prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+// Splits GB's JSON at its "benchmarks" array: the context object and the array's inside.
+Status SplitGbJson(const std::string& text, nlohmann::json* context, std::string* rows) {
+  const std::string marker = "\"benchmarks\": [";
+  const size_t at = text.find(marker);
+  const size_t open = text.find('{');
+  const size_t close = text.rfind(']');
+  if (at == std::string::npos || open == std::string::npos || close == std::string::npos ||
+      close < at) {
+    return Status::InvalidInput("not a JSON file of Google Benchmark's (no \"benchmarks\" array)");
+  }
+  std::string head = text.substr(open + 1, at - open - 1);
+  head.erase(head.find_last_not_of(" \t\r\n,") + 1);
+  try {
+    *context = nlohmann::json::parse("{" + head + "}").at("context");
+  } catch (const std::exception& error) {
+    return Status::InvalidInput(std::string("its context block does not parse: ") + error.what());
+  }
+  *rows = text.substr(at + marker.size(), close - at - marker.size());
+  rows->erase(0, rows->find_first_not_of(" \t\r\n"));
+  rows->erase(rows->find_last_not_of(" \t\r\n") + 1);
+  return Status::Ok();
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return file ? text.str() : std::string();
+}
+
+// Runs argv and waits; the exit code, or 128 + the signal that ended it.
+int RunChild(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    execv("/proc/self/exe", argv.data());
+    std::fprintf(stderr, "gpubench: cannot run %s again for one device: %s\n", args[0].c_str(),
+                 std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+}  // namespace
+
+std::vector<int> ResolveDevices(const CommandLine& line) {
+  if (!line.all_devices) return line.devices;
+  // cudaGetDeviceCount creates no context, so the children find no trace of the parent.
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) return {0};
+  std::vector<int> devices;
+  for (int device = 0; device < count; ++device) devices.push_back(device);
+  return devices;
+}
+
+std::vector<std::string> ChildArgs(const std::vector<std::string>& args, int device,
+                                   const std::string& out_path) {
+  std::vector<std::string> child;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (i > 0 && arg == "--gpubench_devices") {
+      ++i;  // the value follows
+      continue;
+    }
+    if (i > 0 && (StartsWith(arg, "--gpubench_devices=") || StartsWith(arg, "--benchmark_out=") ||
+                  StartsWith(arg, "--benchmark_out_format="))) {
+      continue;
+    }
+    child.push_back(arg);
+  }
+  child.push_back("--gpubench_devices=" + std::to_string(device));
+  if (!out_path.empty()) {
+    child.push_back("--benchmark_out=" + out_path);
+    child.push_back("--benchmark_out_format=json");
+  }
+  return child;
+}
+
+Result<std::string> MergeDeviceResults(const std::vector<std::pair<int, std::string>>& files) {
+  nlohmann::json context;
+  std::string rows, devices;
+  for (const auto& [device, text] : files) {
+    nlohmann::json child_context;
+    std::string child_rows;
+    if (Status status = SplitGbJson(text, &child_context, &child_rows); !status.ok()) {
+      return Status::InvalidInput("the results of device " + std::to_string(device) + ": " +
+                                  status.message());
+    }
+    if (context.is_null()) {
+      context = child_context;
+    } else if (context.value("gpubench_settings_fingerprint", "") !=
+               child_context.value("gpubench_settings_fingerprint", "")) {
+      return Status::SettingsMismatch("device " + std::to_string(device) +
+                                      " ran with other settings than the first device");
+    } else {
+      const std::string prefix = "gpu_" + std::to_string(device) + "_";
+      for (const auto& [key, value] : child_context.items()) {
+        if (StartsWith(key, prefix)) context[key] = value;
+      }
+    }
+    devices += (devices.empty() ? "" : ",") + std::to_string(device);
+    if (!child_rows.empty()) rows += (rows.empty() ? "" : ",\n    ") + child_rows;
+  }
+  if (context.is_null()) return Status::InvalidInput("no device produced results");
+  context["gpubench_devices"] = devices;
+  std::string merged =
+      "{\n  \"context\": " + context.dump(2) + ",\n  \"benchmarks\": [\n    " + rows + "\n  ]\n}\n";
+  return merged;
+}
+
+int RunOnEachDevice(const std::vector<std::string>& args, const std::vector<int>& devices,
+                    const GbOutput& output) {
+  if (!output.format.empty() && output.format != "console") {
+    std::cerr
+        << "gpubench: --benchmark_format=" << output.format
+        << " with several devices would print one document per device: write it to a file "
+           "with --benchmark_out=FILE (merged over the devices) and keep the console format\n";
+    return 2;
+  }
+  if (!output.out.empty() && !output.out_format.empty() && output.out_format != "json") {
+    std::cerr << "gpubench: --benchmark_out_format=" << output.out_format
+              << " with several devices: gpubench merges the devices' files as JSON only; use "
+                 "--benchmark_out_format=json\n";
+    return 2;
+  }
+  int exit_code = 0;
+  std::vector<std::pair<int, std::string>> files;
+  for (int device : devices) {
+    const std::string part =
+        output.out.empty() ? "" : output.out + ".gpu" + std::to_string(device) + ".part";
+    const int code = RunChild(ChildArgs(args, device, part));
+    if (code != 0) {
+      std::cerr << "gpubench: the run on device " << device << " exited with code " << code
+                << "; the other devices' results are kept\n";
+      if (exit_code == 0) exit_code = code;
+    }
+    if (part.empty()) continue;
+    const std::string text = ReadFile(part);
+    std::remove(part.c_str());
+    if (text.empty()) {
+      std::cerr << "gpubench: device " << device << " wrote no results\n";
+      continue;
+    }
+    files.emplace_back(device, text);
+  }
+  if (output.out.empty()) return exit_code;
+  Result<std::string> merged = MergeDeviceResults(files);
+  if (!merged.ok()) {
+    std::cerr << "gpubench: " << merged.status().message() << "\n";
+    return exit_code != 0 ? exit_code : 1;
+  }
+  std::ofstream out(output.out, std::ios::binary | std::ios::trunc);
+  out << merged.value();
+  if (!out) {
+    std::cerr << "gpubench: cannot write " << output.out << ": " << std::strerror(errno) << "\n";
+    return exit_code != 0 ? exit_code : 1;
+  }
+  return exit_code;
+}
+
+bool ForwardingReporter::ReportContext(const Context& context) {
+  inner_->SetOutputStream(&GetOutputStream());
+  inner_->SetErrorStream(&GetErrorStream());
+  Context wider = context;
+  wider.name_field_width += tag_.empty() ? 0 : tag_.size() + 1;
+  const bool go_on = inner_->ReportContext(wider);
+  GetOutputStream().flush();
+  return go_on;
+}
+
+void ForwardingReporter::ReportRuns(const std::vector<Run>& reports) {
+  if (tag_.empty()) {
+    inner_->ReportRuns(reports);
+  } else {
+    std::vector<Run> tagged = reports;
+    for (Run& run : tagged) {
+      std::string& args = run.run_name.args;
+      args += (args.empty() ? "" : "/") + tag_;
+    }
+    inner_->ReportRuns(tagged);
+  }
+  GetOutputStream().flush();
+}
+
+}  // namespace gpubench::detail

@@ -1,0 +1,262 @@
+#include "gpubench/main.hpp"
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/context.hpp"
+#include "gpu/cuda_status.hpp"
+#include "frontend/devices.hpp"
+#include "gpubench/reporter.hpp"
+#include "measure/process_state.hpp"
+#include "config/settings_parse.hpp"
+
+namespace gpubench {
+namespace {
+
+void PrintHelp() {
+  benchmark::PrintDefaultHelp();
+  std::cout << detail::FlagHelp();
+}
+
+// GB's own flag value (last occurrence wins, then BENCHMARK_<NAME>), read before GB parses.
+std::string GoogleBenchmarkFlag(int argc, char** argv, const std::string& name) {
+  std::string value;
+  const std::string prefix = "--benchmark_" + name + "=";
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) value = argv[i] + prefix.size();
+  }
+  if (value.empty()) {
+    std::string env = "BENCHMARK_" + name;
+    for (auto& c : env) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (const char* from_env = std::getenv(env.c_str())) value = from_env;
+  }
+  return value;
+}
+
+bool UseColor(int argc, char** argv) {
+  const std::string flag = GoogleBenchmarkFlag(argc, argv, "color");
+  if (flag == "false" || flag == "no" || flag == "0") return false;
+  if (flag == "true" || flag == "yes" || flag == "1") return true;
+  const char* term = std::getenv("TERM");
+  return isatty(STDOUT_FILENO) != 0 && term != nullptr && std::strcmp(term, "dumb") != 0;
+}
+
+// Set by Main before it calls Initialize: --gpubench_devices needs Main's reporters, which name
+// every row after its device.
+bool main_reports = false;
+
+// GB's last call of the process had no successor to show whether it was a trial.
+void CheckLastCallAtExit() { std::cerr << detail::ProcessState::Get().policy.trials().Finish(); }
+
+// The CUPTI Range Profiler, or none with the reason (the gpubench_profiler context value).
+void StartProfiler(detail::Harness& harness) {
+  const Settings& settings = harness.settings();
+  const detail::DeviceFacts& facts = harness.facts();
+  std::string status;
+  std::unique_ptr<detail::Profiler> profiler;
+  if (settings.profile_iterations == 0) {
+    status = "off: --gpubench_profile_iterations=0";
+  } else if (!facts.available) {
+    status = "unavailable: no usable CUDA device";
+  } else {
+    profiler = detail::MakeCuptiProfiler(settings, facts, &status);
+    if (!profiler) {
+      std::cerr << "gpubench: hardware metrics are off for this run, timing is not affected: "
+                << status << "\n";
+    }
+  }
+  harness.SetProfiler(std::move(profiler), status);
+}
+
+// Who else is on the GPU as the run starts (each call is checked again; see gpu_shared).
+std::string GpuSharingAtStart(detail::Harness& harness) {
+  if (!harness.facts().available) return "unknown: no usable CUDA device";
+  const detail::SharingSample sample = harness.sharing().Sample();
+  const auto others = detail::OtherProcesses(sample, static_cast<unsigned>(::getpid()));
+  return !sample.known    ? "unknown: " + sample.unknown_reason
+         : others.empty() ? "checked with NVML: no other process at start"
+                          : "checked with NVML: at start also " + detail::DescribeProcesses(others);
+}
+
+// GB's reporter for a format name (--benchmark_format, --benchmark_out_format).
+std::unique_ptr<benchmark::BenchmarkReporter> MakeGbReporter(const std::string& name) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // GB still offers csv; so do we
+  if (name == "csv") return std::make_unique<benchmark::CSVReporter>();
+#pragma GCC diagnostic pop
+  if (name == "console") return std::make_unique<benchmark::ConsoleReporter>();
+  return std::make_unique<benchmark::JSONReporter>();
+}
+
+// gpubench's console reporter for the console (GB's own for --benchmark_format=json|csv). Rows
+// reach GB's reporters through ForwardingReporter, which flushes after every benchmark (a killed
+// run keeps what finished) and, for one device of a --gpubench_devices run, names every row after
+// the device.
+void RunBenchmarks(const std::string& format, const std::string& out, const std::string& out_format,
+                   bool color) {
+  CounterReporter console(color ? benchmark::ConsoleReporter::OO_ColorTabular
+                                : benchmark::ConsoleReporter::OO_Tabular);
+  const std::optional<int> device = detail::ProcessState::Get().tagged_device;
+  const bool console_display = format.empty() || format == "console";
+  std::unique_ptr<benchmark::BenchmarkReporter> display_format =
+      console_display ? nullptr : MakeGbReporter(format);
+  detail::ForwardingReporter forwarded_display(display_format ? display_format.get() : &console,
+                                               device);
+  // The console reporter is GB's own class, which GB treats specially (colour, tabular counters),
+  // so it stays unwrapped when there is nothing to tag.
+  benchmark::BenchmarkReporter* display = console_display && !device
+                                              ? static_cast<benchmark::BenchmarkReporter*>(&console)
+                                              : &forwarded_display;
+  if (out.empty()) {
+    benchmark::RunSpecifiedBenchmarks(display);
+    return;
+  }
+  std::unique_ptr<benchmark::BenchmarkReporter> file_format = MakeGbReporter(out_format);
+  detail::ForwardingReporter file(file_format.get(), device);
+  benchmark::RunSpecifiedBenchmarks(display, &file);
+}
+
+// --gpubench_devices: several devices run as child processes (the result is their exit code);
+// one device is this process's, with every name tagged. Nothing to do without the flag.
+std::optional<InitResult> ChooseDevices(const detail::CommandLine& command_line,
+                                        const std::vector<std::string>& args, int argc, char** argv,
+                                        Settings* settings, std::optional<int>* tagged_device) {
+  if (!command_line.all_devices && command_line.devices.empty()) return std::nullopt;
+  if (!main_reports) {
+    std::cerr << "gpubench: --gpubench_devices needs GPUBENCH_MAIN() or gpubench::Main: it runs "
+                 "the suite once per device and names every row after its device in GB's "
+                 "output, which a main of your own does not let gpubench do\n";
+    return InitResult{false, 2};
+  }
+  const std::vector<int> devices = detail::ResolveDevices(command_line);
+  if (devices.size() > 1) {
+    const detail::GbOutput output{GoogleBenchmarkFlag(argc, argv, "format"),
+                                  GoogleBenchmarkFlag(argc, argv, "out"),
+                                  GoogleBenchmarkFlag(argc, argv, "out_format")};
+    return InitResult{false, detail::RunOnEachDevice(args, devices, output)};
+  }
+  settings->device = devices.front();
+  *tagged_device = devices.front();
+  return std::nullopt;
+}
+
+}  // namespace
+
+InitResult Initialize(int* argc, char** argv) {
+  std::vector<std::string> args(argv, argv + *argc);
+  detail::ParseResult parsed = detail::ParseCommandLine(args, detail::ProcessEnvironment());
+  if (!parsed.ok) {
+    std::cerr << "gpubench: " << parsed.error;
+    return {false, 2};
+  }
+  const detail::CommandLine& command_line = parsed.command_line;
+  // Hand GB only what is left, in place, as benchmark::Initialize does.
+  int kept = 0;
+  for (int i = 0; i < *argc; ++i) {
+    const std::string arg = argv[i];
+    if (i == 0 || arg.rfind("--gpubench_", 0) != 0) argv[kept++] = argv[i];
+  }
+  *argc = kept;
+  argv[kept] = nullptr;
+
+  Settings settings = command_line.settings;
+  std::optional<int> tagged_device;
+  if (std::optional<InitResult> done =
+          ChooseDevices(command_line, args, *argc, argv, &settings, &tagged_device)) {
+    return *done;
+  }
+  const char* injection = std::getenv("CUDA_INJECTION64_PATH");
+  if (settings.timer == Timer::kCupti && injection != nullptr && *injection != '\0') {
+    std::cerr << "gpubench: --gpubench_timer=cupti cannot run under another CUDA tool "
+                 "(CUDA_INJECTION64_PATH is set, e.g. by ncu or nsys): only one CUPTI client can "
+                 "trace a process; use --gpubench_timer=events under that tool\n";
+    return {false, 2};
+  }
+  detail::DeviceFacts facts = detail::QueryDeviceFacts(settings.device);
+  auto& process = detail::ProcessState::Get();
+  // Before this process creates its context (cudaSetDevice below): a job waiting here is not
+  // "another process" to the job that benchmarks the GPU meanwhile.
+  std::string lock_note;
+  if (facts.available && !command_line.list_metrics && settings.exclusive == Exclusive::kWait) {
+    lock_note = process.gpu_lock.Acquire(detail::GpuLockPath(facts.pci_bus_id),
+                                         kExclusiveWaitSeconds, std::cerr);
+    if (!process.gpu_lock.held()) std::cerr << "gpubench: " << lock_note << "\n";
+  }
+  if (facts.available && !command_line.list_metrics) {
+    // The benchmarked device becomes the current one before any benchmark function runs, so a
+    // benchmark's own allocations (made before its loop) land on it, with or without profiling.
+    if (detail::Status status = detail::CudaStatus(cudaSetDevice(settings.device), "cudaSetDevice");
+        !status.ok()) {
+      facts.available = false;
+      facts.unavailable_reason = status.message();
+    }
+  }
+
+  if (command_line.list_metrics) {
+    std::string error =
+        detail::ListMetrics(command_line.chip, facts, command_line.list_metrics_filter, std::cout);
+    if (!error.empty()) {
+      std::cerr << "gpubench: " << error << "\n";
+      return {false, 2};
+    }
+    return {false, 0};
+  }
+  process.tagged_device = tagged_device;
+  if (detail::Status status = process.profile_log.Open(command_line.profile_out); !status.ok()) {
+    std::cerr << "gpubench: " << status.message() << "\n";
+    return {false, 2};
+  }
+  detail::Harness& harness = process.harness;
+  harness.Configure(settings, facts);
+  // Read before benchmark::Initialize removes GB's flags from argv.
+  process.policy.SetTrialRunDetector(detail::TrialRunDetector(
+      detail::MinTimeSeconds(GoogleBenchmarkFlag(*argc, argv, "min_time"))));
+  static const bool at_exit_registered = std::atexit(CheckLastCallAtExit) == 0;
+  (void)at_exit_registered;
+  StartProfiler(harness);
+
+  std::string gpu_sharing = GpuSharingAtStart(harness);
+  if (!lock_note.empty()) gpu_sharing += "; exclusive=wait: " + lock_note;
+  for (const auto& [key, value] : detail::BuildContext(
+           settings, facts, harness.profiler_status(), harness.metric_units(), gpu_sharing,
+           tagged_device,
+           facts.available ? harness.streams().UnavailableReason() : "no usable CUDA device")) {
+    benchmark::AddCustomContext(key, value);
+  }
+  return {true, 0};
+}
+
+int Main(int argc, char** argv) {
+  main_reports = true;
+  InitResult init = Initialize(&argc, argv);
+  if (!init.run_benchmarks) return init.exit_code;
+  // Read before benchmark::Initialize, which removes GB's flags from argv.
+  const std::string format = GoogleBenchmarkFlag(argc, argv, "format");
+  const std::string out = GoogleBenchmarkFlag(argc, argv, "out");
+  const std::string out_format = GoogleBenchmarkFlag(argc, argv, "out_format");
+  const bool color = UseColor(argc, argv);
+  benchmark::Initialize(&argc, argv, PrintHelp);
+  if (argc > 1) {
+    for (int i = 1; i < argc; ++i) {
+      std::cerr << "gpubench: unrecognized argument '" << argv[i]
+                << "': gpubench flags start with --gpubench_ and GB's with --benchmark_ (see "
+                   "--help)\n";
+    }
+    return 2;
+  }
+  RunBenchmarks(format, out, out_format, color);
+  benchmark::Shutdown();
+  detail::ProcessState::Get().Shutdown();
+  return 0;
+}
+
+}  // namespace gpubench

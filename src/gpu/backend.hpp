@@ -1,0 +1,134 @@
+// The narrow interfaces between the benchmark loop and the GPU. cuda_backend.cu implements them
+// on a real device; tests implement them with fakes that record what the loop asked for.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "gpu/device_info.hpp"
+#include "gpubench/settings.hpp"
+#include "gpu/launch_hold.hpp"
+#include "common/status.hpp"
+#include "gpu/stream_plan.hpp"
+
+namespace gpubench::detail {
+
+/// GPU work around the user's body: cache policy, error checks, clock probe, NVTX ranges.
+class GpuOps {
+ public:
+  virtual ~GpuOps() = default;
+  /// Before a run's first iteration: selects the device, allocates what `cache` needs.
+  virtual Status Prepare(cudaStream_t stream, CachePolicy cache) = 0;
+  /// Evicts L2 by streaming a read-only buffer on `stream` (writes nothing).
+  virtual Status FlushCache(cudaStream_t stream) = 0;
+  /// After each body: reports launch errors (configuration, resources) the body left.
+  virtual Status CheckLaunch() = 0;
+  virtual Status Synchronize(cudaStream_t stream) = 0;
+  /// Starts measuring the SM clock: a probe kernel records each SM's clock and global time.
+  virtual Status BeginClockProbe(cudaStream_t stream) = 0;
+  /// Ends it and waits: the mean SM clock (MHz) between the two probes, over all SMs seen.
+  virtual Status EndClockProbe(cudaStream_t stream, double* sm_clock_mhz) = 0;
+  /// NVTX push/pop in domain "gpubench": one nested range per '/'-separated part of the name
+  /// (NvtxRangePath), popped together.
+  virtual void PushRange(const std::string& name) = 0;
+  virtual void PopRange() = 0;
+  /// Holds `stream` with a one-thread kernel that spins until ReleaseStream, or until
+  /// kHoldTimeoutMs have passed. Work the host enqueues behind it then starts back to back when
+  /// it is released, whatever the host's launch pace (docs/accuracy.md "Short kernels").
+  virtual Status HoldStream(cudaStream_t stream) = 0;
+  /// Lets the latest hold end. Does nothing when none is pending, so error paths may call it.
+  virtual void ReleaseStream() = 0;
+  /// Whether a hold ended by its timeout (the host did not release it in time, e.g. the body
+  /// waited for the GPU) since the last call. Call after the stream was synchronized.
+  virtual bool TakeHoldTimedOut() = 0;
+  /// The start of a timed span on `timed`: each of `others` waits for what `timed` has
+  /// enqueued so far (the start event, behind any hold), so their work starts inside the span.
+  virtual Status ForkStreams(cudaStream_t timed, const std::vector<StreamHandle>& others) = 0;
+  /// The end of the span: `timed` waits for everything enqueued on `others`, so the stop event
+  /// comes after the last of it.
+  virtual Status JoinStreams(cudaStream_t timed, const std::vector<StreamHandle>& others) = 0;
+};
+
+/// Which streams the user's body enqueues GPU work on (stream_plan.hpp): kernel launches,
+/// copies, memsets, graph and host-function launches, seen through CUPTI's driver callbacks.
+class StreamWatch {
+ public:
+  virtual ~StreamWatch() = default;
+  /// "" when the watch works; else why not (for the context block).
+  virtual std::string UnavailableReason() const = 0;
+  /// Right before a body: starts recording its work.
+  virtual void BeginBody() = 0;
+  /// Right after it: the streams it used, in first-use order.
+  virtual std::vector<StreamUse> EndBody() = 0;
+  /// Once the body's work has finished (the warm-up synchronized): CUPTI, attached for the
+  /// watch, is detached so that the timed iterations run without it (cupti_attach.hpp).
+  virtual void AfterBodyFinished() {}
+};
+
+/// GPU time of regions of stream work.
+class IterationTimer {
+ public:
+  virtual ~IterationTimer() = default;
+  /// Forgets everything from earlier runs.
+  virtual void BeginRun() {}
+  /// Before the first timed iteration, and before its stream hold: anything that may wait for
+  /// the GPU (enabling CUPTI activity tracing does) must happen here, not in Begin.
+  virtual Status BeforeTimedIterations() { return Status::Ok(); }
+  virtual Status Begin(cudaStream_t stream) = 0;
+  virtual Status End(cudaStream_t stream) = 0;
+  /// Appends the seconds of each region finished since the last call, in order. With
+  /// wait_all it waits for every open region; otherwise it returns what it already has.
+  virtual Status Collect(bool wait_all, std::vector<double>* seconds) = 0;
+  /// Kernel time per kernel name in this run's collected regions (timer=cupti only).
+  virtual std::map<std::string, double> KernelSeconds() const { return {}; }
+};
+
+/// Hardware metrics of profiled iterations (the CUPTI Range Profiler in cupti_profiler.cpp).
+/// One session per run: for each pass, each profiled iteration is one named range.
+class Profiler {
+ public:
+  virtual ~Profiler() = default;
+  virtual Status BeginSession(cudaStream_t stream, int ranges) = 0;
+  virtual Status BeginPass() = 0;
+  virtual Status PushRange(const std::string& name) = 0;
+  virtual Status PopRange() = 0;
+  /// Ends a pass; *done once CUPTI has every pass it needs.
+  virtual Status EndPass(bool* done) = 0;
+  /// Metric values per range (metric name -> value in CUPTI's unit), in range order.
+  virtual Status EndSession(std::vector<std::map<std::string, double>>* ranges) = 0;
+  /// Ends a session early after an error, releasing what it holds.
+  virtual void AbortSession() = 0;
+  /// Replay passes a session needs for the configured metrics (0 before it is known).
+  virtual int PassCount() const = 0;
+  /// CUPTI's unit of each configured metric ("byte", "%", ...), where CUPTI names one.
+  virtual std::map<std::string, std::string> MetricUnits() const { return {}; }
+};
+
+// The real backends. Each is defined in its own file: cuda_backend.cu (GpuOps, the event
+// timer), cupti_timer.cpp (timer=cupti), cupti_profiler.cpp (the Range Profiler).
+
+/// GpuOps on the CUDA device of `facts`.
+std::unique_ptr<GpuOps> MakeCudaOps(const DeviceFacts& facts);
+/// The stream watch on CUPTI's driver callbacks (cupti_stream_watch.cpp).
+std::unique_ptr<StreamWatch> MakeCuptiStreamWatch();
+/// timer=events: a CUDA event pair around each timed region.
+std::unique_ptr<IterationTimer> MakeEventTimer();
+/// timer=cupti: the CUPTI activity timer.
+std::unique_ptr<IterationTimer> MakeCuptiTimer();
+
+/// The CUPTI Range Profiler for `settings.metrics` on the device, or null with the reason
+/// ("unavailable: ..." / "off: ..."); the string becomes the gpubench_profiler context value.
+std::unique_ptr<Profiler> MakeCuptiProfiler(const Settings& settings, const DeviceFacts& facts,
+                                            std::string* status);
+
+/// Prints the metrics of `chip` (or of the device when chip is empty) whose names contain
+/// `filter`: name, unit, description. Returns an error message, or "" on success.
+std::string ListMetrics(const std::string& chip, const DeviceFacts& facts,
+                        const std::string& filter, std::ostream& out);
+
+}  // namespace gpubench::detail

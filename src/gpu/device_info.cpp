@@ -1,0 +1,62 @@
+#include "gpu/device_info.hpp"
+
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+
+#include "gpu/cuda_status.hpp"
+
+namespace gpubench::detail {
+
+std::string CudaVersionString(int version) {
+  if (version <= 0) return "none";
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+DeviceFacts QueryDeviceFacts(int ordinal) {
+  DeviceFacts facts;
+  facts.ordinal = ordinal;
+  cudaRuntimeGetVersion(&facts.runtime_version);
+  cudaDriverGetVersion(&facts.driver_version);  // 0 without a driver
+  cuptiGetVersion(&facts.cupti_api_version);
+
+  int count = 0;
+  Status status = CudaStatus(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  if (!status.ok()) {
+    facts.unavailable_reason = status.message();
+    return facts;
+  }
+  if (ordinal >= count) {
+    facts.unavailable_reason = "device " + std::to_string(ordinal) +
+                               " does not exist: " + std::to_string(count) +
+                               " CUDA device(s), ordinals 0.." + std::to_string(count - 1);
+    return facts;
+  }
+  cudaDeviceProp prop{};
+  status = CudaStatus(cudaGetDeviceProperties(&prop, ordinal), "cudaGetDeviceProperties");
+  if (!status.ok()) {
+    facts.unavailable_reason = status.message();
+    return facts;
+  }
+  facts.name = prop.name;
+  facts.compute_capability_major = prop.major;
+  facts.compute_capability_minor = prop.minor;
+  facts.sm_count = prop.multiProcessorCount;
+  facts.l2_bytes = prop.l2CacheSize;
+  facts.memory_bus_width_bits = prop.memoryBusWidth;
+  facts.ecc_enabled = prop.ECCEnabled != 0;
+  // CUDA 13 removed the clock rates from cudaDeviceProp; the attributes remain (kHz).
+  int sm_khz = 0;
+  int memory_khz = 0;
+  cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, ordinal);
+  cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, ordinal);
+  facts.sm_clock_rated_mhz = sm_khz / 1000.0;
+  facts.memory_clock_rated_mhz = memory_khz / 1000.0;
+  char bus_id[32] = {};
+  if (cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), ordinal) == cudaSuccess) {
+    facts.pci_bus_id = bus_id;
+  }
+  facts.available = true;
+  return facts;
+}
+
+}  // namespace gpubench::detail

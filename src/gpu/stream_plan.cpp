@@ -1,0 +1,84 @@
+#include "gpu/stream_plan.hpp"
+
+#include <cstdio>
+
+#include "common/format.hpp"
+
+namespace gpubench::detail {
+
+StreamHandle NormalizeStream(StreamHandle stream, bool per_thread_call) {
+  if (stream != 0) return stream;
+  return per_thread_call ? kPerThreadStream : kLegacyStream;
+}
+
+std::string DescribeStream(StreamHandle stream) {
+  if (stream == 0 || stream == kLegacyStream) return "the legacy default stream";
+  if (stream == kPerThreadStream) return "the per-thread default stream";
+  char text[32];
+  std::snprintf(text, sizeof text, "stream 0x%llx", static_cast<unsigned long long>(stream));
+  return text;
+}
+
+namespace {
+
+std::string Work(const StreamUse& use) {
+  return std::to_string(use.calls) + " call(s), first " + use.first_call;
+}
+
+}  // namespace
+
+StreamPlan PlanStreams(StreamHandle timed, const std::vector<StreamUse>& uses) {
+  StreamPlan plan;
+  plan.known = true;
+  timed = NormalizeStream(timed, false);
+  for (const StreamUse& use : uses) {
+    const StreamHandle stream = NormalizeStream(use.stream, false);
+    if (stream == timed) continue;
+    if (use.destroyed_in_body) {
+      const bool ordered_by_legacy =
+          timed == kLegacyStream && use.created_in_body && !use.non_blocking;
+      if (ordered_by_legacy) continue;
+      plan.error = "the body puts GPU work (" + Work(use) + ") on " + DescribeStream(stream) +
+                   ", a stream it " + (use.created_in_body ? "creates and " : "") +
+                   "destroys in every iteration, so the timed span cannot wait for it and the "
+                   "GPU time would miss that work. Create the stream once, outside the loop "
+                   "(gpubench then waits for it), or launch on the stream given to "
+                   "gpubench::Loop(state, stream)";
+      return plan;
+    }
+    if (stream == kPerThreadStream && use.other_thread) {
+      plan.error = "the body's work (" + Work(use) +
+                   ") goes to another host thread's per-thread default stream, which this "
+                   "thread cannot name, so the timed span cannot wait for it. Launch on an "
+                   "explicit stream (gpubench then waits for it) or on the loop's thread";
+      return plan;
+    }
+    plan.joined.push_back(stream);
+    if (!plan.note.empty()) plan.note += "; ";
+    plan.note += DescribeStream(stream) + " (" + Work(use) +
+                 (use.other_thread ? ", from another host thread: timed if the body waits for "
+                                     "that thread before it returns"
+                                   : "") +
+                 ")";
+  }
+  return plan;
+}
+
+std::string CheckUndercount(const std::string& instance, double gpu_seconds_per_iteration,
+                            double profiled_seconds) {
+  if (!(profiled_seconds > 0) || !(gpu_seconds_per_iteration >= 0)) return "";
+  if (gpu_seconds_per_iteration >= kUndercountRatio * profiled_seconds) return "";
+  if (profiled_seconds - gpu_seconds_per_iteration <= kUndercountMarginSeconds) return "";
+  char share[32];
+  std::snprintf(share, sizeof share, "%.1f%%",
+                100.0 * gpu_seconds_per_iteration / profiled_seconds);
+  return instance + ": the GPU time per iteration (" + FormatSeconds(gpu_seconds_per_iteration) +
+         ") is " + share + " of the same body's profiled duration (gpu_duration " +
+         FormatSeconds(profiled_seconds) +
+         "): the timed span missed GPU work, for example work on a stream that the warm-up did "
+         "not see or that another host thread enqueued later, so the time is not published. "
+         "Launch the work on the stream given to gpubench::Loop(state, stream), or on streams "
+         "that exist before the loop";
+}
+
+}  // namespace gpubench::detail

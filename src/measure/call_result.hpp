@@ -1,0 +1,62 @@
+// What one call of a benchmark function measured. The phases fill it in (phases.hpp,
+// sharing_check.hpp); publish.cpp turns it into GB counters, the profile log and messages.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpu/stream_plan.hpp"
+
+namespace gpubench::detail {
+
+/// Whether other work shared the GPU with the call, and who.
+struct SharingVerdict {
+  bool known = false;   ///< NVML, the profiler or the timing could tell; else nothing is claimed
+  bool shared = false;  ///< another process used the GPU around the call
+  std::string who;      ///< for the warning
+  void Add(const std::string& what) {
+    if (who.find(what) == std::string::npos) who += (who.empty() ? "" : "; ") + what;
+  }
+};
+
+/// The hardware counters of the call.
+struct ProfileOutcome {
+  enum class Kind {
+    kNone,      ///< metrics off, or no profiled iterations
+    kProfiled,  ///< a session of its own
+    kCopied,    ///< a trial: the counters of the instance's latest profiled call
+    kFailed,    ///< the session failed; timing stays valid
+  };
+  Kind kind = Kind::kNone;
+  std::map<std::string, double> counters;             ///< gpubench's counter names
+  std::vector<std::map<std::string, double>> ranges;  ///< CUPTI's values per profiled range
+  int passes = 0;
+  double seconds = 0;                  ///< host time of the session
+  int64_t copied_from_iterations = 0;  ///< kCopied: the source call's iteration count
+  std::string error;                   ///< kFailed: why
+};
+
+/// cache=flush: how the timed bodies were launched (GpuOps::HoldStream).
+enum class LaunchHold {
+  kNotApplicable,  ///< cache=keep: the iterations run back to back in one timed region
+  kHeld,           ///< each body queued behind a hold, released once it was all enqueued
+  kBodyWaits,      ///< a hold timed out: the body waits for the GPU, so launches were not held
+  kShared,  ///< another process used the GPU: holding would wait for it at every iteration, so
+            ///< the iterations (from the moment it was seen) ran without holds
+};
+
+struct CallResult {
+  std::string instance;     ///< GB's name with the arguments ("BM_Copy/1048576")
+  int64_t iterations = 0;   ///< GB's iteration count of the call
+  double gpu_seconds = 0;   ///< GPU time of the timed iterations (what GB's manual time sums)
+  double sm_clock_mhz = 0;  ///< the mean SM clock of the timed iterations (clock probe)
+  std::map<std::string, double> kernel_seconds;  ///< timer=cupti: per kernel, all iterations
+  LaunchHold launch_hold = LaunchHold::kNotApplicable;
+  StreamPlan streams;  ///< the body's streams besides the timed one (from the warm-up)
+  SharingVerdict sharing;
+  ProfileOutcome profile;
+};
+
+}  // namespace gpubench::detail

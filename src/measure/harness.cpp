@@ -1,0 +1,66 @@
+#include "measure/harness.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+// Tests that install fake backends watch no streams unless they install a watch too.
+class NoStreamWatch final : public StreamWatch {
+ public:
+  std::string UnavailableReason() const override { return "not watched (test backends)"; }
+  void BeginBody() override {}
+  std::vector<StreamUse> EndBody() override { return {}; }
+};
+
+}  // namespace
+
+void Harness::Configure(const Settings& settings, const DeviceFacts& facts) {
+  settings_ = settings;
+  facts_ = facts;
+  configured_ = true;
+}
+
+GpuOps& Harness::ops() {
+  if (!ops_) ops_ = MakeCudaOps(facts_);
+  return *ops_;
+}
+
+IterationTimer& Harness::timer() {
+  if (!timer_) timer_ = settings_.timer == Timer::kCupti ? MakeCuptiTimer() : MakeEventTimer();
+  return *timer_;
+}
+
+void Harness::SetProfiler(std::unique_ptr<Profiler> profiler, std::string status) {
+  profiler_ = std::move(profiler);
+  profiler_status_ = std::move(status);
+  metric_units_ = profiler_ ? profiler_->MetricUnits() : std::map<std::string, std::string>{};
+}
+
+SharingMonitor& Harness::sharing() {
+  if (!sharing_) sharing_ = MakeNvmlMonitor(facts_.pci_bus_id);
+  return *sharing_;
+}
+
+StreamWatch& Harness::streams() {
+  if (!streams_) streams_ = MakeCuptiStreamWatch();
+  return *streams_;
+}
+
+void Harness::SetBackendsForTesting(std::unique_ptr<GpuOps> ops,
+                                    std::unique_ptr<IterationTimer> timer,
+                                    std::unique_ptr<Profiler> profiler) {
+  ops_ = std::move(ops);
+  timer_ = std::move(timer);
+  profiler_ = std::move(profiler);
+  profiler_status_ = profiler_ ? "on: test profiler" : "off: test";
+  streams_ = std::make_unique<NoStreamWatch>();
+}
+
+void Harness::ReleaseBackends() {
+  sharing_.reset();
+  streams_.reset();
+  profiler_.reset();
+  timer_.reset();
+  ops_.reset();
+}
+
+}  // namespace gpubench::detail

@@ -1,0 +1,61 @@
+// What the loop measures with: the settings, the device's facts and the backends.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "gpu/backend.hpp"
+#include "gpu/device_info.hpp"
+#include "gpu/gpu_sharing.hpp"
+#include "gpubench/settings.hpp"
+
+namespace gpubench::detail {
+
+class Harness {
+ public:
+  /// Set by gpubench::Initialize (or tests) before any benchmark runs.
+  void Configure(const Settings& settings, const DeviceFacts& facts);
+  bool configured() const { return configured_; }
+  const Settings& settings() const { return settings_; }
+  const DeviceFacts& facts() const { return facts_; }
+
+  /// Backends, created on first use unless installed by tests.
+  GpuOps& ops();
+  IterationTimer& timer();
+  /// Null when hardware metrics are off or unavailable (see profiler_status()).
+  Profiler* profiler() { return profiler_.get(); }
+  /// "on: ...", "off: ..." or "unavailable: ..." for the context block.
+  const std::string& profiler_status() const { return profiler_status_; }
+  /// CUPTI's units of the configured metrics (empty without a profiler).
+  const std::map<std::string, std::string>& metric_units() const { return metric_units_; }
+  void SetProfiler(std::unique_ptr<Profiler> profiler, std::string status);
+  /// Other processes on the device (NVML), created on first use unless installed by tests.
+  SharingMonitor& sharing();
+  /// The streams a body uses (CUPTI callbacks), created on first use unless installed by tests.
+  StreamWatch& streams();
+
+  void SetBackendsForTesting(std::unique_ptr<GpuOps> ops, std::unique_ptr<IterationTimer> timer,
+                             std::unique_ptr<Profiler> profiler);
+  void SetStreamWatchForTesting(std::unique_ptr<StreamWatch> watch) { streams_ = std::move(watch); }
+  void SetSharingMonitorForTesting(std::unique_ptr<SharingMonitor> monitor) {
+    sharing_ = std::move(monitor);
+  }
+
+  /// Releases the backends' GPU resources (before the CUDA runtime is torn down at exit).
+  void ReleaseBackends();
+
+ private:
+  bool configured_ = false;
+  Settings settings_;
+  DeviceFacts facts_;
+  std::unique_ptr<GpuOps> ops_;
+  std::unique_ptr<IterationTimer> timer_;
+  std::unique_ptr<Profiler> profiler_;
+  std::string profiler_status_ = "off: not initialized";
+  std::map<std::string, std::string> metric_units_;
+  std::unique_ptr<SharingMonitor> sharing_;
+  std::unique_ptr<StreamWatch> streams_;
+};
+
+}  // namespace gpubench::detail

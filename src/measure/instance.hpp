@@ -1,0 +1,36 @@
+// Which registered benchmark instance is running on this thread, for NVTX range names.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "gpubench/registration.hpp"
+#include "common/status.hpp"
+
+namespace gpubench::detail {
+
+struct CurrentInstance {
+  const std::string* family = nullptr;  ///< null: not registered through gpubench
+  int args_count = -1;                  ///< GB's ArgsCnt(): -1 when the family has no args
+  double own_min_time_seconds = 0;      ///< the family's ->MinTime(); 0 when it has none
+};
+
+/// The benchmark's own ->MinTime() in seconds, 0 when it has none: GB applies it in place of
+/// --benchmark_min_time.
+double OwnMinTimeSeconds(const BenchmarkHandle& benchmark);
+
+/// The instance running on this thread (set by InstanceScope).
+const CurrentInstance& GetCurrentInstance();
+
+/// "family/arg0/arg1...": the family name followed by the instance's argument values.
+std::string InstanceName(const CurrentInstance& instance, const benchmark::State& state);
+
+/// The instance name of a benchmark registered with GB's own macro (no InstanceScope), where GB
+/// tells it (State::name() and State::range_size(), GB >= 1.9.5); otherwise an error that says
+/// which gpubench form to use and why. `note`: what GB's time means for such a benchmark, to be
+/// printed once per family.
+Status NameOfUnregisteredInstance(const benchmark::State& state, std::string* name,
+                                  std::string* note);
+
+}  // namespace gpubench::detail

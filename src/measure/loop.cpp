@@ -1,0 +1,265 @@
+#include "gpubench/loop.hpp"
+
+#include <chrono>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "measure/call_result.hpp"
+#include "gpu/range_names.hpp"
+#include "gpu/flush.hpp"
+#include "measure/instance.hpp"
+#include "measure/phases.hpp"
+#include "measure/process_state.hpp"
+#include "measure/publish.hpp"
+#include "measure/sharing_check.hpp"
+
+namespace gpubench {
+namespace detail {
+
+// Sequences the phases of one call (phases.hpp). Next() is called before every body execution
+// and once after the last; it returns whether the body runs (again). Each phase leaves its data
+// in call_; Publish turns it into counters at the end. A failed Status ends the call with
+// SkipWithError, so no exception reaches GB's runner.
+class IterationController {
+ public:
+  IterationController(benchmark::State& state, cudaStream_t stream)
+      : state_(state),
+        stream_(stream),
+        process_(ProcessState::Get()),
+        harness_(process_.harness),
+        warmup_(harness_, stream),
+        timed_(harness_, state, stream),
+        profiling_(harness_, stream) {}
+
+  bool Next() {
+    switch (step_) {
+      case Step::kStart:
+        return Start();
+      case Step::kWarmup:
+        return AfterWarmup();
+      case Step::kHoldCheck:
+        return AfterHoldCheck();
+      case Step::kTimed:
+        return AfterTimedBody();
+      case Step::kProfiled:
+        return AfterProfiledBody();
+      case Step::kDone:
+        return false;
+    }
+    return false;
+  }
+
+ private:
+  enum class Step { kStart, kWarmup, kHoldCheck, kTimed, kProfiled, kDone };
+
+  const Settings& settings() const { return harness_.settings(); }
+  const std::string& name() const { return call_.instance; }
+
+  // Checks that make the whole call impossible, in the order a user would fix them.
+  Status Admit() {
+    if (!harness_.configured()) {
+      return Status::Error(
+          "gpubench is not initialized: use GPUBENCH_MAIN() instead of BENCHMARK_MAIN(), or call "
+          "gpubench::Initialize(&argc, argv) before benchmark::Initialize, so that the settings "
+          "are recorded in the context block");
+    }
+    // GB's name for the instance (State::name() from GB 1.8, so a later ->Name() is seen) with
+    // its arguments: the NVTX ranges, the profile records and the trial detector all key on it.
+    const CurrentInstance& instance = GetCurrentInstance();
+    if (instance.family != nullptr) {
+      call_.instance = InstanceName(instance, state_);
+    } else {
+      std::string note;
+      GPUBENCH_RETURN_IF_ERROR(NameOfUnregisteredInstance(state_, &call_.instance, &note));
+      if (process_.policy.FirstTime(note)) std::cerr << note;
+    }
+    if (process_.tagged_device) call_.instance = TagInstanceName(name(), *process_.tagged_device);
+    std::cerr << process_.policy.trials().BeginCall(name(), state_.max_iterations,
+                                                    instance.own_min_time_seconds);
+    if (state_.threads() > 1) {
+      return Status::Error(
+          "->Threads(" + std::to_string(state_.threads()) +
+          ") is not supported: GPU time of one stream cannot be split between host threads; "
+          "register GPU benchmarks with one thread (launch more work per iteration instead)");
+    }
+    const DeviceFacts& facts = harness_.facts();
+    if (!facts.available)
+      return Status::Error("no usable CUDA device: " + facts.unavailable_reason);
+    if (!process_.context_lost_reason.empty()) {
+      return Status::Error("skipped: the CUDA context was lost earlier (" +
+                           process_.context_lost_reason +
+                           "); no GPU work can run in this process any more, fix that benchmark "
+                           "or exclude it with --benchmark_filter");
+    }
+    return Status::Ok();
+  }
+
+  Status Prepare() {
+    GPUBENCH_RETURN_IF_ERROR(Admit());
+    GPUBENCH_RETURN_IF_ERROR(harness_.ops().Prepare(stream_, settings().cache));
+    // After Prepare: this process holds its context, so NVML lists it beside any other.
+    GPUBENCH_RETURN_IF_ERROR(CheckBeforeRun(harness_.sharing(), settings(),
+                                            harness_.profiler_status(), name(), &call_.sharing));
+    harness_.timer().BeginRun();
+    return warmup_.Before();
+  }
+
+  bool Start() {
+    if (Status status = Prepare(); !status.ok()) return Fail(status);
+    step_ = Step::kWarmup;
+    return true;
+  }
+
+  bool AfterWarmup() {
+    if (Status status = warmup_.After(name(), &call_); !status.ok()) return Fail(status);
+    if (warmup_.NeedsHoldCheck() && call_.sharing.shared) {
+      // Holding would make every iteration wait for the other process's time slice.
+      call_.launch_hold = LaunchHold::kShared;
+      return StartTimed();
+    }
+    if (warmup_.NeedsHoldCheck()) {
+      if (Status status = warmup_.BeforeHoldCheck(call_); !status.ok()) return Fail(status);
+      step_ = Step::kHoldCheck;
+      return true;
+    }
+    return StartTimed();
+  }
+
+  bool AfterHoldCheck() {
+    if (Status status = warmup_.AfterHoldCheck(name(), &call_); !status.ok()) return Fail(status);
+    // A hold that timed out while another process arrived says nothing about the body.
+    if (call_.launch_hold == LaunchHold::kBodyWaits &&
+        NoteOtherProcesses(harness_.sharing(), &call_.sharing)) {
+      call_.launch_hold = LaunchHold::kShared;
+    }
+    return StartTimed();
+  }
+
+  bool StartTimed() {
+    if (Status status = timed_.Begin(call_.launch_hold, call_.streams); !status.ok()) {
+      return Fail(status);
+    }
+    if (timed_.held()) {
+      const DeviceFacts& facts = harness_.facts();
+      const double bandwidth = facts.DramBandwidthBytesPerSecond();
+      const double expected_flush =
+          bandwidth > 0 ? static_cast<double>(FlushBytes(facts.l2_bytes)) / bandwidth : 0;
+      watch_.emplace(harness_.sharing(), expected_flush, SteadySeconds());
+    }
+    step_ = Step::kTimed;
+    return BeforeTimedBody();
+  }
+
+  bool BeforeTimedBody() {
+    if (!state_.KeepRunning()) return EndTimed();
+    if (Status status = timed_.BeforeBody(name()); !status.ok()) return Fail(status);
+    return true;
+  }
+
+  bool AfterTimedBody() {
+    if (Status status = timed_.AfterBody(name(), &call_); !status.ok()) return Fail(status);
+    if (timed_.held()) {
+      const std::string other =
+          watch_->AfterHeldIteration(timed_.last_flush_wait_seconds(), SteadySeconds());
+      if (!other.empty()) {
+        timed_.StopHolding();
+        call_.sharing.shared = true;
+        call_.sharing.known = true;
+        call_.sharing.Add(other);
+      }
+    }
+    return BeforeTimedBody();
+  }
+
+  static double SteadySeconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+
+  bool EndTimed() {
+    if (Status status = timed_.End(&call_); !status.ok()) return Fail(status);
+    CheckAfterRun(harness_.sharing(), process_.sharing_history, call_, &call_.sharing);
+    return StartProfiling();
+  }
+
+  bool StartProfiling() {
+    const int ranges = settings().profile_iterations;
+    if (harness_.profiler() == nullptr || ranges <= 0) return Done();
+    if (const auto* latest =
+            process_.policy.CountersForTrial(settings(), name(), call_.gpu_seconds)) {
+      call_.profile.kind = ProfileOutcome::Kind::kCopied;
+      call_.profile.counters = latest->counters;
+      call_.profile.copied_from_iterations = latest->iterations;
+      return Done();
+    }
+    bool body = false;
+    if (Status status = profiling_.Begin(name(), ranges, &call_.profile, &body); !status.ok()) {
+      return Fail(status);
+    }
+    if (!body) return Done();
+    step_ = Step::kProfiled;
+    return true;
+  }
+
+  bool AfterProfiledBody() {
+    bool body = false;
+    if (Status status = profiling_.AfterBody(harness_.facts(), &call_.profile, &body);
+        !status.ok()) {
+      return Fail(status);
+    }
+    return body || Done();
+  }
+
+  bool Done() {
+    // The last line of defence against a span that missed the body's work (issue #24).
+    if (auto found = call_.profile.counters.find("gpu_duration");
+        found != call_.profile.counters.end() && call_.iterations > 0) {
+      const std::string undercount = CheckUndercount(
+          name(), call_.gpu_seconds / static_cast<double>(call_.iterations), found->second);
+      if (!undercount.empty()) return Fail(Status::Error(undercount));
+    }
+    Publish(call_, state_, process_);
+    step_ = Step::kDone;
+    return false;
+  }
+
+  bool Fail(const Status& status) {
+    if (status.code() == Status::Code::kContextLost) {
+      process_.MarkContextLost(name().empty() ? status.message()
+                                              : name() + ": " + status.message());
+    }
+    timed_.CloseRange();  // also releases a hold the warm-up's check left pending
+    profiling_.Abort();
+    const std::string message = "gpubench: " + status.message();
+    state_.SkipWithError(message.c_str());
+    step_ = Step::kDone;
+    return false;
+  }
+
+  benchmark::State& state_;
+  cudaStream_t stream_;
+  ProcessState& process_;
+  Harness& harness_;
+  WarmupPhase warmup_;
+  TimedPhase timed_;
+  ProfilingPhase profiling_;
+  std::optional<HeldIterationWatch> watch_;  ///< while the timed bodies are held
+  Step step_ = Step::kStart;
+  CallResult call_;
+};
+
+}  // namespace detail
+
+Loop::Loop(benchmark::State& state, cudaStream_t stream)
+    : stream_(stream), controller_(new detail::IterationController(state, stream)) {}
+
+Loop::~Loop() = default;
+
+Loop::Iterator Loop::begin() { return Iterator(controller_.get()); }
+
+Loop::Iterator Loop::end() { return Iterator(nullptr); }
+
+bool Loop::Iterator::operator!=(const Iterator&) const { return controller_->Next(); }
+
+}  // namespace gpubench

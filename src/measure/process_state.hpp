@@ -1,0 +1,46 @@
+// All of gpubench's process-wide state, in one place that tests can reset: the harness, the
+// profiling policy, the shared-GPU history, the profile log and the lost-context flag. (Two
+// things stay outside by necessity: the thread-local instance marker of registration.cpp, which
+// lives exactly as long as one GB call, and cupti_timer.cpp's activity sink, whose C callbacks
+// CUPTI calls without a user pointer.)
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "measure/gpu_lock.hpp"
+#include "measure/harness.hpp"
+#include "measure/profile_log.hpp"
+#include "measure/profiling_policy.hpp"
+#include "measure/sharing_check.hpp"
+
+namespace gpubench::detail {
+
+struct ProcessState {
+  /// The one instance; never destroyed (benchmarks may outlive main's end).
+  static ProcessState& Get();
+
+  Harness harness;
+  ProfilingPolicy policy;
+  SharingHistory sharing_history;
+  ProfileLog profile_log;
+
+  /// After a sticky CUDA error nothing more can run on the GPU in this process.
+  void MarkContextLost(const std::string& reason) {
+    if (context_lost_reason.empty()) context_lost_reason = reason;
+  }
+  std::string context_lost_reason;
+
+  /// The device of one device's run of --gpubench_devices: every name gets /gpu:N.
+  std::optional<int> tagged_device;
+
+  /// --gpubench_exclusive=wait: this job's turn on the GPU among gpubench jobs (gpu_lock.hpp).
+  GpuLock gpu_lock;
+
+  /// Everything back to the state before gpubench::Initialize.
+  void ResetForTesting();
+  /// Releases GPU resources before the CUDA runtime is torn down at exit.
+  void Shutdown() { harness.ReleaseBackends(); }
+};
+
+}  // namespace gpubench::detail

@@ -1,0 +1,16 @@
+// The one step that turns what a call measured into what users see: GB counters, the profile
+// log, and the warnings about it (each printed once).
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include "measure/call_result.hpp"
+#include "measure/process_state.hpp"
+
+namespace gpubench::detail {
+
+/// Writes `call`'s counters into `state` and records it in `process` (the profiled-call cache
+/// for trials, the trial detector's note of copied counters, the profile log).
+void Publish(const CallResult& call, benchmark::State& state, ProcessState& process);
+
+}  // namespace gpubench::detail
