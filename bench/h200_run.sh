@@ -149,7 +149,7 @@ PY
 # the gate against the committed H200 baseline of the same settings.
 step_arch() {
   run_suite gpubench_examples 3 examples_arch
-  $BUILD/src/compare/gpubench-compare tests/compare/data/h200/examples_a1.json \
+  $BUILD/src/tools/gpubench-compare tests/compare/data/h200/examples_a1.json \
     "$OUT/examples_arch.json" >"$OUT/compare_arch.txt" 2>&1
   echo "gpubench-compare examples_a1 (committed) vs examples_arch: exit $?"
   grep -E "^(Benchmark|BM_|gpubench-compare|Verdict|  )" "$OUT/compare_arch.txt" | head -40
@@ -195,7 +195,7 @@ print("devices=1 names == gpu:1 names of the all run:",
 everything["benchmarks"] = [b for b in everything["benchmarks"] if "/gpu:1/" in b["name"]]
 json.dump(everything, open(os.path.join(out, "devices_all_gpu1.json"), "w"))
 PY
-  $BUILD/src/compare/gpubench-compare "$OUT/devices_all_gpu1.json" "$OUT/devices_1.json" \
+  $BUILD/src/tools/gpubench-compare "$OUT/devices_all_gpu1.json" "$OUT/devices_1.json" \
     >"$OUT/compare_devices.txt" 2>&1
   echo "gpubench-compare gpu:1 rows of the all run vs devices=1: exit $?"
   grep -E "^(BM_|gpubench-compare)" "$OUT/compare_devices.txt" | head -20

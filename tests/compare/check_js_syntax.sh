@@ -1,5 +1,5 @@
 #!/bin/sh
-# Syntax check of the HTML report's script (src/compare/web/report.js) with Node.js, as Debian
+# Syntax check of the HTML report's script (src/tools/report/web/report.js) with Node.js, as Debian
 # packages it (nodejs). Exits 77 (ctest: skipped) with the reason when node is missing.
 set -eu
 script=$1

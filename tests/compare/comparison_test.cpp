@@ -1,4 +1,4 @@
-#include "compare/comparison.hpp"
+#include "tools/gate/comparison.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "compare/loader.hpp"
-#include "compare/report_format.hpp"
-#include "compare/student_t.hpp"
+#include "tools/load/loader.hpp"
+#include "tools/compare/report_format.hpp"
+#include "tools/base/student_t.hpp"
 
 namespace gpubench::compare {
 namespace {

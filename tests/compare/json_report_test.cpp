@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "compare/comparison.hpp"
-#include "compare/halves.hpp"
-#include "compare/json_writer.hpp"
-#include "compare/loader.hpp"
-#include "compare/report_format.hpp"
+#include "tools/gate/comparison.hpp"
+#include "tools/base/halves.hpp"
+#include "tools/base/json_writer.hpp"
+#include "tools/load/loader.hpp"
+#include "tools/compare/report_format.hpp"
 #include "json_report_dom.hpp"
 
 namespace gpubench::compare {

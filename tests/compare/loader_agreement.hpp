@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compare/loader.hpp"
+#include "tools/load/loader.hpp"
 
 namespace gpubench::compare::testing {
 

@@ -19,7 +19,7 @@
 #include <tuple>
 #include <vector>
 
-#include "compare/loader.hpp"
+#include "tools/load/loader.hpp"
 #include "loader_agreement.hpp"
 
 namespace gpubench::compare {

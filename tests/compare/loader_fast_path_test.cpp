@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "compare/loader.hpp"
+#include "tools/load/loader.hpp"
 #include "loader_agreement.hpp"
 
 namespace gpubench::compare {

@@ -12,9 +12,9 @@
 #include <string>
 #include <string_view>
 
-#include "compare/comparison.hpp"
-#include "compare/loader.hpp"
-#include "compare/report_format.hpp"
+#include "tools/gate/comparison.hpp"
+#include "tools/load/loader.hpp"
+#include "tools/compare/report_format.hpp"
 #include "loader_agreement.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "compare/loader.hpp"
+#include "tools/load/loader.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 //   scipy.stats.mannwhitneyu(x, y, use_continuity=True,
 //                            alternative="two-sided", method=METHOD)
 // statistic is U of x; pvalue the two-sided p-value.
-#include "compare/mann_whitney.hpp"
+#include "tools/base/mann_whitney.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "compare/metric_policy.hpp"
+#include "tools/gate/metric_policy.hpp"
 
 #include <gtest/gtest.h>
 

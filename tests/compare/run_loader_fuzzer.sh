@@ -36,8 +36,9 @@ if [ -z "$fuzzer" ]; then
   fi
   fuzzer="$work/gpubench_compare_loader_fuzzer"
   echo "building $fuzzer with $clang"
-  # Every tool's main out, and the HTML report (its CSS and script are embedded by CMake).
-  core_sources=$(ls "$repo"/src/compare/*.cpp | grep -v -e 'main\.cpp$' -e 'html_report\.cpp$')
+  # The tools' shared layers (base, load, gate) and the report writer the fuzzer checks.
+  core_sources=$(ls "$repo"/src/tools/base/*.cpp "$repo"/src/tools/load/*.cpp \
+    "$repo"/src/tools/gate/*.cpp "$repo"/src/tools/compare/report_format.cpp)
   # The simdjson fast path where libsimdjson-dev is installed (as in the CMake build).
   simdjson_flags=""
   printf '#include <simdjson.h>\nint main() { simdjson::ondemand::parser p; return 0; }\n' \

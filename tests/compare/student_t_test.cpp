@@ -1,4 +1,4 @@
-#include "compare/student_t.hpp"
+#include "tools/base/student_t.hpp"
 
 #include <gtest/gtest.h>
 

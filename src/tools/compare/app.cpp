@@ -1,0 +1,166 @@
+#include "tools/compare/app.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <thread>
+
+#include "tools/load/baseline_files.hpp"
+#include "tools/load/cut_off.hpp"
+#include "tools/load/loader.hpp"
+
+namespace gpubench::compare {
+namespace {
+
+struct LoadOutcome {
+  std::optional<BenchmarkFile> file;
+  std::string error;
+};
+
+LoadOutcome Load(const std::string& path) {
+  LoadOutcome outcome;
+  detail::Result<BenchmarkFile> file = LoadBenchmarkFile(path);
+  if (file.ok()) {
+    outcome.file = std::move(file).value();
+  } else {
+    outcome.error = file.status().message();
+  }
+  return outcome;
+}
+
+std::string Render(const ComparisonReport& report, OutputFormat format, bool color) {
+  switch (format) {
+    case OutputFormat::kMarkdown:
+      return FormatMarkdown(report);
+    case OutputFormat::kJson:
+      return FormatJson(report);
+    case OutputFormat::kConsole:
+      break;
+  }
+  return FormatConsole(report, color);
+}
+
+// The JSON report is streamed rather than rendered: it is ten times the size of the console table.
+void Write(const ComparisonReport& report, OutputFormat format, bool color, std::ostream& out) {
+  if (format == OutputFormat::kJson) return WriteJson(report, out);
+  out << Render(report, format, color);
+}
+
+// Loads `paths` on up to as many threads as there are cores (parsing dominates).
+std::vector<LoadOutcome> LoadAll(const std::vector<std::string>& paths) {
+  std::vector<LoadOutcome> outcomes(paths.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < paths.size(); i = next++) outcomes[i] = Load(paths[i]);
+  };
+  const std::size_t threads =
+      std::min<std::size_t>(paths.size(), std::max(2u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> workers;
+  for (std::size_t i = 1; i < threads; ++i) workers.emplace_back(work);
+  work();
+  for (std::thread& worker : workers) worker.join();
+  return outcomes;
+}
+
+}  // namespace
+
+int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& err,
+                  bool out_is_terminal) {
+  struct Data {
+    std::vector<LoadOutcome> loaded;  // the baselines, then the contender
+    ComparisonReport report;
+  };
+  auto data = std::make_unique<Data>();
+  struct KeepAllocated {  // destroyed before `data`
+    std::unique_ptr<Data>& data;
+    bool keep;
+    ~KeepAllocated() {
+      // Held by a static, so the data stays reachable until the process exits: nothing to free
+      // block by block, and nothing a leak checker would call lost.
+      [[maybe_unused]] static Data* volatile kept_until_exit = nullptr;
+      if (keep) kept_until_exit = data.release();
+    }
+  } keep_allocated{data, !options.free_memory};
+  ComparisonReport& report = data->report;
+
+  // The same run twice would shrink the history's spread; the contender is no baseline of itself.
+  std::vector<std::string> warnings;
+  std::vector<std::string> paths =
+      options.baseline_paths.size() > 1
+          ? DistinctBaselines(options.baseline_paths, options.contender_path, warnings)
+          : options.baseline_paths;
+  for (const std::string& warning : warnings)
+    err << "gpubench-compare: warning: " << warning << "\n";
+  paths.push_back(options.contender_path);
+  data->loaded = LoadAll(paths);
+  bool bad_input = false;
+  for (const LoadOutcome& outcome : data->loaded) {
+    if (!outcome.error.empty()) {
+      err << "gpubench-compare: error: " << outcome.error << "\n";
+      bad_input = true;
+    }
+  }
+  if (bad_input) return kExitBadInput;
+  const BenchmarkFile& contender = *data->loaded.back().file;
+  std::vector<const BenchmarkFile*> baselines;
+  for (std::size_t i = 0; i + 1 < data->loaded.size(); ++i) {
+    baselines.push_back(&*data->loaded[i].file);
+  }
+  // On stderr as well as in the report: whoever reads the log must not miss it.
+  for (const BenchmarkFile* baseline : baselines) {
+    for (const CutOffFile& cut : baseline->cut_off) {
+      err << "gpubench-compare: warning: baseline " << DescribeCutOff(cut)
+          << (baselines.size() > 1
+                  ? " (its benchmarks after the cut are left out of the history)\n"
+                  : " (the contender's benchmarks after the cut are shown as new and not "
+                    "judged)\n");
+    }
+  }
+  for (const CutOffFile& cut : contender.cut_off) {
+    err << "gpubench-compare: warning: contender " << DescribeCutOff(cut)
+        << "; a cut-off contender never passes the gate\n";
+  }
+
+  detail::Result<ComparisonReport> compared =
+      CompareWithHistory(baselines, contender, options.compare);
+  if (!compared.ok()) {
+    err << "gpubench-compare: error: " << compared.status().message() << "\n";
+    return kExitBadInput;
+  }
+  report = std::move(compared).value();
+
+  const bool color_allowed = std::getenv("NO_COLOR") == nullptr;
+  const bool stdout_color = options.color == ColorMode::kAlways ||
+                            (options.color == ColorMode::kAuto && out_is_terminal && color_allowed);
+  if (options.output_path.empty()) {
+    Write(report, options.format, stdout_color, out);
+  } else {
+    std::ofstream file(options.output_path, std::ios::binary | std::ios::trunc);
+    Write(report, options.format, options.color == ColorMode::kAlways, file);
+    file.close();
+    if (!file) {
+      err << "gpubench-compare: error: cannot write " << options.output_path << "\n";
+      return kExitBadInput;
+    }
+    if (options.format != OutputFormat::kConsole) out << FormatConsole(report, stdout_color);
+  }
+  out.flush();
+  if (report.refused_for_settings) {
+    err << "gpubench-compare: the benchmark settings differ (" << report.settings.differences.size()
+        << " setting(s)"
+        << (report.baseline_paths.size() > 1 ? " in baseline run " + report.settings.baseline_path
+                                             : std::string())
+        << "); not comparing. Pass --allow-settings-mismatch to compare anyway"
+        << (report.baseline_paths.size() > 1 ? ", or leave that run out of the history" : "")
+        << ".\n";
+  }
+  return report.exit_code;
+}
+
+}  // namespace gpubench::compare

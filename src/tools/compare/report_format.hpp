@@ -1,0 +1,27 @@
+// Renders a ComparisonReport for people (console, Markdown) and machines (JSON).
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+
+#include "tools/gate/comparison.hpp"
+#include "tools/base/text.hpp"
+
+namespace gpubench::compare {
+
+enum class OutputFormat { kConsole, kMarkdown, kJson };
+
+/// Markdown job summaries have a size limit, so the full table is cut here.
+inline constexpr std::size_t kMarkdownMaxDetailRows = 1000;
+
+std::string FormatConsole(const ComparisonReport& report, bool color);
+std::string FormatMarkdown(const ComparisonReport& report);
+std::string FormatJson(const ComparisonReport& report);
+/// FormatJson's text, written to `out` piece by piece (a large report's text, 200 MB for 10,000
+/// benchmarks x 12 metrics x 10 repetitions, is never held whole).
+void WriteJson(const ComparisonReport& report, std::ostream& out);
+
+/// Human-readable numbers, shared by the console and Markdown tables.
+
+}  // namespace gpubench::compare

@@ -1,0 +1,198 @@
+// gpubench-export: gpubench results for continuous-benchmarking dashboards
+// (github-action-benchmark's custom format, Bencher Metric Format).
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/gate/comparison.hpp"
+#include "tools/load/cut_off.hpp"
+#include "tools/export/export_format.hpp"
+#include "tools/load/loader.hpp"
+#include "tools/gate/run_summary.hpp"
+
+namespace {
+
+using gpubench::compare::ExportResult;
+using gpubench::compare::kExitBadInput;
+using gpubench::compare::kExitOk;
+using gpubench::compare::kExitSettingsMismatch;
+using gpubench::detail::Result;
+using gpubench::detail::Status;
+
+constexpr const char* kDescription =
+    "Export gpubench / Google Benchmark JSON for dashboards: github-action-benchmark's custom\n"
+    "format (two files, customSmallerIsBetter and customBiggerIsBetter) or Bencher Metric\n"
+    "Format. Values are medians over the repetitions; default counters: real_time and the\n"
+    "counters gpubench-compare gates. A file cut off mid-write (a killed run) exports its\n"
+    "complete rows, with a warning. Exit codes: 0 written, 2 bad input or usage,\n"
+    "3 the input files' gpubench settings fingerprints differ.";
+
+constexpr std::size_t kMaxNotes = 10;
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << text;
+  file.close();
+  return static_cast<bool>(file);
+}
+
+void PrintNotes(const ExportResult& result) {
+  for (std::size_t i = 0; i < result.notes.size() && i < kMaxNotes; ++i) {
+    std::cerr << "gpubench-export: note: " << result.notes[i] << "\n";
+  }
+  if (result.notes.size() > kMaxNotes) {
+    std::cerr << "gpubench-export: note: " << result.notes.size() - kMaxNotes
+              << " more benchmarks or values left out\n";
+  }
+}
+
+// github-action-benchmark: PREFIX.customSmallerIsBetter.json and PREFIX.customBiggerIsBetter.json.
+// A direction without values gets no file (the action fails on an empty array); a file of an
+// earlier export at that path is removed so that it is not uploaded again.
+int WriteGithubActionBenchmark(const ExportResult& result, std::string prefix) {
+  if (prefix.size() > 5 && prefix.compare(prefix.size() - 5, 5, ".json") == 0)
+    prefix.resize(prefix.size() - 5);
+  const struct {
+    const gpubench::compare::ExportedFile& file;
+    std::string_view tool;
+  } outputs[] = {{result.smaller_is_better, gpubench::compare::kSmallerIsBetterTool},
+                 {result.bigger_is_better, gpubench::compare::kBiggerIsBetterTool}};
+  for (const auto& output : outputs) {
+    const std::string path = prefix + "." + std::string(output.tool) + ".json";
+    if (output.file.count == 0) {
+      const bool removed = std::remove(path.c_str()) == 0;
+      std::cout << "no " << output.tool << " series: " << path << " not written"
+                << (removed ? " (the earlier file was removed)" : "") << "\n";
+      continue;
+    }
+    if (!WriteFile(path, output.file.text)) {
+      std::cerr << "gpubench-export: error: cannot write " << path << "\n";
+      return kExitBadInput;
+    }
+    std::cout << "wrote " << path << ": " << output.file.count << " series (tool: " << output.tool
+              << ")\n";
+  }
+  return kExitOk;
+}
+
+// Prints a failed Status and returns its exit code.
+int ExitFor(const Status& status) {
+  std::cerr << "gpubench-export: error: " << status.message() << "\n";
+  if (status.code() != Status::Code::kSettingsMismatch) return kExitBadInput;
+  std::cerr << "gpubench-export: files of one run must share their settings; not exporting.\n";
+  return kExitSettingsMismatch;
+}
+
+// Everything after the command line: load, export, write.
+int Export(const std::vector<std::string>& inputs, const std::string& target,
+           const std::string& output, bool list_measures,
+           const gpubench::compare::ExportOptions& options) {
+  if (list_measures && inputs.empty()) {
+    std::cout << gpubench::compare::FormatMeasureTable(
+        gpubench::compare::ListBencherMeasures(nullptr));
+    return kExitOk;
+  }
+  const Result<gpubench::compare::BenchmarkFile> loaded = gpubench::compare::LoadRun(inputs);
+  if (!loaded.ok()) return ExitFor(loaded.status());
+  const gpubench::compare::BenchmarkFile& run = loaded.value();
+  // A cut-off run is exported as far as it goes (exit 0): gating is gpubench-compare's job, and
+  // a dashboard is better off with the benchmarks that finished than with none.
+  for (const gpubench::compare::CutOffFile& cut : run.cut_off) {
+    std::cerr << "gpubench-export: warning: " << gpubench::compare::DescribeCutOff(cut)
+              << "; only the recovered benchmarks are exported\n";
+  }
+  for (const std::string& warning : run.warnings) {
+    std::cerr << "gpubench-export: warning: " << warning << "\n";
+  }
+  if (list_measures) {
+    std::cout << gpubench::compare::FormatMeasureTable(
+        gpubench::compare::ListBencherMeasures(&run));
+    return kExitOk;
+  }
+  const bool bencher = target == "bencher";
+  const Result<ExportResult> exported =
+      bencher ? gpubench::compare::ExportBencher(run, options)
+              : gpubench::compare::ExportGithubActionBenchmark(run, options);
+  if (!exported.ok()) return ExitFor(exported.status());
+  const ExportResult& result = exported.value();
+  PrintNotes(result);
+  if (!bencher) return WriteGithubActionBenchmark(result, output.empty() ? "gpubench" : output);
+  if (output.empty() || output == "-") {
+    std::cout << result.bmf.text;
+    std::cout.flush();
+  } else if (!WriteFile(output, result.bmf.text)) {
+    std::cerr << "gpubench-export: error: cannot write " << output << "\n";
+    return kExitBadInput;
+  } else {
+    std::cout << "wrote " << output << ": " << result.benchmarks << " benchmarks, "
+              << result.bmf.count << " metrics (adapter: json)\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> inputs, counters, direction_specs;
+  std::string target, output;
+  bool list_measures = false;
+
+  CLI::App app{kDescription, "gpubench-export"};
+  app.add_option("RESULTS", inputs,
+                 "gpubench JSON (--benchmark_out); several files are the shards of one run");
+  app.add_option("--to", target, "Dashboard format")
+      ->check(CLI::IsMember({"github-action-benchmark", "bencher"}));
+  app.add_option("--counters", counters,
+                 "Comma-separated metrics to export (time = real_time; a name ending in / takes "
+                 "every counter with that prefix, e.g. kernel_time/). Default: real_time and "
+                 "the gated counters (dram_read_bytes, dram_write_bytes, bytes_moved, "
+                 "dram_bandwidth) the file has")
+      ->delimiter(',');
+  app.add_option("--direction", direction_specs,
+                 "METRIC=higher|lower for a counter gpubench does not know (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--output,-o", output,
+                 "bencher: the BMF file (default: stdout). github-action-benchmark: the prefix "
+                 "of the two files PATH.customSmallerIsBetter.json and "
+                 "PATH.customBiggerIsBetter.json (default: gpubench)");
+  app.add_flag("--list-measures", list_measures,
+               "Print each Bencher measure's counter, name, slug and units (of RESULTS when "
+               "given, else of every counter gpubench writes) and exit");
+
+  gpubench::compare::ExportOptions options;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return kExitOk;
+  } catch (const CLI::ParseError& error) {
+    std::cerr << "gpubench-export: usage error: " << error.what() << "\n"
+              << "Run 'gpubench-export --help' for usage.\n";
+    return kExitBadInput;
+  }
+  gpubench::detail::Status status =
+      gpubench::compare::AddPolicyOverrides({}, direction_specs, options.overrides);
+  if (status.ok() && !list_measures && (inputs.empty() || target.empty())) {
+    status = gpubench::detail::Status::InvalidInput(
+        "give RESULTS and --to github-action-benchmark|bencher (or --list-measures)");
+  }
+  if (!status.ok()) {
+    std::cerr << "gpubench-export: usage error: " << status.message() << "\n";
+    return kExitBadInput;
+  }
+  options.metrics = counters;
+  try {
+    return Export(inputs, target, output, list_measures, options);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "gpubench-export: error: out of memory\n";
+    return kExitBadInput;
+  } catch (const std::exception& error) {
+    // Last resort (e.g. nlohmann rejecting a name while writing): a bug must not pass silently.
+    std::cerr << "gpubench-export: internal error: " << error.what() << "\n";
+    return kExitBadInput;
+  }
+}

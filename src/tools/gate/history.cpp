@@ -1,0 +1,150 @@
+#include "tools/gate/history.hpp"
+
+#include <algorithm>
+#include <functional>
+
+#include "tools/gate/comparison.hpp"
+
+namespace gpubench::compare {
+namespace {
+
+// One benchmark as one baseline run holds it.
+struct RunRecord {
+  const BenchmarkFile* run;
+  const BenchmarkRecord* record;
+};
+
+// Keeps the runs `keep` accepts, unless that would leave none; says how many were left out.
+void LeaveOut(std::vector<RunRecord>& records,
+              const std::function<bool(const BenchmarkRecord&)>& keep, const std::string& why,
+              std::vector<std::string>& notes) {
+  std::vector<RunRecord> kept;
+  for (const RunRecord& entry : records) {
+    if (keep(*entry.record)) kept.push_back(entry);
+  }
+  if (kept.empty() || kept.size() == records.size()) return;
+  notes.push_back("history: " + std::to_string(records.size() - kept.size()) + " of " +
+                  std::to_string(records.size()) + " baseline runs left out (" + why + ")");
+  records = std::move(kept);
+}
+
+// One benchmark's records from the runs that have it (in run order) as one record.
+BenchmarkRecord Pool(const std::vector<RunRecord>& records, BenchmarkHistory& history) {
+  BenchmarkRecord pooled = *records.front().record;
+  pooled.metrics.clear();
+  pooled.seen_repetition_indices.clear();
+  for (const auto& [run, record] : records) {
+    pooled.aggregates_only = pooled.aggregates_only || record->aggregates_only;
+    for (const MetricSeries& series : record->metrics) {
+      if (series.values.empty()) continue;
+      auto it = std::find_if(pooled.metrics.begin(), pooled.metrics.end(),
+                             [&](const MetricSeries& m) { return m.name == series.name; });
+      if (it == pooled.metrics.end()) {
+        pooled.metrics.push_back({series.name, {}});
+        it = std::prev(pooled.metrics.end());
+      }
+      it->values.insert(it->values.end(), series.values.begin(), series.values.end());
+      history.run_medians[series.name].push_back(Median(series.values));
+      history.value_files[series.name].insert(history.value_files[series.name].end(),
+                                              series.values.size(), run);
+    }
+  }
+  history.runs = records.size();
+  return pooled;
+}
+
+}  // namespace
+
+std::string DescribePooledValue(const BenchmarkHistory& history, const std::string& metric,
+                                std::size_t index) {
+  auto it = history.value_files.find(metric);
+  if (it == history.value_files.end() || index >= it->second.size()) return "";
+  const BenchmarkFile* file = it->second[index];
+  std::size_t first = index;
+  while (first > 0 && it->second[first - 1] == file) --first;
+  return file->path + ", repetition " + std::to_string(index - first);
+}
+
+bool AnyFlagSet(const BenchmarkRecord& record, std::string_view counter) {
+  const MetricSeries* series = record.FindMetric(counter);
+  if (!series) return false;
+  return std::any_of(series->values.begin(), series->values.end(),
+                     [](double v) { return v >= 0.5; });
+}
+
+std::optional<bool> LaunchHeld(const BenchmarkRecord& record) {
+  const MetricSeries* series = record.FindMetric(kLaunchHeldCounter);
+  if (!series || series->values.empty()) return std::nullopt;
+  return std::all_of(series->values.begin(), series->values.end(),
+                     [](double v) { return v >= 0.5; });
+}
+
+std::string DescribeRuns(const std::vector<const BenchmarkFile*>& runs) {
+  std::string text = std::to_string(runs.size()) + " runs: ";
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (runs.size() >= 6 && i >= 2 && i + 2 < runs.size()) {
+      if (i == 2) text += "…, ";
+      continue;
+    }
+    text += runs[i]->path;
+    if (i + 1 < runs.size()) text += ", ";
+  }
+  return text;
+}
+
+PooledBaseline PoolBaselineRuns(const std::vector<const BenchmarkFile*>& runs,
+                                const BenchmarkFile& contender) {
+  PooledBaseline out;
+  BenchmarkFile& file = out.file;
+  file.path = DescribeRuns(runs);
+  file.context = runs.front()->context;
+  // Benchmark names in the order they first appear across the runs.
+  std::vector<std::string> names;
+  for (const BenchmarkFile* run : runs) {
+    for (const BenchmarkRecord& record : run->benchmarks) {
+      if (!file.index_by_name.count(record.name)) {
+        file.index_by_name.emplace(record.name, names.size());
+        names.push_back(record.name);
+      }
+    }
+    file.warnings.insert(file.warnings.end(), run->warnings.begin(), run->warnings.end());
+    file.cut_off.insert(file.cut_off.end(), run->cut_off.begin(), run->cut_off.end());
+  }
+  file.benchmarks.reserve(names.size());
+  for (const std::string& name : names) {
+    std::vector<RunRecord> records;
+    for (const BenchmarkFile* run : runs) {
+      if (const BenchmarkRecord* record = run->Find(name)) records.push_back({run, record});
+    }
+    BenchmarkHistory& history = out.history[name];
+    std::vector<std::string>& notes = history.notes;
+    LeaveOut(
+        records, [](const BenchmarkRecord& r) { return !r.failed; }, "failed or skipped there",
+        notes);
+    if (records.front().record->failed) {  // failed in every run: nothing to pool
+      file.benchmarks.push_back(*records.back().record);
+      continue;
+    }
+    LeaveOut(
+        records, [](const BenchmarkRecord& r) { return !AnyFlagSet(r, kGpuSharedCounter); },
+        "another process used the GPU: gpu_shared", notes);
+    const BenchmarkRecord* rival = contender.Find(name);
+    if (rival && !AnyFlagSet(*rival, kGpuSharedCounter)) {
+      if (const std::optional<bool> held = LaunchHeld(*rival)) {
+        LeaveOut(
+            records,
+            [&](const BenchmarkRecord& r) {
+              const std::optional<bool> run_held = LaunchHeld(r);
+              return !run_held || *run_held == *held;
+            },
+            std::string("launch_held ") + (*held ? "0" : "1") + " there, " + (*held ? "1" : "0") +
+                " in the contender: timed another way",
+            notes);
+      }
+    }
+    file.benchmarks.push_back(Pool(records, history));
+  }
+  return out;
+}
+
+}  // namespace gpubench::compare

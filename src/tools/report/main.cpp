@@ -1,0 +1,250 @@
+// gpubench-report: one offline HTML file that shows a gpubench run, optionally against a
+// baseline with gpubench-compare's verdicts.
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/load/baseline_files.hpp"
+#include "tools/gate/comparison.hpp"
+#include "tools/load/cut_off.hpp"
+#include "tools/gate/history.hpp"
+#include "tools/report/html_report.hpp"
+#include "tools/load/loader.hpp"
+#include "tools/gate/run_summary.hpp"
+
+namespace {
+
+using gpubench::compare::kExitBadInput;
+using gpubench::compare::kExitOk;
+using gpubench::compare::kExitSettingsMismatch;
+using gpubench::detail::Result;
+using gpubench::detail::Status;
+
+constexpr const char* kDescription =
+    "Write a self-contained HTML report of gpubench / Google Benchmark JSON: device, clocks,\n"
+    "settings and warnings, a sortable summary table, sweep charts and every repetition; with\n"
+    "--baseline, the changes and gpubench-compare's verdicts (several --baseline files or\n"
+    "--history DIR: a history of baseline runs, as gpubench-compare takes it). The file needs\n"
+    "no network. A file\n"
+    "cut off mid-write (a killed run) is shown with its complete rows under a warning.\n"
+    "Exit codes: 0 written, 2 bad input or usage, 3 the settings fingerprints differ.";
+
+bool ReadFile(const std::string& path, std::string* text) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return false;
+  std::ostringstream buffer;
+  buffer << file.rdbuf();
+  *text = buffer.str();
+  return static_cast<bool>(file) || file.eof();
+}
+
+// gpubench says on stderr when a reported call's counters were copied from an earlier call.
+std::vector<std::string> CopiedCounterLines(const std::string& log) {
+  std::vector<std::string> lines;
+  std::istringstream stream(log);
+  std::string line;
+  while (std::getline(stream, line)) {
+    if (line.find("hardware counters were copied") != std::string::npos) lines.push_back(line);
+  }
+  return lines;
+}
+
+// Prints a failed Status and returns its exit code.
+int ExitFor(const Status& status) {
+  std::cerr << "gpubench-report: error: " << status.message() << "\n";
+  return status.code() == Status::Code::kSettingsMismatch ? kExitSettingsMismatch : kExitBadInput;
+}
+
+// The baseline (one file, or the pooled runs of a history) and the gate's comparison of the run
+// against it, into `report`.
+int AddBaseline(const std::vector<std::string>& baseline_paths,
+                const gpubench::compare::CompareOptions& compare,
+                std::vector<gpubench::compare::BenchmarkFile>& baselines,
+                std::optional<gpubench::compare::BenchmarkFile>& pooled,
+                gpubench::compare::ComparisonReport& comparison,
+                gpubench::compare::ReportInputs& report) {
+  const gpubench::compare::BenchmarkFile& run = *report.run;
+  std::vector<const gpubench::compare::BenchmarkFile*> runs;
+  baselines.reserve(baseline_paths.size());
+  for (const std::string& path : baseline_paths) {
+    Result<gpubench::compare::BenchmarkFile> loaded = gpubench::compare::LoadBenchmarkFile(path);
+    if (!loaded.ok()) return ExitFor(loaded.status());
+    baselines.push_back(std::move(loaded).value());
+  }
+  for (const gpubench::compare::BenchmarkFile& baseline : baselines) {
+    runs.push_back(&baseline);
+    for (const gpubench::compare::CutOffFile& cut : baseline.cut_off) {
+      std::cerr << "gpubench-report: warning: baseline " << gpubench::compare::DescribeCutOff(cut)
+                << " (the run's benchmarks after the cut have no baseline there)\n";
+    }
+    const gpubench::compare::SettingsCheck check = gpubench::compare::CheckSettings(baseline, run);
+    if (check.mismatch && !compare.allow_settings_mismatch) {
+      std::cerr << "gpubench-report: error: "
+                << gpubench::compare::DescribeSettingsMismatch(check, baseline.path, run.path)
+                << "\ngpubench-report: not reporting against this baseline; pass "
+                   "--allow-settings-mismatch to report anyway (with a warning)"
+                << (baselines.size() > 1 ? ", or leave this run out of the history" : "") << ".\n";
+      return kExitSettingsMismatch;
+    }
+  }
+  // A history is pooled once: the comparison judges it and the report shows it.
+  std::optional<gpubench::compare::PooledBaseline> history;
+  if (runs.size() > 1) history = gpubench::compare::PoolBaselineRuns(runs, run);
+  Result<gpubench::compare::ComparisonReport> compared =
+      history ? gpubench::compare::CompareWithHistory(runs, *history, run, compare)
+              : gpubench::compare::CompareFiles(*runs.front(), run, compare);
+  if (!compared.ok()) return ExitFor(compared.status());
+  comparison = std::move(compared).value();
+  if (history) {
+    pooled = std::move(history->file);
+    report.baseline = &*pooled;
+  } else {
+    report.baseline = runs.front();
+  }
+  report.comparison = &comparison;
+  return kExitOk;
+}
+
+// Everything after the command line and Chart.js: load, compare, render, write.
+int Report(const std::vector<std::string>& inputs, const std::vector<std::string>& baseline_paths,
+           const std::string& log_path, const std::string& output,
+           const gpubench::compare::CompareOptions& compare,
+           gpubench::compare::ReportInputs& report) {
+  const Result<gpubench::compare::BenchmarkFile> loaded = gpubench::compare::LoadRun(inputs);
+  if (!loaded.ok()) return ExitFor(loaded.status());
+  const gpubench::compare::BenchmarkFile& run = loaded.value();
+  report.run = &run;
+  for (const gpubench::compare::CutOffFile& cut : run.cut_off) {
+    std::cerr << "gpubench-report: warning: " << gpubench::compare::DescribeCutOff(cut)
+              << "; the report shows the recovered benchmarks only\n";
+  }
+  std::vector<gpubench::compare::BenchmarkFile> baselines;
+  std::optional<gpubench::compare::BenchmarkFile> pooled;
+  gpubench::compare::ComparisonReport comparison;
+  if (!baseline_paths.empty()) {
+    const int code = AddBaseline(baseline_paths, compare, baselines, pooled, comparison, report);
+    if (code != kExitOk) return code;
+  }
+  if (!log_path.empty()) {
+    std::string log;
+    if (!ReadFile(log_path, &log)) {
+      std::cerr << "gpubench-report: error: cannot read the log " << log_path << "\n";
+      return kExitBadInput;
+    }
+    report.copied_counter_lines = CopiedCounterLines(log);
+    report.log_given = true;
+  }
+  const std::string html = gpubench::compare::RenderHtmlReport(report);
+  std::ofstream file(output, std::ios::binary | std::ios::trunc);
+  file << html;
+  file.close();
+  if (!file) {
+    std::cerr << "gpubench-report: error: cannot write " << output << "\n";
+    return kExitBadInput;
+  }
+  std::cout << "wrote " << output << ": " << run.benchmarks.size() << " benchmarks, " << html.size()
+            << " bytes";
+  if (report.comparison) {
+    std::cout << "; gate against " << comparison.baseline_path << ": "
+              << (comparison.exit_code == kExitOk ? "pass" : "fail") << " (gpubench-compare "
+              << "would exit " << comparison.exit_code << ")";
+  }
+  std::cout << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> inputs, threshold_specs, direction_specs;
+  std::vector<std::string> baseline_paths;
+  std::string history_dir, output = "report.html", log_path, unconfirmed = "fail";
+  std::string chart_js_path(gpubench::compare::kDefaultChartJsPath);
+  gpubench::compare::CompareOptions compare;
+
+  CLI::App app{kDescription, "gpubench-report"};
+  app.add_option("RESULTS", inputs, "gpubench JSON (--benchmark_out); several files are shards")
+      ->required();
+  app.add_option("--baseline", baseline_paths,
+                 "Baseline JSON: changes and the gate's verdicts; repeat it for a history of "
+                 "baseline runs")
+      ->allow_extra_args(false);
+  app.add_option("--history", history_dir,
+                 "Folder of baseline runs (each *.json one run), as gpubench-compare --history");
+  app.add_option("--output,-o", output, "The HTML file to write")->capture_default_str();
+  app.add_option("--log", log_path,
+                 "gpubench's stderr of the run: lines about copied counters become warnings");
+  app.add_option("--chartjs", chart_js_path, "Chart.js to inline (Debian: libjs-chart.js)")
+      ->capture_default_str();
+  app.add_flag("--allow-settings-mismatch", compare.allow_settings_mismatch,
+               "Report against a baseline whose settings fingerprint differs (with a warning)");
+  app.add_option("--threshold", threshold_specs, "As gpubench-compare --threshold (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--direction", direction_specs, "As gpubench-compare --direction (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--unconfirmed", unconfirmed, "As gpubench-compare --unconfirmed")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"fail", "warn"}));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return kExitOk;
+  } catch (const CLI::ParseError& error) {
+    std::cerr << "gpubench-report: usage error: " << error.what() << "\n"
+              << "Run 'gpubench-report --help' for usage.\n";
+    return kExitBadInput;
+  }
+  if (const gpubench::detail::Status status = gpubench::compare::AddPolicyOverrides(
+          threshold_specs, direction_specs, compare.overrides);
+      !status.ok()) {
+    std::cerr << "gpubench-report: usage error: " << status.message() << "\n";
+    return kExitBadInput;
+  }
+  if (!history_dir.empty()) {
+    auto history = gpubench::compare::HistoryFiles(history_dir, inputs.front());
+    if (!history.ok()) {
+      std::cerr << "gpubench-report: error: " << history.status().message() << "\n";
+      return kExitBadInput;
+    }
+    baseline_paths.insert(baseline_paths.end(), history.value().begin(), history.value().end());
+  }
+  if (baseline_paths.size() > 1) {
+    std::vector<std::string> warnings;
+    baseline_paths = gpubench::compare::DistinctBaselines(baseline_paths, inputs.front(), warnings);
+    for (const std::string& warning : warnings) {
+      std::cerr << "gpubench-report: warning: " << warning << "\n";
+    }
+  }
+  compare.unconfirmed = unconfirmed == "warn" ? gpubench::compare::UnconfirmedPolicy::kWarn
+                                              : gpubench::compare::UnconfirmedPolicy::kFail;
+
+  gpubench::compare::ReportInputs report;
+  if (!ReadFile(chart_js_path, &report.chart_js) || report.chart_js.empty()) {
+    std::cerr << "gpubench-report: error: cannot read Chart.js at " << chart_js_path
+              << " (install Debian's libjs-chart.js, or pass --chartjs PATH)\n";
+    return kExitBadInput;
+  }
+  if (report.chart_js.find("</script") != std::string::npos) {
+    std::cerr << "gpubench-report: error: " << chart_js_path
+              << " contains \"</script\" and cannot be inlined\n";
+    return kExitBadInput;
+  }
+  report.chart_js_source = chart_js_path;
+  try {
+    return Report(inputs, baseline_paths, log_path, output, compare, report);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "gpubench-report: error: out of memory\n";
+    return kExitBadInput;
+  } catch (const std::exception& error) {
+    // Last resort: a bug must not pass silently.
+    std::cerr << "gpubench-report: internal error: " << error.what() << "\n";
+    return kExitBadInput;
+  }
+}
