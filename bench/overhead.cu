@@ -6,7 +6,7 @@
 // wall time per iteration (counter wall_per_iteration, seconds) is host cost. With
 // --gpubench_cache=keep gpubench never waits per iteration either, so
 //   added host cost per iteration = Gpubench_Loop - Bare_LaunchOnly.
-// Run with --gpubench_profile_iterations=0 so that no profiling is counted; see README.
+// Run with --gpubench_profile_iterations=0 so that no profiling is counted; see docs/user_guide.md.
 #include <gpubench/gpubench.hpp>
 
 #include <chrono>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs gpubench_forms (bench/reduce.cu + bench/forms.cu) and checks each row of README's
+"""Runs gpubench_forms (bench/reduce.cu + bench/forms.cu) and checks each row of the user guide's
 conversion table: the benchmarks carry GB's names for their form, with GPU time (manual_time).
 
 Without a GPU: exit code 0, every benchmark skipped, none with the "not registered" message; the
@@ -18,7 +18,7 @@ import sys
 
 N = "4194304"  # forms.cu's elements
 BIG = "67108864"  # reduce.cu's large size
-# README's rows (GB's form) -> the names GB gives the benchmarks registered with gpubench's form.
+# The user guide's rows (GB's form) -> the names GB gives the benchmarks registered with gpubench's form.
 ROWS = [
     ("BENCHMARK(fn)", ["BM_Axpb/" + N]),
     ("BENCHMARK(fn<T, U>)", ["BM_AxpbT<double, 4>/" + N]),

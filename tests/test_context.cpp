@@ -156,7 +156,7 @@ TEST(Fingerprint, IsStableAndHexadecimal) {
 // (the files in tests/compare/data/h200 from method version 1 carry b4318ba04f6a40f1). A change to
 // the hash, the key format or a default makes every CI baseline "different settings"
 // (gpubench-compare exit 3): do it only together with a gpubench_method_version bump, when the
-// numbers' meaning really changed (README, Context block).
+// numbers' meaning really changed (docs/user_guide.md, Context block).
 TEST(Fingerprint, DefaultSettingsValueIsPinned) {
   EXPECT_EQ(SettingsFingerprint(Defaults()), "48342d814c636132");
 }

@@ -1,5 +1,5 @@
 // The counter vocabulary (include/gpubench/counters.hpp) against what reads and shows it: the
-// README's counter table, the context block's gpubench_counter_units, the default metrics.
+// the user guide's counter table, the context block's gpubench_counter_units, the default metrics.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,15 +13,15 @@
 #include "gpubench/counters.hpp"
 #include "config/metric_groups.hpp"
 #include "measure/metrics.hpp"
-#include "readme_table.hpp"
+#include "guide_table.hpp"
 
 namespace gpubench::detail {
 namespace {
 
-// Rows of README's counter table: name -> {unit, better, gate}.
+// Rows of the user guide's counter table: name -> {unit, better, gate}.
 std::map<std::string, std::vector<std::string>> ReadmeCounterRows() {
   std::map<std::string, std::vector<std::string>> rows;
-  for (const auto& cells : testing::ReadmeTable("| counter | unit | better | gate | meaning |")) {
+  for (const auto& cells : testing::GuideTable("| counter | unit | better | gate | meaning |")) {
     if (cells.size() >= 4) rows[cells[0]] = {cells[1], cells[2], cells[3]};
   }
   return rows;
@@ -32,13 +32,13 @@ std::string ReadmeName(const CounterInfo& counter) {
   return name.back() == '/' ? name + "<kernel>" : name;
 }
 
-TEST(Counters, ReadmeTableMatchesTheVocabulary) {
+TEST(Counters, UserGuideTableMatchesTheVocabulary) {
   auto rows = ReadmeCounterRows();
-  ASSERT_FALSE(rows.empty()) << "README.md has no counter table";
+  ASSERT_FALSE(rows.empty()) << "docs/user_guide.md has no counter table";
   for (const CounterInfo& counter : kCounters) {
     const std::string name = ReadmeName(counter);
     auto row = rows.find(name);
-    ASSERT_NE(row, rows.end()) << name << " is in counters.hpp but not in README's table";
+    ASSERT_NE(row, rows.end()) << name << " is in counters.hpp but not in the user guide's table";
     EXPECT_EQ(row->second[0], counter.unit) << name;
     EXPECT_EQ(row->second[1], BetterName(counter.better)) << name;
     const std::string gate = row->second[2];
@@ -62,7 +62,7 @@ TEST(Counters, ReadmeTableMatchesTheVocabulary) {
   }
   rows.erase("*metric name*");
   for (const auto& [name, cells] : rows)
-    ADD_FAILURE() << name << " is in README but not in counters.hpp";
+    ADD_FAILURE() << name << " is in the user guide but not in counters.hpp";
 }
 
 TEST(Counters, NamesAreUniqueAndFindable) {

@@ -549,7 +549,7 @@ TEST_F(LoopTest, DeclaredBytesAndFlopsBecomePerIterationCountersAndRatios) {
 
 // GB computes each aggregate row (mean, median, stddev, cv) of a counter over the repetitions'
 // values of that counter. So a derived counter's mean is the mean of the per-repetition ratios
-// or rates, never a ratio of means: this is what README says, checked for every counter
+// or rates, never a ratio of means: this is what the user guide says, checked for every counter
 // gpubench derives.
 TEST_F(LoopTest, AggregateRowsOfDerivedCountersAreGbsStatisticsOfTheRepetitionsValues) {
   settings_.profile_iterations = 1;

@@ -2,7 +2,7 @@
 
 #include "frontend/context.hpp"
 #include "config/metric_groups.hpp"
-#include "readme_table.hpp"
+#include "guide_table.hpp"
 #include "config/settings_parse.hpp"
 
 namespace gpubench::detail {
@@ -258,12 +258,12 @@ TEST(SettingsTable, AFlagWinsOverItsEnvironmentVariable) {
   EXPECT_EQ(result.command_line.settings.metrics, expected);
 }
 
-// README's settings table lists the rows in the table's order, with its defaults, and says
+// the user guide's settings table lists the rows in the table's order, with its defaults, and says
 // "no" in the fingerprinted column exactly for the rows that are not fingerprinted.
-TEST(SettingsTable, ReadmeTableMatchesIt) {
+TEST(SettingsTable, UserGuideTableMatchesIt) {
   const auto rows =
-      testing::ReadmeTable("| setting | values | default | meaning | fingerprinted |");
-  ASSERT_EQ(rows.size(), SettingRows().size()) << "README.md's settings table";
+      testing::GuideTable("| setting | values | default | meaning | fingerprinted |");
+  ASSERT_EQ(rows.size(), SettingRows().size()) << "docs/user_guide.md's settings table";
   for (size_t i = 0; i < rows.size(); ++i) {
     const SettingRow& row = SettingRows()[i];
     ASSERT_GE(rows[i].size(), 5u);

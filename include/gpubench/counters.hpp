@@ -1,7 +1,7 @@
 // gpubench's counter vocabulary: every value gpubench writes into a benchmark row, with its unit,
 // which way is better, how the regression gate judges it and what it means. One table, read by
 // the console reporter (units), the context block (gpubench_counter_units), gpubench-compare
-// (directions and thresholds) and the README check. Header-only and constexpr: tools use it
+// (directions and thresholds) and the user guide's check. Header-only and constexpr: tools use it
 // without linking the library.
 #pragma once
 

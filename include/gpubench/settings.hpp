@@ -59,7 +59,7 @@ const std::vector<std::string>& DefaultMetrics();
 /// environment variables.
 const Settings& CurrentSettings();
 
-/// Text forms used by flags, the context block and the README.
+/// Text forms used by flags, the context block and the user guide.
 const char* ToString(Timer timer);
 const char* ToString(CachePolicy cache);
 const char* ToString(ProfileRuns runs);

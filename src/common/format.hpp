@@ -6,7 +6,7 @@
 
 namespace gpubench::detail {
 
-/// The unit a counter's value is in, from its name (see README "Counters").
+/// The unit a counter's value is in, from its name (see docs/user_guide.md "Counters").
 enum class CounterUnit {
   kBytes,
   kBytesPerSecond,

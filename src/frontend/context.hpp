@@ -19,7 +19,7 @@ std::string FlushMethodDescription(const Settings& settings, int64_t flush_bytes
 
 /// Everything gpubench adds to GB's context block, in a fixed order: the fingerprinted settings,
 /// the other rows of the settings table marked in_context, run facts, the device's facts.
-/// `profiler_status`: "on: ..." / "off: ..." / "unavailable: ..." (see README).
+/// `profiler_status`: "on: ..." / "off: ..." / "unavailable: ..." (see docs/user_guide.md).
 /// `metric_units`: CUPTI's unit of each configured metric (Profiler::MetricUnits).
 /// `gpu_sharing`: what NVML saw on the device at start (gpubench_gpu_sharing).
 /// `tagged_device`: the ordinal of one device of a --gpubench_devices run; its facts are written

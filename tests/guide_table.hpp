@@ -1,4 +1,4 @@
-// Reads a table of README.md, so tests can hold the README to the code's own tables.
+// Reads a table of docs/user_guide.md, so tests can hold the guide to the code's own tables.
 #pragma once
 
 #include <fstream>
@@ -8,10 +8,10 @@
 
 namespace gpubench::testing {
 
-/// The cells (trimmed of spaces and backquotes) of each body row of the README table whose
+/// The cells (trimmed of spaces and backquotes) of each body row of the user guide's table whose
 /// header line starts with `header`; empty when there is no such table.
-inline std::vector<std::vector<std::string>> ReadmeTable(const std::string& header) {
-  std::ifstream file(std::string(GPUBENCH_SOURCE_DIR) + "/README.md");
+inline std::vector<std::vector<std::string>> GuideTable(const std::string& header) {
+  std::ifstream file(std::string(GPUBENCH_SOURCE_DIR) + "/docs/user_guide.md");
   std::vector<std::vector<std::string>> rows;
   bool in_table = false;
   for (std::string line; std::getline(file, line);) {
