@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <map>
 
-#include "frontend/context.hpp"
 #include "config/metric_groups.hpp"
+#include "frontend/context.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -9,11 +9,11 @@
 #include <sstream>
 #include <string>
 
+#include "config/metric_groups.hpp"
 #include "frontend/context.hpp"
 #include "gpubench/counters.hpp"
-#include "config/metric_groups.hpp"
-#include "measure/metrics.hpp"
 #include "guide_table.hpp"
+#include "measure/metrics.hpp"
 
 namespace gpubench::detail {
 namespace {

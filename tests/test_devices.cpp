@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "config/settings_parse.hpp"
 #include "frontend/devices.hpp"
 #include "gpubench/main.hpp"
 #include "measure/process_state.hpp"
-#include "config/settings_parse.hpp"
 
 namespace gpubench::detail {
 namespace {

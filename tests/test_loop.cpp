@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "config/metric_groups.hpp"
 #include "fakes.hpp"
 #include "frontend/gb_compat.hpp"
 #include "gb_version.hpp"
 #include "measure/instance.hpp"
-#include "config/metric_groups.hpp"
 #include "measure/profile_log.hpp"
 
 namespace gpubench::testing {

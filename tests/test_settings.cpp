@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "frontend/context.hpp"
 #include "config/metric_groups.hpp"
-#include "guide_table.hpp"
 #include "config/settings_parse.hpp"
+#include "frontend/context.hpp"
+#include "guide_table.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -261,8 +261,7 @@ TEST(SettingsTable, AFlagWinsOverItsEnvironmentVariable) {
 // the user guide's settings table lists the rows in the table's order, with its defaults, and says
 // "no" in the fingerprinted column exactly for the rows that are not fingerprinted.
 TEST(SettingsTable, UserGuideTableMatchesIt) {
-  const auto rows =
-      testing::GuideTable("| setting | values | default | meaning | fingerprinted |");
+  const auto rows = testing::GuideTable("| setting | values | default | meaning | fingerprinted |");
   ASSERT_EQ(rows.size(), SettingRows().size()) << "docs/user_guide.md's settings table";
   for (size_t i = 0; i < rows.size(); ++i) {
     const SettingRow& row = SettingRows()[i];

@@ -4,9 +4,9 @@
 
 #include <string>
 
+#include "common/status.hpp"
 #include "gpu/cuda_status.hpp"
 #include "gpu/cupti_status.hpp"
-#include "common/status.hpp"
 
 namespace gpubench::detail {
 namespace {

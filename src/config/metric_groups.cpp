@@ -20,7 +20,6 @@ size_t EditDistance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-
 std::vector<std::string> FlopsGroupMetrics() {
   std::vector<std::string> metrics;
   for (const FlopMetrics& precision : kFlopMetrics) {

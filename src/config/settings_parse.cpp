@@ -1,4 +1,5 @@
 #include "config/settings_parse.hpp"
+#include "common/text_files.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -37,10 +38,6 @@ std::string ValidEnvList() {
     out += "  " + EnvName(row) + "=" + std::string(row.values) + "\n";
   }
   return out;
-}
-
-bool StartsWith(const std::string& text, const std::string& prefix) {
-  return text.compare(0, prefix.size(), prefix) == 0;
 }
 
 // The text given for each row (flags override environment variables), by row name.

@@ -6,8 +6,8 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "gpubench/counters.hpp"
 #include "config/metric_groups.hpp"
+#include "gpubench/counters.hpp"
 
 namespace gpubench {
 

@@ -4,10 +4,10 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "config/metric_groups.hpp"
+#include "gpu/launch_hold.hpp"
 #include "gpubench/counters.hpp"
 #include "gpubench/version.hpp"
-#include "gpu/launch_hold.hpp"
-#include "config/metric_groups.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -7,10 +7,10 @@
 #include <utility>
 #include <vector>
 
+#include "config/settings_table.hpp"
 #include "gpu/device_info.hpp"
 #include "gpu/flush.hpp"
 #include "gpubench/settings.hpp"
-#include "config/settings_table.hpp"
 
 namespace gpubench::detail {
 

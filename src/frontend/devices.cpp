@@ -1,4 +1,5 @@
 #include "frontend/devices.hpp"
+#include "common/text_files.hpp"
 
 #include <cuda_runtime_api.h>
 #include <sys/wait.h>
@@ -16,10 +17,6 @@
 
 namespace gpubench::detail {
 namespace {
-
-bool StartsWith(const std::string& text, const std::string& prefix) {
-  return text.compare(0, prefix.size(), prefix) == 0;
-}
 
 // Splits GB's JSON at its "benchmarks" array: the context object and the array's inside.
 Status SplitGbJson(const std::string& text, nlohmann::json* context, std::string* rows) {
@@ -42,13 +39,6 @@ Status SplitGbJson(const std::string& text, nlohmann::json* context, std::string
   rows->erase(0, rows->find_first_not_of(" \t\r\n"));
   rows->erase(rows->find_last_not_of(" \t\r\n") + 1);
   return Status::Ok();
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return file ? text.str() : std::string();
 }
 
 // Runs argv and waits; the exit code, or 128 + the signal that ended it.
@@ -168,7 +158,8 @@ int RunOnEachDevice(const std::vector<std::string>& args, const std::vector<int>
       if (exit_code == 0) exit_code = code;
     }
     if (part.empty()) continue;
-    const std::string text = ReadFile(part);
+    std::string text;
+    ReadWholeFile(part, &text);  // unreadable: empty, reported below as not GB's JSON
     std::remove(part.c_str());
     if (text.empty()) {
       std::cerr << "gpubench: device " << device << " wrote no results\n";

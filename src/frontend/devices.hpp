@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "gpu/range_names.hpp"
-#include "config/settings_table.hpp"
 #include "common/status.hpp"
+#include "config/settings_table.hpp"
+#include "gpu/range_names.hpp"
 
 namespace gpubench::detail {
 

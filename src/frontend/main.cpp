@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "config/settings_parse.hpp"
 #include "frontend/context.hpp"
-#include "gpu/cuda_status.hpp"
 #include "frontend/devices.hpp"
+#include "gpu/cuda_status.hpp"
 #include "gpubench/reporter.hpp"
 #include "measure/process_state.hpp"
-#include "config/settings_parse.hpp"
 
 namespace gpubench {
 namespace {

@@ -1,9 +1,9 @@
 #include <benchmark/benchmark.h>
 
-#include "measure/declared_work.hpp"
 #include "frontend/gb_compat.hpp"
 #include "gpubench/fixture.hpp"
 #include "gpubench/registration.hpp"
+#include "measure/declared_work.hpp"
 #include "measure/instance.hpp"
 
 #include <algorithm>

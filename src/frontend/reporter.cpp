@@ -4,12 +4,12 @@
 #include <cstdio>
 #include <string>
 
-#include "frontend/context.hpp"
 #include "common/format.hpp"
+#include "config/settings_table.hpp"
+#include "frontend/context.hpp"
 #include "frontend/gb_compat.hpp"
 #include "gpubench/version.hpp"
 #include "measure/process_state.hpp"
-#include "config/settings_table.hpp"
 
 namespace gpubench {
 namespace {

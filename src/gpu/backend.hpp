@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "gpu/device_info.hpp"
-#include "gpubench/settings.hpp"
-#include "gpu/launch_hold.hpp"
 #include "common/status.hpp"
+#include "gpu/device_info.hpp"
+#include "gpu/launch_hold.hpp"
 #include "gpu/stream_plan.hpp"
+#include "gpubench/settings.hpp"
 
 namespace gpubench::detail {
 

@@ -21,12 +21,12 @@
 #include <thread>
 #include <vector>
 
+#include "config/metric_groups.hpp"
 #include "gpu/backend.hpp"
 #include "gpu/cuda_status.hpp"
 #include "gpu/cupti_attach.hpp"
 #include "gpu/cupti_callbacks.hpp"
 #include "gpu/cupti_status.hpp"
-#include "config/metric_groups.hpp"
 
 namespace gpubench::detail {
 namespace {

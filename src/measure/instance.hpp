@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "gpubench/registration.hpp"
 #include "common/status.hpp"
+#include "gpubench/registration.hpp"
 
 namespace gpubench::detail {
 

@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "measure/call_result.hpp"
-#include "gpu/range_names.hpp"
 #include "gpu/flush.hpp"
+#include "gpu/range_names.hpp"
+#include "measure/call_result.hpp"
 #include "measure/instance.hpp"
 #include "measure/phases.hpp"
 #include "measure/process_state.hpp"

@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <set>
 
-#include "gpubench/counters.hpp"
 #include "config/metric_groups.hpp"
+#include "gpubench/counters.hpp"
 
 namespace gpubench::detail {
-
 
 std::map<std::string, double> AverageRanges(
     const std::vector<std::map<std::string, double>>& ranges) {

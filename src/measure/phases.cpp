@@ -4,8 +4,8 @@
 
 #include <cstdio>
 
-#include "measure/metrics.hpp"
 #include "gpu/range_names.hpp"
+#include "measure/metrics.hpp"
 
 namespace gpubench::detail {
 

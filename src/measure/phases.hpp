@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "common/status.hpp"
 #include "measure/call_result.hpp"
 #include "measure/harness.hpp"
-#include "common/status.hpp"
 
 namespace gpubench::detail {
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <utility>
 
-#include "measure/call_result.hpp"
+#include "common/status.hpp"
 #include "gpu/gpu_sharing.hpp"
 #include "gpubench/settings.hpp"
-#include "common/status.hpp"
+#include "measure/call_result.hpp"
 
 namespace gpubench::detail {
 

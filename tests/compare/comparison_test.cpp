@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "tools/load/loader.hpp"
-#include "tools/compare/report_format.hpp"
 #include "tools/base/student_t.hpp"
+#include "tools/compare/report_format.hpp"
+#include "tools/load/loader.hpp"
 
 namespace gpubench::compare {
 namespace {

@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tools/compare/report_format.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/load/cut_off.hpp"
-#include "tools/compare/report_format.hpp"
 
 namespace gpubench::compare::dom_reference {
 

@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "tools/gate/comparison.hpp"
+#include "json_report_dom.hpp"
 #include "tools/base/halves.hpp"
 #include "tools/base/json_writer.hpp"
-#include "tools/load/loader.hpp"
 #include "tools/compare/report_format.hpp"
-#include "json_report_dom.hpp"
+#include "tools/gate/comparison.hpp"
+#include "tools/load/loader.hpp"
 
 namespace gpubench::compare {
 namespace {

@@ -19,8 +19,8 @@
 #include <tuple>
 #include <vector>
 
-#include "tools/load/loader.hpp"
 #include "loader_agreement.hpp"
+#include "tools/load/loader.hpp"
 
 namespace gpubench::compare {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/load/loader.hpp"
 #include "loader_agreement.hpp"
+#include "tools/load/loader.hpp"
 
 namespace gpubench::compare {
 namespace {

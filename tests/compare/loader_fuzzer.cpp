@@ -12,10 +12,10 @@
 #include <string>
 #include <string_view>
 
+#include "loader_agreement.hpp"
+#include "tools/compare/report_format.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/load/loader.hpp"
-#include "tools/compare/report_format.hpp"
-#include "loader_agreement.hpp"
 
 namespace {
 

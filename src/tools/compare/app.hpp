@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "tools/gate/comparison.hpp"
 #include "tools/compare/report_format.hpp"
+#include "tools/gate/comparison.hpp"
 
 namespace gpubench::compare {
 

@@ -10,8 +10,8 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/compare/app.hpp"
-#include "tools/load/baseline_files.hpp"
 #include "tools/gate/comparison.hpp"
+#include "tools/load/baseline_files.hpp"
 
 namespace {
 

@@ -9,10 +9,10 @@
 #include <string_view>
 #include <vector>
 
-#include "tools/load/cut_off.hpp"
 #include "tools/base/halves.hpp"
 #include "tools/base/json_writer.hpp"
 #include "tools/base/text.hpp"
+#include "tools/load/cut_off.hpp"
 
 namespace gpubench::compare {
 namespace {

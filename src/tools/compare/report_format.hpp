@@ -5,8 +5,8 @@
 #include <iosfwd>
 #include <string>
 
-#include "tools/gate/comparison.hpp"
 #include "tools/base/text.hpp"
+#include "tools/gate/comparison.hpp"
 
 namespace gpubench::compare {
 

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tools/gate/run_summary.hpp"
-#include "tools/base/text.hpp"
 #include "gpubench/counters.hpp"
+#include "tools/base/text.hpp"
+#include "tools/gate/run_summary.hpp"
 
 namespace gpubench::compare {
 namespace {

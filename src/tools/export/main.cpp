@@ -8,11 +8,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tools/gate/comparison.hpp"
-#include "tools/load/cut_off.hpp"
 #include "tools/export/export_format.hpp"
-#include "tools/load/loader.hpp"
+#include "tools/gate/comparison.hpp"
 #include "tools/gate/run_summary.hpp"
+#include "tools/load/cut_off.hpp"
+#include "tools/load/loader.hpp"
 
 namespace {
 

@@ -8,11 +8,11 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "common/status.hpp"
 #include "tools/base/halves.hpp"
-#include "tools/gate/history.hpp"
 #include "tools/base/student_t.hpp"
 #include "tools/base/text.hpp"
-#include "common/status.hpp"
+#include "tools/gate/history.hpp"
 
 namespace gpubench::compare {
 namespace {

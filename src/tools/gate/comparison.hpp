@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "tools/gate/history.hpp"
+#include "common/status.hpp"
 #include "tools/base/mann_whitney.hpp"
+#include "tools/gate/history.hpp"
 #include "tools/gate/metric_policy.hpp"
 #include "tools/load/model.hpp"
-#include "common/status.hpp"
 
 namespace gpubench::compare {
 

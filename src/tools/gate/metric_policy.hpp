@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "gpubench/counters.hpp"
 #include "common/status.hpp"
+#include "gpubench/counters.hpp"
 
 namespace gpubench::compare {
 

@@ -6,8 +6,8 @@
 #include <limits>
 #include <utility>
 
-#include "tools/load/loader.hpp"
 #include "gpubench/counters.hpp"
+#include "tools/load/loader.hpp"
 
 namespace gpubench::compare {
 namespace {

@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "common/status.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/gate/metric_policy.hpp"
 #include "tools/load/model.hpp"
-#include "common/status.hpp"
 
 namespace gpubench::compare {
 

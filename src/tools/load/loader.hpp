@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "tools/load/model.hpp"
 #include "common/status.hpp"
+#include "tools/load/model.hpp"
 
 namespace gpubench::compare {
 

@@ -9,9 +9,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/status.hpp"
 #include "tools/load/gb_rows.hpp"
 #include "tools/load/model.hpp"
-#include "common/status.hpp"
 
 namespace gpubench::compare {
 

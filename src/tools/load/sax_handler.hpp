@@ -8,10 +8,10 @@
 #include <string>
 #include <string_view>
 
+#include "common/status.hpp"
 #include "tools/load/gb_rows.hpp"
 #include "tools/load/model.hpp"
 #include "tools/load/model_builder.hpp"
-#include "common/status.hpp"
 
 namespace gpubench::compare {
 

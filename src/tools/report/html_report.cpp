@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tools/load/cut_off.hpp"
-#include "tools/gate/run_summary.hpp"
-#include "tools/base/text.hpp"
-#include "tools/report/web_assets.hpp"
 #include "gpubench/counters.hpp"
+#include "tools/base/text.hpp"
+#include "tools/gate/run_summary.hpp"
+#include "tools/load/cut_off.hpp"
+#include "tools/report/web_assets.hpp"
 
 namespace gpubench::compare {
 namespace {

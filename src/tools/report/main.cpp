@@ -10,13 +10,14 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tools/load/baseline_files.hpp"
+#include "common/text_files.hpp"
 #include "tools/gate/comparison.hpp"
-#include "tools/load/cut_off.hpp"
 #include "tools/gate/history.hpp"
-#include "tools/report/html_report.hpp"
-#include "tools/load/loader.hpp"
 #include "tools/gate/run_summary.hpp"
+#include "tools/load/baseline_files.hpp"
+#include "tools/load/cut_off.hpp"
+#include "tools/load/loader.hpp"
+#include "tools/report/html_report.hpp"
 
 namespace {
 
@@ -34,15 +35,6 @@ constexpr const char* kDescription =
     "no network. A file\n"
     "cut off mid-write (a killed run) is shown with its complete rows under a warning.\n"
     "Exit codes: 0 written, 2 bad input or usage, 3 the settings fingerprints differ.";
-
-bool ReadFile(const std::string& path, std::string* text) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return false;
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  *text = buffer.str();
-  return static_cast<bool>(file) || file.eof();
-}
 
 // gpubench says on stderr when a reported call's counters were copied from an earlier call.
 std::vector<std::string> CopiedCounterLines(const std::string& log) {
@@ -133,7 +125,7 @@ int Report(const std::vector<std::string>& inputs, const std::vector<std::string
   }
   if (!log_path.empty()) {
     std::string log;
-    if (!ReadFile(log_path, &log)) {
+    if (!gpubench::detail::ReadWholeFile(log_path, &log)) {
       std::cerr << "gpubench-report: error: cannot read the log " << log_path << "\n";
       return kExitBadInput;
     }
@@ -226,7 +218,8 @@ int main(int argc, char** argv) {
                                               : gpubench::compare::UnconfirmedPolicy::kFail;
 
   gpubench::compare::ReportInputs report;
-  if (!ReadFile(chart_js_path, &report.chart_js) || report.chart_js.empty()) {
+  if (!gpubench::detail::ReadWholeFile(chart_js_path, &report.chart_js) ||
+      report.chart_js.empty()) {
     std::cerr << "gpubench-report: error: cannot read Chart.js at " << chart_js_path
               << " (install Debian's libjs-chart.js, or pass --chartjs PATH)\n";
     return kExitBadInput;
