@@ -57,7 +57,8 @@ TEST(GpuLock, ASecondJobWaitsUntilTheFirstIsDone) {
   EXPECT_TRUE(second.held());
   EXPECT_GE(waited, 0.35);
   const std::string me = "gpubench job pid " + std::to_string(::getpid());
-  EXPECT_EQ(note, "waited 0 s for " + me);
+  // 0.4 s of waiting rounds to "0 s", or to "1 s" on a loaded machine (ctest -j).
+  EXPECT_TRUE(note == "waited 0 s for " + me || note == "waited 1 s for " + me) << note;
   EXPECT_NE(messages.str().find("gpubench: waiting for the GPU, which " + me +
                                 " benchmarks (--gpubench_exclusive=wait; 0 s of 30 s"),
             std::string::npos)
