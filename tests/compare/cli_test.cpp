@@ -729,6 +729,31 @@ TEST(RealH200History, TheReportTakesTheSameHistory) {
   std::remove(chart_js.c_str());
 }
 
+// The report's warnings list rows timed without holds (launch_held=0), with their repetitions;
+// rows that were not held because another process used the GPU are listed as shared instead.
+// streams.json: an H200 run of tests/gpu/streams.cu, whose Streams_OtherSynced waits in its body.
+TEST(RealH200Report, RowsTimedWithoutHoldsAreAmongTheWarnings) {
+  const std::string stem =
+      ::testing::TempDir() + "/gpubench_not_held_" + std::to_string(::getpid());
+  const std::string chart_js = stem + "_chart.js", html = stem + ".html";
+  std::ofstream(chart_js) << "/* Chart.js stand-in */\n";
+  const ToolRun run = RunExe(
+      GPUBENCH_REPORT_EXE, {Data("h200/streams/streams.json"), "--chartjs", chart_js, "-o", html});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(ReadFile(html),
+              HasSubstr("launches not held (launch_held=0) in 1 benchmark(s): the loop body waits "
+                        "for the GPU, so the host&#39;s launch time may be inside their GPU time: "
+                        "Streams_OtherSynced/manual_time (1 of 1 repetitions)"));
+  const ToolRun shared = RunExe(
+      GPUBENCH_REPORT_EXE, {Data("h200/field/pair_1.json"), "--chartjs", chart_js, "-o", html});
+  EXPECT_EQ(shared.exit_code, 0) << shared.err;
+  const std::string shared_html = ReadFile(html);
+  EXPECT_THAT(shared_html, HasSubstr("GPU shared: another process used the GPU during"));
+  EXPECT_THAT(shared_html, Not(HasSubstr("launches not held")));
+  std::remove(html.c_str());
+  std::remove(chart_js.c_str());
+}
+
 // Real runs of the same suite on the H200: alone (every row launch_held=1) and next to another
 // gpubench job (pair_1: launch_held=0 with gpu_shared=1). Shared, the change is not judged; the
 // same rows without their gpu_shared flag are bodies that started to wait: failures.

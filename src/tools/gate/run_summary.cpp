@@ -132,11 +132,14 @@ std::vector<std::string> DefaultGatedMetrics() {
 }
 
 namespace {
-bool Flagged(const BenchmarkRecord& record, std::string_view counter, std::size_t* count) {
+// Repetitions whose 0/1 flag `counter` is `set` (1) or clear (0); absent counters count none.
+bool Flagged(const BenchmarkRecord& record, std::string_view counter, std::size_t* count,
+             bool set = true) {
   std::size_t flagged = 0;
   if (const MetricSeries* series = record.FindMetric(counter)) {
-    flagged = static_cast<std::size_t>(std::count_if(series->values.begin(), series->values.end(),
-                                                     [](double v) { return v >= 0.5; }));
+    flagged =
+        static_cast<std::size_t>(std::count_if(series->values.begin(), series->values.end(),
+                                               [set](double v) { return (v >= 0.5) == set; }));
   }
   if (count) *count = flagged;
   return flagged > 0;
@@ -149,6 +152,10 @@ bool Throttled(const BenchmarkRecord& record, std::size_t* count) {
 
 bool Shared(const BenchmarkRecord& record, std::size_t* count) {
   return Flagged(record, "gpu_shared", count);
+}
+
+bool NotHeld(const BenchmarkRecord& record, std::size_t* count) {
+  return Flagged(record, "launch_held", count, /*set=*/false);
 }
 
 }  // namespace gpubench::compare

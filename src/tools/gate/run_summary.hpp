@@ -63,4 +63,8 @@ bool Throttled(const BenchmarkRecord& record, std::size_t* count = nullptr);
 /// True when gpu_shared was 1 (another process used the GPU) in at least one repetition.
 bool Shared(const BenchmarkRecord& record, std::size_t* count = nullptr);
 
+/// True when launch_held was 0 (cache=flush: the body waits for the GPU, or another process
+/// used it) in at least one repetition; *count: in how many.
+bool NotHeld(const BenchmarkRecord& record, std::size_t* count = nullptr);
+
 }  // namespace gpubench::compare

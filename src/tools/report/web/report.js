@@ -259,16 +259,9 @@
       type: 'scatter', data: {datasets: sets}, options: options(xScale, yScaleOptions, fmtFlops)});
   }
 
-  function draw() {
-    Chart.register(counter);
-    drawRoofline();
-    var sweeps = document.getElementById('sweeps');
-    var others = document.getElementById('others');
-    var families = {}, order = [];
-    data.benchmarks.forEach(function (b) {
-      if (!families[b.f]) { families[b.f] = []; order.push(b.f); }
-      families[b.f].push(b);
-    });
+  // One chart of GPU time (and one of bandwidth) per family that sweeps a numeric argument;
+  // returns the benchmarks that are not part of a sweep.
+  function drawSweeps(sweeps, families, order) {
     var singles = [];
     var log2 = function (b) { return Math.log2(b.a); };
     order.forEach(function (name) {
@@ -307,7 +300,11 @@
     if (!order.length || !sweeps.children.length) {
       sweeps.innerHTML = '<p class="muted">No benchmark family sweeps a numeric argument over two or more values.</p>';
     }
-    // Benchmarks outside a sweep: one x position each, repetitions as points.
+    return singles;
+  }
+
+  // Benchmarks outside a sweep: one x position each, in charts of 30.
+  function drawOthers(others, singles) {
     var CHUNK = 30;
     for (var start = 0; start < singles.length; start += CHUNK) {
       var chunk = singles.slice(start, start + CHUNK);
@@ -336,6 +333,11 @@
       }
     }
     if (!singles.length) others.parentNode.style.display = 'none';
+  }
+
+  // Creates the pending charts: the first screens now, the rest as they come near the viewport.
+  // Always true: charts created later report themselves through show().
+  function createCharts() {
     // Charts are drawn when their card comes near the viewport (all at once with #all in the URL,
     // before printing, or without IntersectionObserver): a report of 1,000 benchmarks has a few
     // hundred charts, and the first screen should not wait for all of them. Cards are laid out
@@ -400,6 +402,21 @@
       observer.observe(card);
     });
     return true;
+  }
+
+
+  function draw() {
+    Chart.register(counter);
+    drawRoofline();
+    var sweeps = document.getElementById('sweeps');
+    var others = document.getElementById('others');
+    var families = {}, order = [];
+    data.benchmarks.forEach(function (b) {
+      if (!families[b.f]) { families[b.f] = []; order.push(b.f); }
+      families[b.f].push(b);
+    });
+    drawOthers(others, drawSweeps(sweeps, families, order));
+    return createCharts();
   }
 
   function finish() {
