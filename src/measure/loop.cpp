@@ -6,7 +6,7 @@
 #include <string>
 
 #include "gpu/flush.hpp"
-#include "gpu/range_names.hpp"
+#include "measure/admission.hpp"
 #include "measure/call_result.hpp"
 #include "measure/instance.hpp"
 #include "measure/phases.hpp"
@@ -56,47 +56,8 @@ class IterationController {
   const Settings& settings() const { return harness_.settings(); }
   const std::string& name() const { return call_.instance; }
 
-  // Checks that make the whole call impossible, in the order a user would fix them.
-  Status Admit() {
-    if (!harness_.configured()) {
-      return Status::Error(
-          "gpubench is not initialized: use GPUBENCH_MAIN() instead of BENCHMARK_MAIN(), or call "
-          "gpubench::Initialize(&argc, argv) before benchmark::Initialize, so that the settings "
-          "are recorded in the context block");
-    }
-    // GB's name for the instance (State::name() from GB 1.8, so a later ->Name() is seen) with
-    // its arguments: the NVTX ranges, the profile records and the trial detector all key on it.
-    const CurrentInstance& instance = GetCurrentInstance();
-    if (instance.family != nullptr) {
-      call_.instance = InstanceName(instance, state_);
-    } else {
-      std::string note;
-      GPUBENCH_RETURN_IF_ERROR(NameOfUnregisteredInstance(state_, &call_.instance, &note));
-      if (process_.policy.FirstTime(note)) std::cerr << note;
-    }
-    if (process_.tagged_device) call_.instance = TagInstanceName(name(), *process_.tagged_device);
-    std::cerr << process_.policy.trials().BeginCall(name(), state_.max_iterations,
-                                                    instance.own_min_time_seconds);
-    if (state_.threads() > 1) {
-      return Status::Error(
-          "->Threads(" + std::to_string(state_.threads()) +
-          ") is not supported: GPU time of one stream cannot be split between host threads; "
-          "register GPU benchmarks with one thread (launch more work per iteration instead)");
-    }
-    const DeviceFacts& facts = harness_.facts();
-    if (!facts.available)
-      return Status::Error("no usable CUDA device: " + facts.unavailable_reason);
-    if (!process_.context_lost_reason.empty()) {
-      return Status::Error("skipped: the CUDA context was lost earlier (" +
-                           process_.context_lost_reason +
-                           "); no GPU work can run in this process any more, fix that benchmark "
-                           "or exclude it with --benchmark_filter");
-    }
-    return Status::Ok();
-  }
-
   Status Prepare() {
-    GPUBENCH_RETURN_IF_ERROR(Admit());
+    GPUBENCH_RETURN_IF_ERROR(AdmitCall(state_, process_, &call_.instance));
     GPUBENCH_RETURN_IF_ERROR(harness_.ops().Prepare(stream_, settings().cache));
     // After Prepare: this process holds its context, so NVML lists it beside any other.
     GPUBENCH_RETURN_IF_ERROR(CheckBeforeRun(harness_.sharing(), settings(),
@@ -212,13 +173,7 @@ class IterationController {
   }
 
   bool Done() {
-    // The last line of defence against a span that missed the body's work (issue #24).
-    if (auto found = call_.profile.counters.find("gpu_duration");
-        found != call_.profile.counters.end() && call_.iterations > 0) {
-      const std::string undercount = CheckUndercount(
-          name(), call_.gpu_seconds / static_cast<double>(call_.iterations), found->second);
-      if (!undercount.empty()) return Fail(Status::Error(undercount));
-    }
+    if (Status span = CheckTimedSpan(call_); !span.ok()) return Fail(span);
     Publish(call_, state_, process_);
     step_ = Step::kDone;
     return false;

@@ -1,0 +1,56 @@
+#include "measure/admission.hpp"
+
+#include <iostream>
+
+#include "gpu/range_names.hpp"
+#include "gpu/stream_plan.hpp"
+#include "measure/instance.hpp"
+
+namespace gpubench::detail {
+
+Status AdmitCall(benchmark::State& state, ProcessState& process, std::string* name) {
+  if (!process.harness.configured()) {
+    return Status::Error(
+        "gpubench is not initialized: use GPUBENCH_MAIN() instead of BENCHMARK_MAIN(), or call "
+        "gpubench::Initialize(&argc, argv) before benchmark::Initialize, so that the settings "
+        "are recorded in the context block");
+  }
+  // GB's name for the instance (State::name() from GB 1.8, so a later ->Name() is seen) with
+  // its arguments: the NVTX ranges, the profile records and the trial detector all key on it.
+  const CurrentInstance& current = GetCurrentInstance();
+  if (current.family != nullptr) {
+    *name = InstanceName(current, state);
+  } else {
+    std::string note;
+    GPUBENCH_RETURN_IF_ERROR(NameOfUnregisteredInstance(state, name, &note));
+    if (process.policy.FirstTime(note)) std::cerr << note;
+  }
+  if (process.tagged_device) *name = TagInstanceName(*name, *process.tagged_device);
+  std::cerr << process.policy.trials().BeginCall(*name, state.max_iterations,
+                                                 current.own_min_time_seconds);
+  if (state.threads() > 1) {
+    return Status::Error(
+        "->Threads(" + std::to_string(state.threads()) +
+        ") is not supported: GPU time of one stream cannot be split between host threads; "
+        "register GPU benchmarks with one thread (launch more work per iteration instead)");
+  }
+  const DeviceFacts& facts = process.harness.facts();
+  if (!facts.available) return Status::Error("no usable CUDA device: " + facts.unavailable_reason);
+  if (!process.context_lost_reason.empty()) {
+    return Status::Error("skipped: the CUDA context was lost earlier (" +
+                         process.context_lost_reason +
+                         "); no GPU work can run in this process any more, fix that benchmark "
+                         "or exclude it with --benchmark_filter");
+  }
+  return Status::Ok();
+}
+
+Status CheckTimedSpan(const CallResult& call) {
+  const auto found = call.profile.counters.find("gpu_duration");
+  if (found == call.profile.counters.end() || call.iterations <= 0) return Status::Ok();
+  const std::string undercount = CheckUndercount(
+      call.instance, call.gpu_seconds / static_cast<double>(call.iterations), found->second);
+  return undercount.empty() ? Status::Ok() : Status::Error(undercount);
+}
+
+}  // namespace gpubench::detail

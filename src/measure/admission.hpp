@@ -1,0 +1,25 @@
+// The checks before a call of a benchmark function, and after its phases: what makes a call
+// impossible (not initialized, no name, threads, no device, a lost context) and a timed span
+// that missed the body's work.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "common/status.hpp"
+#include "measure/call_result.hpp"
+#include "measure/process_state.hpp"
+
+namespace gpubench::detail {
+
+/// Checks that make the whole call impossible, in the order a user would fix them. Sets
+/// *name to GB's name of the instance (with its arguments, and the device's tag in one
+/// device's run of --gpubench_devices) and starts the trial detector's view of the call.
+Status AdmitCall(benchmark::State& state, ProcessState& process, std::string* name);
+
+/// The last line of defence against a span that missed the body's work (CheckUndercount
+/// against the profiled duration), whatever the cause.
+Status CheckTimedSpan(const CallResult& call);
+
+}  // namespace gpubench::detail
