@@ -25,8 +25,8 @@
 #include "gpu/backend.hpp"
 #include "gpu/cuda_status.hpp"
 #include "gpu/cupti_attach.hpp"
-#include "gpu/cupti_callbacks.hpp"
 #include "gpu/cupti_status.hpp"
+#include "gpu/replay_check.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -271,7 +271,6 @@ class CuptiRangeProfiler final : public Profiler {
   ~CuptiRangeProfiler() override {
     AbortSession();
     Disable();
-    if (callbacks_ != nullptr) callbacks_->RemoveListener(this);
   }
 
   Status Setup(const Settings& settings, const DeviceFacts& facts) {
@@ -290,13 +289,13 @@ class CuptiRangeProfiler final : public Profiler {
     // Attached once and kept: enabling costs tens of milliseconds, too much for every run.
     // Privilege problems show up here, at start, not in every run.
     GPUBENCH_RETURN_IF_ERROR(WhileBusy([this] { return Enable(); }));
-    // Without callbacks the launch check is skipped, not the metrics.
-    callbacks_ = DriverCallbacks::Get(nullptr);
-    if (callbacks_ != nullptr) callbacks_->AddListener(this, &OnDriverCall);
     // CUPTI's profiler cannot attach again to this context once CUPTI was detached
     // (cuptiProfilerInitialize then fails with CUPTI_ERROR_NOT_INITIALIZED on an H200), so
-    // CUPTI stays attached from here to the exit (docs/accuracy.md "Metrics on and off").
+    // CUPTI stays attached from here to the exit (docs/accuracy.md "Metrics on and off"). Before
+    // the replay check: its first use of CUPTI's subscriber may detach what nothing keeps.
     CuptiAttachment::KeepAttached();
+    // Without callbacks the replay check is skipped, not the metrics.
+    replay_check_ = std::make_unique<ReplayLaunchCheck>();
     return Status::Ok();
   }
 
@@ -392,8 +391,9 @@ class CuptiRangeProfiler final : public Profiler {
     return "on: CUPTI range profiler, user ranges with user replay, chip " + chip_ + ", " +
            std::to_string(metrics_.size()) + " metrics in " + std::to_string(passes_) +
            (passes_ == 1 ? " pass" : " passes") +
-           (callbacks_ != nullptr ? ", replay passes checked for identical kernel launches"
-                                  : ", replay passes NOT checked (CUPTI callbacks unavailable)");
+           (replay_check_ && replay_check_->available()
+                ? ", replay passes checked for identical kernel launches"
+                : ", replay passes NOT checked (CUPTI callbacks unavailable)");
   }
 
   int PassCount() const override { return passes_; }
@@ -444,9 +444,8 @@ class CuptiRangeProfiler final : public Profiler {
         !status.ok()) {
       return Abort(status);
     }
-    launches_.assign(1, std::vector<std::vector<std::string>>());
     pass_ = 0;
-    SetLaunchCallbacks(true);
+    replay_check_->BeginSession();
     return Status::Ok();
   }
 
@@ -462,7 +461,7 @@ class CuptiRangeProfiler final : public Profiler {
       return status;
     }
     started_ = true;
-    if (launches_.size() <= static_cast<size_t>(pass_)) launches_.resize(pass_ + 1);
+    replay_check_->BeginPass(pass_);
     return Status::Ok();
   }
 
@@ -470,13 +469,12 @@ class CuptiRangeProfiler final : public Profiler {
     GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params, push);
     push.pRangeProfilerObject = object_;
     push.pRangeName = name.c_str();
-    launches_[pass_].emplace_back();
-    counting_ = true;
+    replay_check_->BeginRange();
     return CuptiStatus(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
   }
 
   Status PopRange() override {
-    counting_ = false;
+    replay_check_->EndRange();
     GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params, pop);
     pop.pRangeProfilerObject = object_;
     return CuptiStatus(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
@@ -489,13 +487,13 @@ class CuptiRangeProfiler final : public Profiler {
     started_ = false;
     if (!status.ok()) return status;
     *done = stop.isAllPassSubmitted != 0;
-    if (Status same = CheckSameLaunches(); !same.ok()) return same;
+    if (Status same = replay_check_->CheckPass(pass_); !same.ok()) return same;
     ++pass_;
     return Status::Ok();
   }
 
   Status EndSession(std::vector<std::map<std::string, double>>* ranges) override {
-    SetLaunchCallbacks(false);
+    replay_check_->EndSession();
     GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params, decode);
     decode.pRangeProfilerObject = object_;
     if (Status status =
@@ -539,7 +537,7 @@ class CuptiRangeProfiler final : public Profiler {
 
   // After a failed session the profiler is detached; the next session attaches afresh.
   void AbortSession() override {
-    SetLaunchCallbacks(false);
+    if (replay_check_) replay_check_->EndSession();
     if (started_) {
       GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
       stop.pRangeProfilerObject = object_;
@@ -574,81 +572,6 @@ class CuptiRangeProfiler final : public Profiler {
     return status;
   }
 
-  // Only the launch calls, and only during sessions: no callback cost in timed iterations.
-  void SetLaunchCallbacks(bool on) {
-    static const std::vector<CUpti_CallbackId> kLaunches = {
-        CUPTI_DRIVER_TRACE_CBID_cuLaunch,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-        CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-    };
-    if (callbacks_ == nullptr || callbacks_on_ == on) return;
-    // Refused (another CUPTI client arrived): the session runs without the launch check.
-    if (callbacks_->Enable(kLaunches, on) || !on) callbacks_on_ = on;
-  }
-
-  static void OnDriverCall(void* self, CUpti_CallbackId id, const CUpti_CallbackData* data) {
-    auto* profiler = static_cast<CuptiRangeProfiler*>(self);
-    if (!profiler->counting_ || !profiler->callbacks_on_ || !IsLaunch(id) ||
-        data->callbackSite != CUPTI_API_ENTER) {
-      return;
-    }
-    profiler->launches_[profiler->pass_].back().emplace_back(
-        data->symbolName != nullptr ? data->symbolName : data->functionName);
-  }
-
-  static bool IsLaunch(CUpti_CallbackId id) {
-    switch (id) {
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunch:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-      case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-      case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch:
-      case CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz:
-        return true;
-      default:
-        return false;
-    }
-  }
-
-  // Replay is only sound if every pass runs the same work: compare kernel launch sequences.
-  Status CheckSameLaunches() const {
-    if (callbacks_ == nullptr || pass_ == 0) return Status::Ok();
-    const auto& first = launches_[0];
-    const auto& now = launches_[pass_];
-    for (size_t range = 0; range < std::max(first.size(), now.size()); ++range) {
-      const auto* a = range < first.size() ? &first[range] : nullptr;
-      const auto* b = range < now.size() ? &now[range] : nullptr;
-      if (a != nullptr && b != nullptr && *a == *b) continue;
-      auto describe = [](const std::vector<std::string>* launches) {
-        if (launches == nullptr) return std::string("no range");
-        std::string text = std::to_string(launches->size()) + " launch(es)";
-        for (size_t i = 0; i < launches->size() && i < 4; ++i) text += " " + (*launches)[i];
-        return text;
-      };
-      return Status::Error(
-          "replay pass " + std::to_string(pass_ + 1) +
-          " launched different kernels than pass 1 "
-          "in profiled iteration " +
-          std::to_string(range) + " (" + describe(b) + " vs " + describe(a) +
-          "): the body's work depends on data or state, so CUPTI's passes would measure "
-          "different work; hardware metrics of this run are not reported");
-    }
-    return Status::Ok();
-  }
-
   std::vector<std::string> metrics_;
   std::vector<const char*> metric_names_;
   CUcontext context_ = nullptr;
@@ -661,11 +584,8 @@ class CuptiRangeProfiler final : public Profiler {
   int passes_ = 0;
   CUpti_RangeProfiler_Object* object_ = nullptr;
   bool started_ = false;
-  DriverCallbacks* callbacks_ = nullptr;
-  bool callbacks_on_ = false;
-  bool counting_ = false;
   int pass_ = 0;
-  std::vector<std::vector<std::vector<std::string>>> launches_;  // [pass][range][launch]
+  std::unique_ptr<ReplayLaunchCheck> replay_check_;  ///< from a successful Setup on
 };
 
 const char* MetricTypeName(CUpti_MetricType type) {
