@@ -1,3 +1,5 @@
+// The harness: settings, device facts and the backends the loop measures with, created on first
+// use unless tests installed fakes.
 #include "measure/harness.hpp"
 
 namespace gpubench::detail {

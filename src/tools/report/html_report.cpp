@@ -418,6 +418,73 @@ std::string GateBanner(const ComparisonReport& report) {
   return html + "</p>\n";
 }
 
+// The cells of a row's own numbers: repetitions, time and cv, bytes, bandwidth, clock.
+std::string MeasuredCells(const BenchmarkRecord& record, double peak) {
+  if (record.failed) {
+    return "<td colspan=\"7\" class=\"bad\">" + std::string(record.skipped ? "skipped" : "error") +
+           (record.failure_message.empty() ? "" : ": " + HtmlEscape(record.failure_message)) +
+           "</td>";
+  }
+  const MetricSeries* time = record.FindMetric(kRealTime);
+  const Spread spread = time ? Summarize(time->values) : Spread{};
+  const double moved = MedianOf(record, "bytes_moved");
+  const double bandwidth = MedianOf(record, "dram_bandwidth");
+  double percent = MedianOf(record, "dram_bandwidth_pct");
+  if (!std::isfinite(percent) && std::isfinite(bandwidth) && peak > 0) {
+    percent = bandwidth / peak * 100;
+  }
+  const double clock = MedianOf(record, "sm_clock_mhz");
+  std::size_t throttled = 0, shared = 0;
+  Throttled(record, &throttled);
+  Shared(record, &shared);
+  std::string html =
+      Cell(std::to_string(record.RepetitionCount()), static_cast<double>(record.RepetitionCount()));
+  html += Cell(FormatTime(spread.median), spread.median);
+  html += Cell(FormatPercentValue(spread.cv_percent), spread.cv_percent);
+  html += Cell(FormatBytes(moved), moved);
+  html += Cell(FormatBandwidth(bandwidth), bandwidth);
+  html += Cell(FormatPercentValue(percent, "%.1f%%"), percent);
+  html += Cell((std::isfinite(clock) ? Printf("%.0f MHz", clock) : std::string("-")) +
+                   (throttled ? " THROTTLED" : "") + (shared ? " GPU SHARED" : ""),
+               clock, throttled || shared ? "num bad" : "num");
+  return html;
+}
+
+// The cells against the baseline: its time, the change, the verdict (null: not compared).
+std::string BaselineCells(const BenchmarkComparison* compared) {
+  const MetricComparison* time = nullptr;
+  if (compared) {
+    for (const MetricComparison& metric : compared->metrics) {
+      if (metric.name == kRealTime) time = &metric;
+    }
+  }
+  std::string html =
+      time ? Cell(FormatTime(time->baseline_median), time->baseline_median) : Cell("-", NAN);
+  html +=
+      time ? Cell(FormatChangePercent(time->change_percent), time->change_percent) : Cell("-", NAN);
+  if (!compared) return html + TextCell("-");
+  return html + "<td class=\"" + VerdictClass(*compared) + "\" title=\"" +
+         HtmlEscape(VerdictDetails(*compared)) + "\">" + HtmlEscape(VerdictText(*compared)) +
+         (compared->fails_gate ? " (fails)" : "") + "</td>";
+}
+
+// Rows for the benchmarks only the baseline has.
+std::string MissingRows(const ComparisonReport& comparison, const BenchmarkFile& run) {
+  const char* where = run.cut_off.empty()
+                          ? "in the baseline only"
+                          : "in the baseline only (this run was cut off mid-write: maybe after "
+                            "the cut)";
+  std::string html;
+  for (const BenchmarkComparison& benchmark : comparison.benchmarks) {
+    if (benchmark.status != BenchmarkStatus::kMissing) continue;
+    html += "<tr><td class=\"name\">" + HtmlEscape(benchmark.name) +
+            "</td><td colspan=\"7\" class=\"muted\">" + where + "</td>" + TextCell("-") +
+            TextCell("-") + "<td class=\"" + VerdictClass(benchmark) + "\">missing" +
+            (benchmark.fails_gate ? " (fails)" : "") + "</td></tr>\n";
+  }
+  return html;
+}
+
 std::string SummaryTable(const ReportInputs& inputs, double peak) {
   const BenchmarkFile& run = *inputs.run;
   std::unordered_map<std::string, const BenchmarkComparison*> verdicts;
@@ -440,73 +507,15 @@ std::string SummaryTable(const ReportInputs& inputs, double peak) {
   }
   html += "</tr></thead><tbody>\n";
   for (const BenchmarkRecord& record : run.benchmarks) {
-    const BenchmarkComparison* compared = nullptr;
-    if (auto it = verdicts.find(record.name); it != verdicts.end()) compared = it->second;
-    html += "<tr><td class=\"name\">" + HtmlEscape(record.name) + "</td>";
-    if (record.failed) {
-      html += "<td colspan=\"7\" class=\"bad\">" +
-              std::string(record.skipped ? "skipped" : "error") +
-              (record.failure_message.empty() ? "" : ": " + HtmlEscape(record.failure_message)) +
-              "</td>";
-    } else {
-      const MetricSeries* time = record.FindMetric(kRealTime);
-      const Spread spread = time ? Summarize(time->values) : Spread{};
-      const double moved = MedianOf(record, "bytes_moved");
-      const double bandwidth = MedianOf(record, "dram_bandwidth");
-      double percent = MedianOf(record, "dram_bandwidth_pct");
-      if (!std::isfinite(percent) && std::isfinite(bandwidth) && peak > 0) {
-        percent = bandwidth / peak * 100;
-      }
-      const double clock = MedianOf(record, "sm_clock_mhz");
-      std::size_t throttled = 0, shared = 0;
-      Throttled(record, &throttled);
-      Shared(record, &shared);
-      html += Cell(std::to_string(record.RepetitionCount()),
-                   static_cast<double>(record.RepetitionCount()));
-      html += Cell(FormatTime(spread.median), spread.median);
-      html += Cell(FormatPercentValue(spread.cv_percent), spread.cv_percent);
-      html += Cell(FormatBytes(moved), moved);
-      html += Cell(FormatBandwidth(bandwidth), bandwidth);
-      html += Cell(FormatPercentValue(percent, "%.1f%%"), percent);
-      html += Cell((std::isfinite(clock) ? Printf("%.0f MHz", clock) : std::string("-")) +
-                       (throttled ? " THROTTLED" : "") + (shared ? " GPU SHARED" : ""),
-                   clock, throttled || shared ? "num bad" : "num");
-    }
+    html +=
+        "<tr><td class=\"name\">" + HtmlEscape(record.name) + "</td>" + MeasuredCells(record, peak);
     if (baseline) {
-      const MetricComparison* time = nullptr;
-      if (compared) {
-        for (const MetricComparison& metric : compared->metrics) {
-          if (metric.name == kRealTime) time = &metric;
-        }
-      }
-      html +=
-          time ? Cell(FormatTime(time->baseline_median), time->baseline_median) : Cell("-", NAN);
-      html += time ? Cell(FormatChangePercent(time->change_percent), time->change_percent)
-                   : Cell("-", NAN);
-      if (compared) {
-        html += "<td class=\"" + VerdictClass(*compared) + "\" title=\"" +
-                HtmlEscape(VerdictDetails(*compared)) + "\">" + HtmlEscape(VerdictText(*compared)) +
-                (compared->fails_gate ? " (fails)" : "") + "</td>";
-      } else {
-        html += TextCell("-");
-      }
+      const auto it = verdicts.find(record.name);
+      html += BaselineCells(it != verdicts.end() ? it->second : nullptr);
     }
     html += "</tr>\n";
   }
-  // Benchmarks only in the baseline.
-  if (inputs.comparison) {
-    const char* where = run.cut_off.empty()
-                            ? "in the baseline only"
-                            : "in the baseline only (this run was cut off mid-write: maybe after "
-                              "the cut)";
-    for (const BenchmarkComparison& benchmark : inputs.comparison->benchmarks) {
-      if (benchmark.status != BenchmarkStatus::kMissing) continue;
-      html += "<tr><td class=\"name\">" + HtmlEscape(benchmark.name) +
-              "</td><td colspan=\"7\" class=\"muted\">" + where + "</td>" + TextCell("-") +
-              TextCell("-") + "<td class=\"" + VerdictClass(benchmark) + "\">missing" +
-              (benchmark.fails_gate ? " (fails)" : "") + "</td></tr>\n";
-    }
-  }
+  if (inputs.comparison) html += MissingRows(*inputs.comparison, run);
   return html + "</tbody></table></div></section>\n";
 }
 
