@@ -1,11 +1,9 @@
 #include "gpubench/loop.hpp"
 
-#include <chrono>
 #include <iostream>
 #include <optional>
 #include <string>
 
-#include "gpu/flush.hpp"
 #include "measure/admission.hpp"
 #include "measure/call_result.hpp"
 #include "measure/instance.hpp"
@@ -101,13 +99,7 @@ class IterationController {
     if (Status status = timed_.Begin(call_.launch_hold, call_.streams); !status.ok()) {
       return Fail(status);
     }
-    if (timed_.held()) {
-      const DeviceFacts& facts = harness_.facts();
-      const double bandwidth = facts.DramBandwidthBytesPerSecond();
-      const double expected_flush =
-          bandwidth > 0 ? static_cast<double>(FlushBytes(facts.l2_bytes)) / bandwidth : 0;
-      watch_.emplace(harness_.sharing(), expected_flush, SteadySeconds());
-    }
+    if (timed_.held()) watch_.emplace(WatchHeldIterations(harness_.sharing(), harness_.facts()));
     step_ = Step::kTimed;
     return BeforeTimedBody();
   }
@@ -120,22 +112,11 @@ class IterationController {
 
   bool AfterTimedBody() {
     if (Status status = timed_.AfterBody(name(), &call_); !status.ok()) return Fail(status);
-    if (timed_.held()) {
-      const std::string other =
-          watch_->AfterHeldIteration(timed_.last_flush_wait_seconds(), SteadySeconds());
-      if (!other.empty()) {
-        timed_.StopHolding();
-        call_.sharing.shared = true;
-        call_.sharing.known = true;
-        call_.sharing.Add(other);
-      }
+    if (timed_.held() &&
+        NeighbourAfterHeldIteration(*watch_, timed_.last_flush_wait_seconds(), &call_)) {
+      timed_.StopHolding();
     }
     return BeforeTimedBody();
-  }
-
-  static double SteadySeconds() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
   }
 
   bool EndTimed() {
@@ -147,11 +128,8 @@ class IterationController {
   bool StartProfiling() {
     const int ranges = settings().profile_iterations;
     if (harness_.profiler() == nullptr || ranges <= 0) return Done();
-    if (const auto* latest =
-            process_.policy.CountersForTrial(settings(), name(), call_.gpu_seconds)) {
-      call_.profile.kind = ProfileOutcome::Kind::kCopied;
-      call_.profile.counters = latest->counters;
-      call_.profile.copied_from_iterations = latest->iterations;
+    if (process_.policy.CopyCountersForTrial(settings(), name(), call_.gpu_seconds,
+                                             &call_.profile)) {
       return Done();
     }
     bool body = false;

@@ -12,4 +12,14 @@ const ProfilingPolicy::ProfiledCall* ProfilingPolicy::CountersForTrial(const Set
   return &*latest_profiled_;
 }
 
+bool ProfilingPolicy::CopyCountersForTrial(const Settings& settings, const std::string& instance,
+                                           double gpu_seconds, ProfileOutcome* profile) const {
+  const ProfiledCall* latest = CountersForTrial(settings, instance, gpu_seconds);
+  if (latest == nullptr) return false;
+  profile->kind = ProfileOutcome::Kind::kCopied;
+  profile->counters = latest->counters;
+  profile->copied_from_iterations = latest->iterations;
+  return true;
+}
+
 }  // namespace gpubench::detail

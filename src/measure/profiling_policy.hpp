@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gpubench/settings.hpp"
+#include "measure/call_result.hpp"
 #include "measure/trial_runs.hpp"
 
 namespace gpubench::detail {
@@ -32,6 +33,11 @@ class ProfilingPolicy {
   /// begun last (`gpu_seconds` of GPU time) is a trial; else null.
   const ProfiledCall* CountersForTrial(const Settings& settings, const std::string& instance,
                                        double gpu_seconds) const;
+
+  /// For a trial call: the latest profiled call's counters copied into *profile (kind kCopied),
+  /// true; false when the call profiles itself.
+  bool CopyCountersForTrial(const Settings& settings, const std::string& instance,
+                            double gpu_seconds, ProfileOutcome* profile) const;
 
   void RememberProfiledCall(ProfiledCall call) { latest_profiled_ = std::move(call); }
   /// After a failed session: trials of this instance profile again rather than copy counters.

@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "gpu/flush.hpp"
+
 namespace gpubench::detail {
 namespace {
 
@@ -142,6 +144,27 @@ std::string HeldIterationWatch::AfterHeldIteration(double flush_wait_seconds, do
                 slow_in_window_, static_cast<int>(waits_.size()), slow_flush_seconds_ * 1e3,
                 sorted[sorted.size() / 2] * 1e3, (slow_flush_seconds_ - 0.5e-3) / 4 * 1e3);
   return text;
+}
+
+double SteadySeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+HeldIterationWatch WatchHeldIterations(SharingMonitor& monitor, const DeviceFacts& facts) {
+  const double bandwidth = facts.DramBandwidthBytesPerSecond();
+  const double expected_flush =
+      bandwidth > 0 ? static_cast<double>(FlushBytes(facts.l2_bytes)) / bandwidth : 0;
+  return HeldIterationWatch(monitor, expected_flush, SteadySeconds());
+}
+
+bool NeighbourAfterHeldIteration(HeldIterationWatch& watch, double flush_wait_seconds,
+                                 CallResult* call) {
+  const std::string other = watch.AfterHeldIteration(flush_wait_seconds, SteadySeconds());
+  if (other.empty()) return false;
+  call->sharing.shared = true;
+  call->sharing.known = true;
+  call->sharing.Add(other);
+  return true;
 }
 
 }  // namespace gpubench::detail

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "common/status.hpp"
+#include "gpu/device_info.hpp"
 #include "gpu/gpu_sharing.hpp"
 #include "gpubench/settings.hpp"
 #include "measure/call_result.hpp"
@@ -77,5 +78,17 @@ class HeldIterationWatch {
   std::deque<double> waits_;
   int slow_in_window_ = 0;
 };
+
+/// A steady clock in seconds, for HeldIterationWatch.
+double SteadySeconds();
+
+/// The watch over a call's held iterations on `facts`' device (the flush's expected time from
+/// its L2 size and DRAM bandwidth), starting now.
+HeldIterationWatch WatchHeldIterations(SharingMonitor& monitor, const DeviceFacts& facts);
+
+/// After a held iteration: true when another process was seen (the rest of the call runs without
+/// holds), and then call->sharing says who.
+bool NeighbourAfterHeldIteration(HeldIterationWatch& watch, double flush_wait_seconds,
+                                 CallResult* call);
 
 }  // namespace gpubench::detail
