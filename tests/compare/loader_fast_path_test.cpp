@@ -156,6 +156,10 @@ TEST(LoaderFastPath, AgreesOnStructure) {
       "\"ns\"}\n]}",
       "  {\"benchmarks\": []}  ",
       "{\"benchmarks\": []}\n\n",
+      // A key and colon inside an array (found by the fuzzer in CI, 2026-11-30).
+      R"({"context": {"caches": [{"a": 1}, "num_sharing": 1}, {"b": 2}]}, "benchmarks": []})",
+      R"({"context": {"caches": [{"a": 1}, "k": 1]}, "benchmarks": []})",
+      R"({"benchmarks": [], "x": ["k": 1]})",
   };
   for (const std::string& document : documents) {
     EXPECT_EQ(LoadersDisagree(document), "") << document.substr(0, 200);

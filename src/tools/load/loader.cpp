@@ -470,7 +470,8 @@ static_assert(kTextPadding >= simdjson::SIMDJSON_PADDING);
 // and the caller then tries the next parser.
 class SimdjsonWalker {
  public:
-  explicit SimdjsonWalker(GbSaxHandler& handler) : handler_(handler) {}
+  SimdjsonWalker(GbSaxHandler& handler, simdjson::ondemand::document& document)
+      : handler_(handler), document_(document) {}
 
   // `value` is an object or array (simdjson has no value for a scalar
   // document; CheckLooksLikeJson has ruled those out).
@@ -492,7 +493,9 @@ class SimdjsonWalker {
             if (!IsPlainWellFormedUtf8(key.data(), key.size())) return false;
           }
           if (!handler_.Key(key)) return false;
-          if (!Walk(field.value(), nesting)) return false;
+          simdjson::ondemand::value member = field.value();
+          const std::string_view member_token = member.raw_json_token();
+          if (!Walk(member, nesting) || !FollowedBy(member_token, '}')) return false;
         }
         return handler_.EndObject();
       }
@@ -504,7 +507,8 @@ class SimdjsonWalker {
         for (auto element_or_error : array) {
           simdjson::ondemand::value element;
           if (std::move(element_or_error).get(element) != simdjson::SUCCESS) return false;
-          if (!Walk(element, nesting)) return false;
+          const std::string_view element_token = element.raw_json_token();
+          if (!Walk(element, nesting) || !FollowedBy(element_token, ']')) return false;
         }
         return handler_.EndArray();
       }
@@ -542,6 +546,20 @@ class SimdjsonWalker {
 
  private:
   static bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+  // On-Demand does not check everything between values: in an array it took `"k": 1}` for
+  // elements (found by the fuzzer). After each member or element, only ',' or the container's
+  // `close` may follow. A scalar's token runs to the next structural character; after a
+  // container, the iterator stands on it.
+  bool FollowedBy(std::string_view token, char close) {
+    const char* next = nullptr;
+    if (token[0] == '{' || token[0] == '[') {
+      if (document_.current_location().get(next) != simdjson::SUCCESS) return false;
+    } else {
+      next = token.data() + token.size();
+    }
+    return *next == ',' || *next == close;
+  }
 
   // The text of the string that starts after the opening quote at `start`, as
   // it is in the input, where it has no escapes (most do not: nothing is
@@ -624,6 +642,7 @@ class SimdjsonWalker {
   }
 
   GbSaxHandler& handler_;
+  simdjson::ondemand::document& document_;
 };
 
 // The first fast path: nullopt when simdjson or GbSaxHandler rejects the
@@ -646,7 +665,7 @@ std::optional<BenchmarkFile> TryParseWithSimdjson(const char* text, std::size_t 
   simdjson::ondemand::value root;
   if (document.get_value().get(root) != simdjson::SUCCESS) return std::nullopt;
   GbSaxHandler handler(source_name);
-  SimdjsonWalker walker(handler);
+  SimdjsonWalker walker(handler, document);
   if (!walker.Walk(root, 0) || !handler.error().empty()) return std::nullopt;
   // Nothing but whitespace may follow the top-level value.
   if (document.current_location().error() != simdjson::OUT_OF_BOUNDS) return std::nullopt;
