@@ -28,36 +28,35 @@ constexpr const char* kDescription =
     "mid-write (a killed run: its complete rows are compared), 2 bad input or usage,\n"
     "3 benchmark settings differ (gpubench_settings_fingerprint).";
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// What the command line gives, before it is turned into AppOptions.
+struct CommandLine {
   AppOptions options;
-  std::vector<std::string> threshold_specs, direction_specs;
-  std::string format = "console", color = "auto", unconfirmed = "fail";
+  std::vector<std::string> files, threshold_specs, direction_specs;
+  std::string history_dir, format = "console", color = "auto", unconfirmed = "fail";
+};
 
-  CLI::App app{kDescription, "gpubench-compare"};
-  std::vector<std::string> files;
-  std::string history_dir;
-  app.add_option("FILES", files,
+void AddOptions(CLI::App& app, CommandLine& line) {
+  AppOptions& options = line.options;
+  app.add_option("FILES", line.files,
                  "Baseline JSON file(s) (--benchmark_out), then the contender's; the last file is "
                  "the contender")
       ->required();
-  app.add_option("--history", history_dir,
+  app.add_option("--history", line.history_dir,
                  "Folder of baseline runs: each *.json in it is one run of the same suite and "
                  "settings (added to any baseline files given)");
-  app.add_option("--threshold", threshold_specs,
+  app.add_option("--threshold", line.threshold_specs,
                  "METRIC=PERCENT (e.g. real_time=5%, dram_write_bytes=1%) or METRIC=off; "
                  "repeatable. Exactly this threshold: no noise term, floor or history. Defaults: "
                  "see docs/compare.md (real_time at least 1.75%, byte counters 1%, "
                  "dram_bandwidth 5%, others report only)")
       ->allow_extra_args(false);
-  app.add_option("--direction", direction_specs,
+  app.add_option("--direction", line.direction_specs,
                  "METRIC=higher|lower: which way is better for a counter; repeatable")
       ->allow_extra_args(false);
   app.add_option("--alpha", options.compare.alpha, "Significance level of the Mann-Whitney U test")
       ->capture_default_str()
       ->check(CLI::Range(1e-12, 0.999999));
-  app.add_option("--unconfirmed", unconfirmed,
+  app.add_option("--unconfirmed", line.unconfirmed,
                  "Whether a change beyond the threshold that repetitions cannot confirm fails "
                  "the gate (fail) or is advisory (warn)")
       ->capture_default_str()
@@ -66,15 +65,63 @@ int main(int argc, char** argv) {
                "Compare even when the gpubench settings fingerprints differ");
   app.add_flag("--fail-on-missing", options.compare.fail_on_missing,
                "Fail the gate when a baseline benchmark is missing from the contender");
-  app.add_option("--format", format, "Report format")
+  app.add_option("--format", line.format, "Report format")
       ->capture_default_str()
       ->check(CLI::IsMember({"console", "markdown", "json"}));
   app.add_option("--output,-o", options.output_path,
                  "Write the report to FILE (stdout then gets the console table)");
-  app.add_option("--color", color, "Colour the console table")
+  app.add_option("--color", line.color, "Colour the console table")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "always", "never"}));
+}
 
+// The parsed line as AppOptions: files, history folder, policy overrides, formats. False (with
+// the message on stderr) for what the parser could not check.
+bool Resolve(CommandLine& line) {
+  AppOptions& options = line.options;
+  options.contender_path = line.files.back();
+  line.files.pop_back();
+  options.baseline_paths = line.files;
+  if (!line.history_dir.empty()) {
+    auto history = gpubench::compare::HistoryFiles(line.history_dir, options.contender_path);
+    if (!history.ok()) {
+      std::cerr << "gpubench-compare: error: " << history.status().message() << "\n";
+      return false;
+    }
+    options.baseline_paths.insert(options.baseline_paths.end(), history.value().begin(),
+                                  history.value().end());
+  }
+  if (options.baseline_paths.empty()) {
+    std::cerr << "gpubench-compare: usage error: a baseline is needed: BASELINE.json "
+                 "CONTENDER.json, several baselines before the contender, or --history DIR "
+                 "CONTENDER.json\n"
+              << "Run 'gpubench-compare --help' for usage.\n";
+    return false;
+  }
+  if (const gpubench::detail::Status status = gpubench::compare::AddPolicyOverrides(
+          line.threshold_specs, line.direction_specs, options.compare.overrides);
+      !status.ok()) {
+    std::cerr << "gpubench-compare: usage error: " << status.message() << "\n";
+    return false;
+  }
+  options.format = line.format == "markdown" ? OutputFormat::kMarkdown
+                   : line.format == "json"   ? OutputFormat::kJson
+                                             : OutputFormat::kConsole;
+  options.color = line.color == "always"  ? ColorMode::kAlways
+                  : line.color == "never" ? ColorMode::kNever
+                                          : ColorMode::kAuto;
+  options.compare.unconfirmed =
+      line.unconfirmed == "warn" ? UnconfirmedPolicy::kWarn : UnconfirmedPolicy::kFail;
+  options.free_memory = false;  // the process exits right after
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CommandLine line;
+  CLI::App app{kDescription, "gpubench-compare"};
+  AddOptions(app, line);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -85,42 +132,9 @@ int main(int argc, char** argv) {
               << "Run 'gpubench-compare --help' for usage.\n";
     return gpubench::compare::kExitBadInput;
   }
-  options.contender_path = files.back();
-  files.pop_back();
-  options.baseline_paths = files;
-  if (!history_dir.empty()) {
-    auto history = gpubench::compare::HistoryFiles(history_dir, options.contender_path);
-    if (!history.ok()) {
-      std::cerr << "gpubench-compare: error: " << history.status().message() << "\n";
-      return gpubench::compare::kExitBadInput;
-    }
-    options.baseline_paths.insert(options.baseline_paths.end(), history.value().begin(),
-                                  history.value().end());
-  }
-  if (options.baseline_paths.empty()) {
-    std::cerr << "gpubench-compare: usage error: a baseline is needed: BASELINE.json "
-                 "CONTENDER.json, several baselines before the contender, or --history DIR "
-                 "CONTENDER.json\n"
-              << "Run 'gpubench-compare --help' for usage.\n";
-    return gpubench::compare::kExitBadInput;
-  }
-  if (const gpubench::detail::Status status = gpubench::compare::AddPolicyOverrides(
-          threshold_specs, direction_specs, options.compare.overrides);
-      !status.ok()) {
-    std::cerr << "gpubench-compare: usage error: " << status.message() << "\n";
-    return gpubench::compare::kExitBadInput;
-  }
-  options.format = format == "markdown" ? OutputFormat::kMarkdown
-                   : format == "json"   ? OutputFormat::kJson
-                                        : OutputFormat::kConsole;
-  options.color = color == "always"  ? ColorMode::kAlways
-                  : color == "never" ? ColorMode::kNever
-                                     : ColorMode::kAuto;
-  options.compare.unconfirmed =
-      unconfirmed == "warn" ? UnconfirmedPolicy::kWarn : UnconfirmedPolicy::kFail;
-  options.free_memory = false;  // the process exits right after
+  if (!Resolve(line)) return gpubench::compare::kExitBadInput;
   try {
-    return gpubench::compare::RunComparison(options, std::cout, std::cerr,
+    return gpubench::compare::RunComparison(line.options, std::cout, std::cerr,
                                             ::isatty(STDOUT_FILENO) == 1);
   } catch (const std::exception& error) {
     // Last resort: a bug must not look like a passing gate.

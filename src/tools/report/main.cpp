@@ -151,38 +151,95 @@ int Report(const std::vector<std::string>& inputs, const std::vector<std::string
   return kExitOk;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::vector<std::string> inputs, threshold_specs, direction_specs;
-  std::vector<std::string> baseline_paths;
+// What the command line gives.
+struct CommandLine {
+  std::vector<std::string> inputs, threshold_specs, direction_specs, baseline_paths;
   std::string history_dir, output = "report.html", log_path, unconfirmed = "fail";
-  std::string chart_js_path(gpubench::compare::kDefaultChartJsPath);
+  std::string chart_js_path{gpubench::compare::kDefaultChartJsPath};
   gpubench::compare::CompareOptions compare;
+};
 
-  CLI::App app{kDescription, "gpubench-report"};
-  app.add_option("RESULTS", inputs, "gpubench JSON (--benchmark_out); several files are shards")
+void AddOptions(CLI::App& app, CommandLine& line) {
+  app.add_option("RESULTS", line.inputs,
+                 "gpubench JSON (--benchmark_out); several files are shards")
       ->required();
-  app.add_option("--baseline", baseline_paths,
+  app.add_option("--baseline", line.baseline_paths,
                  "Baseline JSON: changes and the gate's verdicts; repeat it for a history of "
                  "baseline runs")
       ->allow_extra_args(false);
-  app.add_option("--history", history_dir,
+  app.add_option("--history", line.history_dir,
                  "Folder of baseline runs (each *.json one run), as gpubench-compare --history");
-  app.add_option("--output,-o", output, "The HTML file to write")->capture_default_str();
-  app.add_option("--log", log_path,
+  app.add_option("--output,-o", line.output, "The HTML file to write")->capture_default_str();
+  app.add_option("--log", line.log_path,
                  "gpubench's stderr of the run: lines about copied counters become warnings");
-  app.add_option("--chartjs", chart_js_path, "Chart.js to inline (Debian: libjs-chart.js)")
+  app.add_option("--chartjs", line.chart_js_path, "Chart.js to inline (Debian: libjs-chart.js)")
       ->capture_default_str();
-  app.add_flag("--allow-settings-mismatch", compare.allow_settings_mismatch,
+  app.add_flag("--allow-settings-mismatch", line.compare.allow_settings_mismatch,
                "Report against a baseline whose settings fingerprint differs (with a warning)");
-  app.add_option("--threshold", threshold_specs, "As gpubench-compare --threshold (repeatable)")
+  app.add_option("--threshold", line.threshold_specs,
+                 "As gpubench-compare --threshold (repeatable)")
       ->allow_extra_args(false);
-  app.add_option("--direction", direction_specs, "As gpubench-compare --direction (repeatable)")
+  app.add_option("--direction", line.direction_specs,
+                 "As gpubench-compare --direction (repeatable)")
       ->allow_extra_args(false);
-  app.add_option("--unconfirmed", unconfirmed, "As gpubench-compare --unconfirmed")
+  app.add_option("--unconfirmed", line.unconfirmed, "As gpubench-compare --unconfirmed")
       ->capture_default_str()
       ->check(CLI::IsMember({"fail", "warn"}));
+}
+
+// Policy overrides, the history folder, repeated baselines; false (said on stderr) on an error.
+bool Resolve(CommandLine& line) {
+  if (const gpubench::detail::Status status = gpubench::compare::AddPolicyOverrides(
+          line.threshold_specs, line.direction_specs, line.compare.overrides);
+      !status.ok()) {
+    std::cerr << "gpubench-report: usage error: " << status.message() << "\n";
+    return false;
+  }
+  if (!line.history_dir.empty()) {
+    auto history = gpubench::compare::HistoryFiles(line.history_dir, line.inputs.front());
+    if (!history.ok()) {
+      std::cerr << "gpubench-report: error: " << history.status().message() << "\n";
+      return false;
+    }
+    line.baseline_paths.insert(line.baseline_paths.end(), history.value().begin(),
+                               history.value().end());
+  }
+  if (line.baseline_paths.size() > 1) {
+    std::vector<std::string> warnings;
+    line.baseline_paths =
+        gpubench::compare::DistinctBaselines(line.baseline_paths, line.inputs.front(), warnings);
+    for (const std::string& warning : warnings) {
+      std::cerr << "gpubench-report: warning: " << warning << "\n";
+    }
+  }
+  line.compare.unconfirmed = line.unconfirmed == "warn"
+                                 ? gpubench::compare::UnconfirmedPolicy::kWarn
+                                 : gpubench::compare::UnconfirmedPolicy::kFail;
+  return true;
+}
+
+// Chart.js, read to be inlined; false (said on stderr) when it cannot be.
+bool ReadChartJs(const std::string& path, gpubench::compare::ReportInputs& report) {
+  if (!gpubench::detail::ReadWholeFile(path, &report.chart_js) || report.chart_js.empty()) {
+    std::cerr << "gpubench-report: error: cannot read Chart.js at " << path
+              << " (install Debian's libjs-chart.js, or pass --chartjs PATH)\n";
+    return false;
+  }
+  if (report.chart_js.find("</script") != std::string::npos) {
+    std::cerr << "gpubench-report: error: " << path
+              << " contains \"</script\" and cannot be inlined\n";
+    return false;
+  }
+  report.chart_js_source = path;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CommandLine line;
+  CLI::App app{kDescription, "gpubench-report"};
+  AddOptions(app, line);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -193,45 +250,11 @@ int main(int argc, char** argv) {
               << "Run 'gpubench-report --help' for usage.\n";
     return kExitBadInput;
   }
-  if (const gpubench::detail::Status status = gpubench::compare::AddPolicyOverrides(
-          threshold_specs, direction_specs, compare.overrides);
-      !status.ok()) {
-    std::cerr << "gpubench-report: usage error: " << status.message() << "\n";
-    return kExitBadInput;
-  }
-  if (!history_dir.empty()) {
-    auto history = gpubench::compare::HistoryFiles(history_dir, inputs.front());
-    if (!history.ok()) {
-      std::cerr << "gpubench-report: error: " << history.status().message() << "\n";
-      return kExitBadInput;
-    }
-    baseline_paths.insert(baseline_paths.end(), history.value().begin(), history.value().end());
-  }
-  if (baseline_paths.size() > 1) {
-    std::vector<std::string> warnings;
-    baseline_paths = gpubench::compare::DistinctBaselines(baseline_paths, inputs.front(), warnings);
-    for (const std::string& warning : warnings) {
-      std::cerr << "gpubench-report: warning: " << warning << "\n";
-    }
-  }
-  compare.unconfirmed = unconfirmed == "warn" ? gpubench::compare::UnconfirmedPolicy::kWarn
-                                              : gpubench::compare::UnconfirmedPolicy::kFail;
-
   gpubench::compare::ReportInputs report;
-  if (!gpubench::detail::ReadWholeFile(chart_js_path, &report.chart_js) ||
-      report.chart_js.empty()) {
-    std::cerr << "gpubench-report: error: cannot read Chart.js at " << chart_js_path
-              << " (install Debian's libjs-chart.js, or pass --chartjs PATH)\n";
-    return kExitBadInput;
-  }
-  if (report.chart_js.find("</script") != std::string::npos) {
-    std::cerr << "gpubench-report: error: " << chart_js_path
-              << " contains \"</script\" and cannot be inlined\n";
-    return kExitBadInput;
-  }
-  report.chart_js_source = chart_js_path;
+  if (!Resolve(line) || !ReadChartJs(line.chart_js_path, report)) return kExitBadInput;
   try {
-    return Report(inputs, baseline_paths, log_path, output, compare, report);
+    return Report(line.inputs, line.baseline_paths, line.log_path, line.output, line.compare,
+                  report);
   } catch (const std::bad_alloc&) {
     std::cerr << "gpubench-report: error: out of memory\n";
     return kExitBadInput;
