@@ -21,9 +21,9 @@ class IterationController;
 /// The benchmark must be registered through gpubench (GPUBENCH_BENCHMARK or the GPUBENCH_* form
 /// of any other BENCHMARK_* macro, gpubench::RegisterBenchmark, a gpubench::Fixture), so that GB
 /// reports GPU time and the ranges carry GB's name; GB >= 1.8 also lets a gpubench::Fixture keep
-/// GB's fixture macros, and GB >= 1.9.5 a function GB's macro with ->UseManualTime() (docs/user_guide.md).
-/// Errors (no device, CUDA errors in the body, ->Threads(n) with n > 1) end the loop early and
-/// are reported through State::SkipWithError; code after the loop still runs.
+/// GB's fixture macros, and GB >= 1.9.5 a function GB's macro with ->UseManualTime()
+/// (docs/user_guide.md). Errors (no device, CUDA errors in the body, ->Threads(n) with n > 1) end
+/// the loop early and are reported through State::SkipWithError; code after the loop still runs.
 class Loop {
  public:
   explicit Loop(benchmark::State& state, cudaStream_t stream = nullptr);

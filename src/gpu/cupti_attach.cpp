@@ -41,10 +41,6 @@ void CuptiAttachment::DetachIfUnused() {
   attached = false;
 }
 
-}  // namespace gpubench::detail
-
-namespace gpubench::detail {
-
 void CuptiAttachment::KeepAttached() {
   std::lock_guard<std::mutex> lock(Mutex());
   keep_attached = true;

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "frontend/gb_compat.hpp"
 #include "gpu/cupti_attach.hpp"
 #include "gpu/device_info.hpp"
-#include "frontend/gb_compat.hpp"
 #include "kernels.cuh"
 #include "measure/process_state.hpp"
 
