@@ -93,6 +93,12 @@ void LoopTest_Held(benchmark::State& state) {
 }
 GPUBENCH_BENCHMARK(LoopTest_Held)->Iterations(12);
 
+// A plain CPU benchmark beside the GPU ones, as in a suite gpubench was added to.
+void LoopTest_Cpu(benchmark::State& state) {
+  for (auto _ : state) g_log->Add("cpu body");
+}
+BENCHMARK(LoopTest_Cpu)->Iterations(2);
+
 class LoopFixture : public gpubench::Fixture {};
 GPUBENCH_DEFINE_F(LoopFixture, Case)(benchmark::State& state) {
   for (auto _ : Iterations(state)) Body();
@@ -174,7 +180,15 @@ class LoopTest : public ::testing::Test {
       harness.SetStreamWatchForTesting(std::move(streams_owner_));
     }
     CaptureReporter reporter;
-    benchmark::RunSpecifiedBenchmarks(&reporter, filter);
+    if (through_gpubench_runner_) {
+      // gpubench's runner takes GB's filter from GB's flags.
+      const std::string before = benchmark::GetBenchmarkFilter();
+      benchmark::SetBenchmarkFilter(filter);
+      gpubench::RunSpecifiedBenchmarks(&reporter);
+      benchmark::SetBenchmarkFilter(before);
+    } else {
+      benchmark::RunSpecifiedBenchmarks(&reporter, filter);
+    }
     return reporter.runs;
   }
 
@@ -190,8 +204,9 @@ class LoopTest : public ::testing::Test {
   std::unique_ptr<FakeSharingMonitor> sharing_owner_;
   std::unique_ptr<FakeStreamWatch> streams_owner_;  // the body's streams in the next Run()
   FakeStreamWatch* streams_ = nullptr;
-  std::string profile_out_;           // --gpubench_profile_out of the next Run()
-  std::optional<int> tagged_device_;  // one device of a --gpubench_devices run
+  std::string profile_out_;               // --gpubench_profile_out of the next Run()
+  std::optional<int> tagged_device_;      // one device of a --gpubench_devices run
+  bool through_gpubench_runner_ = false;  // gpubench::RunSpecifiedBenchmarks, profiling pass first
   FakeSharingMonitor* sharing_ = nullptr;
 };
 
@@ -492,6 +507,147 @@ TEST_F(LoopTest, EveryRepetitionIsProfiledOnItsOwn) {
   // iteration count found and are each profiled.
   EXPECT_EQ(writes, (std::vector<double>{100.0, 150.0, 200.0}));
   EXPECT_EQ(profiler_->sessions, 4);
+}
+
+// --- the profiling pass (gpubench::RunSpecifiedBenchmarks, GPUBENCH_MAIN) ----------------------
+
+size_t IndexOf(const std::vector<std::string>& events, const std::string& event) {
+  return static_cast<size_t>(std::find(events.begin(), events.end(), event) - events.begin());
+}
+
+// Each instance is profiled once, before anything is timed; the profiler then lets go of CUPTI,
+// and every timed call (all repetitions) carries that session's counters.
+TEST_F(LoopTest, ProfilingPassProfilesEachInstanceOnceBeforeAnyTiming) {
+  settings_.profile_iterations = 2;
+  through_gpubench_runner_ = true;
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_ThreeRepetitions/", true);
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  std::vector<benchmark::BenchmarkReporter::Run> rows;
+  for (const auto& run : runs) {
+    if (run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration) rows.push_back(run);
+  }
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(profiler_->sessions, 1);
+  EXPECT_TRUE(profiler_->finished);
+  const auto& events = log_.events;
+  const size_t finish = IndexOf(events, "profiler_finish");
+  ASSERT_LT(finish, events.size());
+  // The pass: one warm-up and one session, no timer and no hold; the other repetitions are
+  // skipped before anything reaches the GPU.
+  const std::vector<std::string> pass(events.begin(), events.begin() + finish);
+  EXPECT_EQ(std::count(pass.begin(), pass.end(), "prepare"), 1);
+  EXPECT_EQ(std::count(pass.begin(), pass.end(), "session 2"), 1);
+  EXPECT_EQ(std::count(pass.begin(), pass.end(), "timer_begin"), 0);
+  EXPECT_EQ(std::count(pass.begin(), pass.end(), "hold"), 0);
+  // The timed pass: no session, 3 calls of 5 timed iterations.
+  const std::vector<std::string> timed(events.begin() + finish + 1, events.end());
+  EXPECT_EQ(std::count(timed.begin(), timed.end(), "session 2"), 0);
+  EXPECT_EQ(std::count(timed.begin(), timed.end(), "timer_begin"), 15);
+  for (const auto& row : rows) {
+    EXPECT_EQ(detail::RunErrorMessage(row), "");
+    EXPECT_EQ(row.iterations, 5);
+    EXPECT_DOUBLE_EQ(row.counters.at("dram_read_bytes").value, 150.0);  // mean of 100 and 200
+    EXPECT_DOUBLE_EQ(row.counters.at("dram_write_bytes").value, 50.0);  // the one session
+    EXPECT_DOUBLE_EQ(row.counters.at("profile_passes").value, 2.0);
+    EXPECT_EQ(row.counters.count("profiled_inline"), 0u);
+  }
+  EXPECT_NE(messages.find("gpubench: profiling pass done: 1 benchmark instances profiled"),
+            std::string::npos)
+      << messages;
+  EXPECT_EQ(messages.find("profiled after each timed run"), std::string::npos) << messages;
+}
+
+// A session that fails in the pass leaves the timed rows without metrics, and says why once.
+TEST_F(LoopTest, ProfilingPassFailureKeepsTheTimingAndSaysWhy) {
+  settings_.profile_iterations = 1;
+  profiler_->fail_pass = 1;
+  through_gpubench_runner_ = true;
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_ThreeRepetitions/", true);
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  int rows = 0;
+  for (const auto& run : runs) {
+    if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) continue;
+    ++rows;
+    EXPECT_EQ(detail::RunErrorMessage(run), "");
+    EXPECT_EQ(run.iterations, 5);
+    EXPECT_EQ(run.counters.count("dram_read_bytes"), 0u);
+  }
+  EXPECT_EQ(rows, 3);
+  EXPECT_EQ(profiler_->sessions, 1);
+  const std::string said =
+      "LoopTest_ThreeRepetitions: hardware metrics not collected: passes differ";
+  const size_t first = messages.find(said);
+  EXPECT_NE(first, std::string::npos) << messages;
+  EXPECT_EQ(messages.find(said, first + 1), std::string::npos) << messages;
+}
+
+// The log has one line per session, which belongs to no single GB call: iterations 0.
+TEST_F(LoopTest, ProfilingPassWritesOneLogLinePerInstance) {
+  const std::string path = ::testing::TempDir() + "/gpubench_pass_log.jsonl";
+  std::remove(path.c_str());
+  profile_out_ = path;
+  settings_.profile_iterations = 1;
+  through_gpubench_runner_ = true;
+  ::testing::internal::CaptureStderr();
+  Run("^LoopTest_(ThreeRepetitions|Flush)/", true);
+  ::testing::internal::GetCapturedStderr();
+  detail::ProcessState::Get().profile_log.Close();
+  std::ifstream in(path);
+  std::vector<nlohmann::json> records;
+  for (std::string line; std::getline(in, line);) records.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(records.size(), 2u);
+  std::vector<std::string> names;
+  for (const auto& record : records) {
+    names.push_back(record["benchmark"]);
+    EXPECT_EQ(record["iterations"], 0);
+    EXPECT_EQ(record["ranges"].size(), 1u);
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"LoopTest_Flush", "LoopTest_ThreeRepetitions"}));
+}
+
+// A CPU benchmark cannot be skipped by the pass: it runs there in full, and gpubench names it.
+TEST_F(LoopTest, ProfilingPassNamesTheBenchmarksItCouldNotSkip) {
+  settings_.profile_iterations = 1;
+  through_gpubench_runner_ = true;
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_(Cpu|Flush)/", true);
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(log_.Count("cpu body"), 4);  // twice two iterations
+  EXPECT_NE(messages.find("the profiling pass also ran 1 benchmark(s) that do not use "
+                          "gpubench::Loop (LoopTest_Cpu/iterations:2)"),
+            std::string::npos)
+      << messages;
+}
+
+// Metrics off: no pass at all, nothing is profiled or finished.
+TEST_F(LoopTest, NoProfilingPassWithMetricsOff) {
+  settings_.profile_iterations = 0;
+  through_gpubench_runner_ = true;
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Flush/", true);
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_FALSE(profiler_->finished);
+  EXPECT_EQ(log_.Count("prepare"), 1);
+  EXPECT_EQ(messages.find("profiling pass"), std::string::npos) << messages;
+}
+
+// Without gpubench's runner the metrics are profiled after each timed run, as before the pass;
+// the rows and a message say so.
+TEST_F(LoopTest, InlineProfilingMarksItsRowsAndSaysSo) {
+  settings_.profile_iterations = 1;
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Flush/", true);
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_FALSE(profiler_->finished);
+  EXPECT_EQ(profiler_->sessions, 1);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("profiled_inline").value, 1.0);
+  EXPECT_NE(messages.find("gpubench::RunSpecifiedBenchmarks()"), std::string::npos) << messages;
 }
 
 // The flops group's metrics, for the fake profiler: `ffma` FFMA instructions per range.

@@ -96,6 +96,10 @@ inline constexpr CounterInfo kCounters[] = {
     {"streams_joined", "count", Better::kNeither, Gating::kReportOnly, 0, 0,
      "streams besides the timed one that the body put GPU work on in its warm-up; each timed "
      "span forks to and joins from them, so their work is inside the GPU time"},
+    {"profiled_inline", "flag", Better::kLower, Gating::kReportOnly, 0, 0,
+     "1 when the metrics were profiled after each timed run (a main that starts the benchmarks "
+     "with benchmark::RunSpecifiedBenchmarks): CUPTI then stays attached and held short kernels "
+     "time slower; absent after gpubench's profiling pass"},
     // CUPTI Range Profiler, per profiled iteration.
     {"dram_read_bytes", "bytes", Better::kLower, Gating::kBytes, 1.0, kGateByteFloor,
      "dram__bytes_read.sum per profiled iteration (mean over ranges)", "dram__bytes_read.sum"},

@@ -15,6 +15,7 @@
 #include "config/settings_parse.hpp"
 #include "frontend/context.hpp"
 #include "frontend/devices.hpp"
+#include "frontend/profiling_run.hpp"
 #include "gpu/cuda_status.hpp"
 #include "gpubench/reporter.hpp"
 #include "measure/process_state.hpp"
@@ -53,6 +54,12 @@ bool UseColor(int argc, char** argv) {
 // Set by Main before it calls Initialize: --gpubench_devices needs Main's reporters, which name
 // every row after its device.
 bool main_reports = false;
+
+// GB's flags the profiling pass depends on, read by Initialize before GB parses (and removes)
+// them.
+detail::GbRunFlags gb_run_flags;
+
+bool IsTrue(const std::string& flag) { return flag == "true" || flag == "yes" || flag == "1"; }
 
 // GB's last call of the process had no successor to show whether it was a trial.
 void CheckLastCallAtExit() { std::cerr << detail::ProcessState::Get().policy.trials().Finish(); }
@@ -116,6 +123,7 @@ void RunBenchmarks(const std::string& format, const std::string& out, const std:
   benchmark::BenchmarkReporter* display = console_display && !device
                                               ? static_cast<benchmark::BenchmarkReporter*>(&console)
                                               : &forwarded_display;
+  detail::RunProfilingPass(gb_run_flags, std::cerr);
   if (out.empty()) {
     benchmark::RunSpecifiedBenchmarks(display);
     return;
@@ -211,6 +219,8 @@ InitResult Initialize(int* argc, char** argv) {
     return {false, 0};
   }
   process.tagged_device = tagged_device;
+  gb_run_flags.out_file = !GoogleBenchmarkFlag(*argc, argv, "out").empty();
+  gb_run_flags.list_tests = IsTrue(GoogleBenchmarkFlag(*argc, argv, "list_tests"));
   if (detail::Status status = process.profile_log.Open(command_line.profile_out); !status.ok()) {
     std::cerr << "gpubench: " << status.message() << "\n";
     return {false, 2};
@@ -233,6 +243,12 @@ InitResult Initialize(int* argc, char** argv) {
     benchmark::AddCustomContext(key, value);
   }
   return {true, 0};
+}
+
+size_t RunSpecifiedBenchmarks(benchmark::BenchmarkReporter* display,
+                              benchmark::BenchmarkReporter* file) {
+  detail::RunProfilingPass(gb_run_flags, std::cerr);
+  return benchmark::RunSpecifiedBenchmarks(display, file);
 }
 
 int Main(int argc, char** argv) {

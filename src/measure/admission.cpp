@@ -8,7 +8,8 @@
 
 namespace gpubench::detail {
 
-Status AdmitCall(benchmark::State& state, ProcessState& process, std::string* name) {
+Status AdmitCall(benchmark::State& state, ProcessState& process, bool count_call,
+                 std::string* name) {
   if (!process.harness.configured()) {
     return Status::Error(
         "gpubench is not initialized: use GPUBENCH_MAIN() instead of BENCHMARK_MAIN(), or call "
@@ -26,8 +27,10 @@ Status AdmitCall(benchmark::State& state, ProcessState& process, std::string* na
     if (process.policy.FirstTime(note)) std::cerr << note;
   }
   if (process.tagged_device) *name = TagInstanceName(*name, *process.tagged_device);
-  std::cerr << process.policy.trials().BeginCall(*name, state.max_iterations,
-                                                 current.own_min_time_seconds);
+  if (count_call) {
+    std::cerr << process.policy.trials().BeginCall(*name, state.max_iterations,
+                                                   current.own_min_time_seconds);
+  }
   if (state.threads() > 1) {
     return Status::Error(
         "->Threads(" + std::to_string(state.threads()) +

@@ -15,8 +15,10 @@ namespace gpubench::detail {
 
 /// Checks that make the whole call impossible, in the order a user would fix them. Sets
 /// *name to GB's name of the instance (with its arguments, and the device's tag in one
-/// device's run of --gpubench_devices) and starts the trial detector's view of the call.
-Status AdmitCall(benchmark::State& state, ProcessState& process, std::string* name);
+/// device's run of --gpubench_devices) and, with `count_call`, starts the trial detector's view
+/// of the call.
+Status AdmitCall(benchmark::State& state, ProcessState& process, bool count_call,
+                 std::string* name);
 
 /// The last line of defence against a span that missed the body's work (CheckUndercount
 /// against the profiled duration), whatever the cause.

@@ -27,6 +27,7 @@ struct ProfileOutcome {
     kNone,      ///< metrics off, or no profiled iterations
     kProfiled,  ///< a session of its own
     kCopied,    ///< a trial: the counters of the instance's latest profiled call
+    kFromPass,  ///< the instance's session in the profiling pass (profiling_pass.hpp)
     kFailed,    ///< the session failed; timing stays valid
   };
   Kind kind = Kind::kNone;

@@ -9,6 +9,7 @@
 #include "measure/instance.hpp"
 #include "measure/phases.hpp"
 #include "measure/process_state.hpp"
+#include "measure/profiling_pass.hpp"
 #include "measure/publish.hpp"
 #include "measure/sharing_check.hpp"
 
@@ -54,13 +55,23 @@ class IterationController {
   const Settings& settings() const { return harness_.settings(); }
   const std::string& name() const { return call_.instance; }
 
+  bool profiling_pass() const {
+    return process_.profiling_pass.stage() == ProfilingPass::Stage::kProfiling;
+  }
+
   Status Prepare() {
-    GPUBENCH_RETURN_IF_ERROR(AdmitCall(state_, process_, &call_.instance));
+    // The profiling pass's calls are not GB's iteration-count trials: the detector skips them.
+    GPUBENCH_RETURN_IF_ERROR(
+        AdmitCall(state_, process_, /*count_call=*/!profiling_pass(), &call_.instance));
+    // One session per instance: GB's repetitions and later calls of it are skipped at once.
+    if (profiling_pass() && process_.profiling_pass.Find(name()) != nullptr) {
+      return Status::Error(kProfilingPassSkip);
+    }
     GPUBENCH_RETURN_IF_ERROR(harness_.ops().Prepare(stream_, settings().cache));
     // After Prepare: this process holds its context, so NVML lists it beside any other.
     GPUBENCH_RETURN_IF_ERROR(CheckBeforeRun(harness_.sharing(), settings(),
                                             harness_.profiler_status(), name(), &call_.sharing));
-    harness_.timer().BeginRun();
+    if (!profiling_pass()) harness_.timer().BeginRun();
     return warmup_.Before();
   }
 
@@ -72,6 +83,7 @@ class IterationController {
 
   bool AfterWarmup() {
     if (Status status = warmup_.After(name(), &call_); !status.ok()) return Fail(status);
+    if (profiling_pass()) return StartProfiling();  // nothing is timed in the profiling pass
     if (warmup_.NeedsHoldCheck() && call_.sharing.shared) {
       // Holding would make every iteration wait for the other process's time slice.
       call_.launch_hold = LaunchHold::kShared;
@@ -128,8 +140,12 @@ class IterationController {
   bool StartProfiling() {
     const int ranges = settings().profile_iterations;
     if (harness_.profiler() == nullptr || ranges <= 0) return Done();
-    if (process_.policy.CopyCountersForTrial(settings(), name(), call_.gpu_seconds,
-                                             &call_.profile)) {
+    if (process_.profiling_pass.stage() == ProfilingPass::Stage::kTiming) {
+      process_.profiling_pass.TakeCounters(name(), &call_);
+      return Done();
+    }
+    if (!profiling_pass() && process_.policy.CopyCountersForTrial(
+                                 settings(), name(), call_.gpu_seconds, &call_.profile)) {
       return Done();
     }
     bool body = false;
@@ -151,6 +167,10 @@ class IterationController {
   }
 
   bool Done() {
+    if (profiling_pass()) {
+      KeepForTimedPass(harness_.sharing(), call_, process_);
+      return Fail(Status::Error(kProfilingPassSkip));
+    }
     if (Status span = CheckTimedSpan(call_); !span.ok()) return Fail(span);
     Publish(call_, state_, process_);
     step_ = Step::kDone;

@@ -27,6 +27,7 @@ ProcessState& ProcessState::Get() {
 void ProcessState::ResetForTesting() {
   harness = Harness();
   policy = ProfilingPolicy();
+  profiling_pass = ProfilingPass();
   sharing_history = SharingHistory();
   profile_log.Close();
   context_lost_reason.clear();

@@ -11,6 +11,7 @@
 #include "measure/gpu_lock.hpp"
 #include "measure/harness.hpp"
 #include "measure/profile_log.hpp"
+#include "measure/profiling_pass.hpp"
 #include "measure/profiling_policy.hpp"
 #include "measure/sharing_check.hpp"
 
@@ -22,6 +23,7 @@ struct ProcessState {
 
   Harness harness;
   ProfilingPolicy policy;
+  ProfilingPass profiling_pass;
   SharingHistory sharing_history;
   ProfileLog profile_log;
 

@@ -4,6 +4,7 @@
 
 #include "gpu/launch_hold.hpp"
 #include "measure/metrics.hpp"
+#include "measure/sharing_check.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -19,9 +20,28 @@ void PublishSharing(const CallResult& call, benchmark::State& state, ProfilingPo
   }
 }
 
+// Metrics taken after the timed iterations, without gpubench's profiling pass: the profiler keeps
+// CUPTI attached from the first session on, which slows held short kernels.
+void PublishInlineProfiling(const CallResult& call, benchmark::State& state,
+                            ProcessState& process) {
+  const auto kind = call.profile.kind;
+  if (process.profiling_pass.stage() != ProfilingPass::Stage::kInline) return;
+  if (kind != ProfileOutcome::Kind::kProfiled && kind != ProfileOutcome::Kind::kCopied) return;
+  state.counters["profiled_inline"] = 1;
+  if (process.policy.FirstTime("profiled_inline")) {
+    std::cerr << "gpubench: hardware metrics are profiled after each timed run here, because "
+                 "the benchmarks were started with benchmark::RunSpecifiedBenchmarks: CUPTI "
+                 "then stays attached, and held short kernels time 5-10% slower than with "
+                 "metrics off (rows are marked profiled_inline=1). Start them with "
+                 "gpubench::RunSpecifiedBenchmarks() or GPUBENCH_MAIN(), which profile in a pass "
+                 "before any timing\n";
+  }
+}
+
 void PublishProfile(const CallResult& call, benchmark::State& state, ProcessState& process) {
   const ProfileOutcome& profile = call.profile;
   for (const auto& [name, value] : profile.counters) state.counters[name] = value;
+  PublishInlineProfiling(call, state, process);
   switch (profile.kind) {
     case ProfileOutcome::Kind::kNone:
       return;
@@ -33,11 +53,14 @@ void PublishProfile(const CallResult& call, benchmark::State& state, ProcessStat
     case ProfileOutcome::Kind::kCopied:
       process.policy.trials().NoteCopiedCounters(call.gpu_seconds, profile.copied_from_iterations);
       return;
+    case ProfileOutcome::Kind::kFromPass:
+      return;  // the profiling pass wrote the log
     case ProfileOutcome::Kind::kFailed:
       if (process.policy.FirstTime("metrics:" + call.instance + "\n" + profile.error)) {
         std::cerr << "gpubench: " << call.instance
                   << ": hardware metrics not collected: " << profile.error << "\n";
       }
+      if (process.profiling_pass.stage() == ProfilingPass::Stage::kTiming) return;
       process.policy.ForgetProfiledCall();
       process.profile_log.Append(call.instance, call.iterations, profile.passes, profile.seconds,
                                  {}, profile.error);
@@ -99,6 +122,16 @@ void Publish(const CallResult& call, benchmark::State& state, ProcessState& proc
     state.counters["kernel_time/" + kernel] = seconds / static_cast<double>(call.iterations);
   }
   PublishProfile(call, state, process);
+}
+
+void KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProcessState& process) {
+  ProfilingPass::Entry entry{call.profile, call.sharing};
+  NoteOtherProcesses(monitor, &entry.sharing);
+  entry.profile.ranges.clear();  // the log keeps them; the timed calls need the counters
+  // Iterations 0: the session belongs to no GB call but to every timed call of the instance.
+  process.profile_log.Append(call.instance, 0, call.profile.passes, call.profile.seconds,
+                             call.profile.ranges, call.profile.error);
+  process.profiling_pass.Store(call.instance, std::move(entry));
 }
 
 }  // namespace gpubench::detail

@@ -13,4 +13,8 @@ namespace gpubench::detail {
 /// for trials, the trial detector's note of copied counters, the profile log).
 void Publish(const CallResult& call, benchmark::State& state, ProcessState& process);
 
+/// The profiling pass's counterpart: keeps `call`'s session (and who else used the GPU around it,
+/// asked of `monitor` now) for the instance's timed calls, and writes the profile log.
+void KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProcessState& process);
+
 }  // namespace gpubench::detail
