@@ -3,7 +3,7 @@
 # Debian packages carried in .deps), run the GPU tests and the benchmarks, keep logs in $OUT.
 # Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
 #                          suite|suitecost|crosscheck|groups|short_methods|short_ncu|short_nvbench|
-#                          short_gpubench|attach|onoff|onoff_clocks|killed|field|oldbuild|fieldold|streams|watchab|
+#                          short_gpubench|attach|metricspass|onoff|onoff_clocks|killed|field|oldbuild|fieldold|streams|watchab|
 #                          oldpair|tarjson|pack|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
@@ -289,6 +289,11 @@ for name, modes in table.items():
     on = statistics.median(statistics.median(v) for v in modes["on"].values())
     print("%-22s %s | %s | on/off %+.2f%%" % (name, line[0], line[1], 100 * (on / off - 1)))
 PY
+}
+# Metrics on and off alternating through the profiling pass (tests/gpu/check_metrics_pass.py).
+step_metricspass() {
+  python3 tests/gpu/check_metrics_pass.py $BUILD/bench/gpubench_short "$OUT/metrics_pass" \
+    ${PASS_RUNS:-4} 2>&1 | tee "$OUT/metrics_pass.txt"
 }
 # Metrics on and off for the tiny kernel alone, ten repetitions each, with the clocks and the
 # clock-event reasons nvidia-smi reports every 200 ms beside them.
