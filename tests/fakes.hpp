@@ -195,16 +195,11 @@ class FakeProfiler : public detail::Profiler {
   }
   void AbortSession() override { log_->Add("abort"); }
   int PassCount() const override { return passes; }
-  void Finish() override {
-    log_->Add("profiler_finish");
-    finished = true;
-  }
 
   int passes = 2;
   int fail_pass = 0;
   std::map<std::string, double> extra;  ///< more metrics per range, times the session number
   int sessions = 0;
-  bool finished = false;
   Status begin_result;
 
  private:

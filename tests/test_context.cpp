@@ -81,7 +81,7 @@ TEST(Context, CarriesEverySettingAndDeviceFact) {
 // The stream hold comes with cache=flush only, and the context says how each run was timed.
 TEST(Context, StatesTheLaunchHoldOfTheCachePolicy) {
   auto flush = AsMap(BuildContext(Defaults(), H200(), "on"));
-  EXPECT_EQ(flush["gpubench_method_version"], "2");
+  EXPECT_EQ(flush["gpubench_method_version"], "3");
   EXPECT_EQ(flush["gpubench_launch_hold"], "hold_kernel");
   EXPECT_EQ(flush["gpubench_warmup_iterations"], "2");
   EXPECT_NE(flush["gpubench_launch_hold_description"].find("launch_held=0"), std::string::npos);
@@ -152,13 +152,14 @@ TEST(Fingerprint, IsStableAndHexadecimal) {
   EXPECT_EQ(first.find_first_not_of("0123456789abcdef"), std::string::npos);
 }
 
-// Every stored baseline taken with default settings since method version 2 carries this value
-// (the files in tests/compare/data/h200 from method version 1 carry b4318ba04f6a40f1). A change to
+// Every stored baseline taken with default settings since method version 3 carries this value
+// (method version 2 carried 48342d814c636132, the files in tests/compare/data/h200 from method
+// version 1 b4318ba04f6a40f1). A change to
 // the hash, the key format or a default makes every CI baseline "different settings"
 // (gpubench-compare exit 3): do it only together with a gpubench_method_version bump, when the
 // numbers' meaning really changed (docs/user_guide.md, Context block).
 TEST(Fingerprint, DefaultSettingsValueIsPinned) {
-  EXPECT_EQ(SettingsFingerprint(Defaults()), "48342d814c636132");
+  EXPECT_EQ(SettingsFingerprint(Defaults()), "ba500b7f76709202");
 }
 
 // FNV-1a 64 written out here, over the documented "key=value\n" lines in sorted key order.
@@ -168,9 +169,10 @@ TEST(Fingerprint, RecomputedIndependentlyFromTheDocumentedRule) {
       "gpubench_clock_control=none\n",
       "gpubench_flush_method=l2_read_evict\n",
       "gpubench_launch_hold=hold_kernel\n",
-      "gpubench_method_version=2\n",
+      "gpubench_method_version=3\n",
       "gpubench_metrics=dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,"
       "sm__cycles_elapsed.avg.per_second\n",
+      "gpubench_profile_process=child\n",
       "gpubench_profiling=on\n",
       "gpubench_timer=events\n",
   };
@@ -199,7 +201,9 @@ TEST(Fingerprint, ChangesWithEverySettingThatChangesMeaning) {
   Settings group = Defaults();  // a group changes the fingerprint through its metric names
   group.metrics.insert(group.metrics.end(), FindMetricGroup("l2")->metrics.begin(),
                        FindMetricGroup("l2")->metrics.end());
-  for (const Settings* changed : {&timer, &cache, &metrics, &off, &group}) {
+  Settings same_process = Defaults();  // the profiler in the timed process slows short kernels
+  same_process.profile_process = ProfileProcess::kSame;
+  for (const Settings* changed : {&timer, &cache, &metrics, &off, &group, &same_process}) {
     EXPECT_NE(SettingsFingerprint(*changed), base);
   }
   EXPECT_NE(SettingsFingerprint(timer), SettingsFingerprint(cache));
@@ -216,6 +220,11 @@ TEST(Fingerprint, IgnoresWhatDoesNotChangeMeaning) {
   Settings every_call = Defaults();  // the counters of reported calls mean the same
   every_call.profile_runs = ProfileRuns::kAll;
   EXPECT_EQ(SettingsFingerprint(every_call), base);
+  // Metrics off: no profiler anywhere, wherever it would have run.
+  Settings off_child = Defaults(), off_same = Defaults();
+  off_child.profile_iterations = off_same.profile_iterations = 0;
+  off_same.profile_process = ProfileProcess::kSame;
+  EXPECT_EQ(SettingsFingerprint(off_child), SettingsFingerprint(off_same));
   EXPECT_EQ(SettingsFingerprint(device), base);
   EXPECT_EQ(SettingsFingerprint(more_iterations), base);
   EXPECT_EQ(SettingsFingerprint(reordered), base);

@@ -16,6 +16,7 @@
 
 #include "config/settings_parse.hpp"
 #include "frontend/devices.hpp"
+#include "frontend/profiling_run.hpp"
 #include "gpubench/main.hpp"
 #include "measure/process_state.hpp"
 
@@ -191,6 +192,19 @@ TEST(Devices, ForwardingReporterPutsEachBenchmarksRowsOnDiskAtOnce) {
   EXPECT_NE(text.find("\"name\": \"BM_Finished/manual_time\""), std::string::npos) << text;
   EXPECT_EQ(text.back(), '}') << "the file ends with the last complete row";
   std::remove(path.c_str());
+}
+
+// The profiling child runs with the parent's arguments but writes no results file of GB's.
+TEST(ProfilingChild, ArgsKeepEverythingButGbsFileOutput) {
+  const std::vector<std::string> args = {"bench",
+                                         "--benchmark_filter=BM_A",
+                                         "--benchmark_out=r.json",
+                                         "--benchmark_out_format=json",
+                                         "--gpubench_metrics=+l2",
+                                         "--gpubench_devices=1"};
+  EXPECT_EQ(ProfilingChildArgs(args),
+            (std::vector<std::string>{"bench", "--benchmark_filter=BM_A", "--gpubench_metrics=+l2",
+                                      "--gpubench_devices=1"}));
 }
 
 // Only gpubench's main can name GB's rows per device; a main of one's own is told so.

@@ -93,12 +93,6 @@ void LoopTest_Held(benchmark::State& state) {
 }
 GPUBENCH_BENCHMARK(LoopTest_Held)->Iterations(12);
 
-// A plain CPU benchmark beside the GPU ones, as in a suite gpubench was added to.
-void LoopTest_Cpu(benchmark::State& state) {
-  for (auto _ : state) g_log->Add("cpu body");
-}
-BENCHMARK(LoopTest_Cpu)->Iterations(2);
-
 class LoopFixture : public gpubench::Fixture {};
 GPUBENCH_DEFINE_F(LoopFixture, Case)(benchmark::State& state) {
   for (auto _ : Iterations(state)) Body();
@@ -179,16 +173,23 @@ class LoopTest : public ::testing::Test {
       streams_ = streams_owner_.get();
       harness.SetStreamWatchForTesting(std::move(streams_owner_));
     }
-    CaptureReporter reporter;
-    if (through_gpubench_runner_) {
-      // gpubench's runner takes GB's filter from GB's flags.
-      const std::string before = benchmark::GetBenchmarkFilter();
-      benchmark::SetBenchmarkFilter(filter);
-      gpubench::RunSpecifiedBenchmarks(&reporter);
-      benchmark::SetBenchmarkFilter(before);
-    } else {
-      benchmark::RunSpecifiedBenchmarks(&reporter, filter);
+    if (!child_file_.empty()) {
+      // This process plays the profiling child.
+      EXPECT_TRUE(process.profiling_pass
+                      .BeginProfiling(child_file_,
+                                      {"on: fake profiler", {{"dram__bytes_read.sum", "byte"}}})
+                      .ok());
     }
+    if (parent_of_) {
+      // This process plays the parent of a child that wrote `parent_of_`.
+      detail::ProfilingPass::Header header;
+      const std::string path = ::testing::TempDir() + "/gpubench_child_lines.jsonl";
+      std::ofstream(path) << *parent_of_;
+      EXPECT_TRUE(process.profiling_pass.BeginTiming(path, &header).ok());
+      child_header_ = header;
+    }
+    CaptureReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter, filter);
     return reporter.runs;
   }
 
@@ -206,7 +207,9 @@ class LoopTest : public ::testing::Test {
   FakeStreamWatch* streams_ = nullptr;
   std::string profile_out_;               // --gpubench_profile_out of the next Run()
   std::optional<int> tagged_device_;      // one device of a --gpubench_devices run
-  bool through_gpubench_runner_ = false;  // gpubench::RunSpecifiedBenchmarks, profiling pass first
+  std::string child_file_;                // the next Run() is the profiling child's, writing here
+  std::optional<std::string> parent_of_;  // the next Run() times after a child that wrote this
+  detail::ProfilingPass::Header child_header_;
   FakeSharingMonitor* sharing_ = nullptr;
 };
 
@@ -509,94 +512,69 @@ TEST_F(LoopTest, EveryRepetitionIsProfiledOnItsOwn) {
   EXPECT_EQ(profiler_->sessions, 4);
 }
 
-// --- the profiling pass (gpubench::RunSpecifiedBenchmarks, GPUBENCH_MAIN) ----------------------
+// --- the profiling child and its parent (profile_process=child) ---------------------------------
 
-size_t IndexOf(const std::vector<std::string>& events, const std::string& event) {
-  return static_cast<size_t>(std::find(events.begin(), events.end(), event) - events.begin());
+std::vector<nlohmann::json> JsonLines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
 }
 
-// Each instance is profiled once, before anything is timed; the profiler then lets go of CUPTI,
-// and every timed call (all repetitions) carries that session's counters.
-TEST_F(LoopTest, ProfilingPassProfilesEachInstanceOnceBeforeAnyTiming) {
+// The child profiles each instance once, times nothing, skips every call, and writes each session
+// as it ends, after a header that carries the profiler's status and units.
+TEST_F(LoopTest, ProfilingChildProfilesEachInstanceOnceAndTimesNothing) {
   settings_.profile_iterations = 2;
-  through_gpubench_runner_ = true;
-  ::testing::internal::CaptureStderr();
+  child_file_ = ::testing::TempDir() + "/gpubench_child.jsonl";
+  std::remove(child_file_.c_str());
   auto runs = Run("^LoopTest_ThreeRepetitions/", true);
-  const std::string messages = ::testing::internal::GetCapturedStderr();
-  std::vector<benchmark::BenchmarkReporter::Run> rows;
-  for (const auto& run : runs) {
-    if (run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration) rows.push_back(run);
-  }
-  ASSERT_EQ(rows.size(), 3u);
-  EXPECT_EQ(profiler_->sessions, 1);
-  EXPECT_TRUE(profiler_->finished);
-  const auto& events = log_.events;
-  const size_t finish = IndexOf(events, "profiler_finish");
-  ASSERT_LT(finish, events.size());
-  // The pass: one warm-up and one session, no timer and no hold; the other repetitions are
-  // skipped before anything reaches the GPU.
-  const std::vector<std::string> pass(events.begin(), events.begin() + finish);
-  EXPECT_EQ(std::count(pass.begin(), pass.end(), "prepare"), 1);
-  EXPECT_EQ(std::count(pass.begin(), pass.end(), "session 2"), 1);
-  EXPECT_EQ(std::count(pass.begin(), pass.end(), "timer_begin"), 0);
-  EXPECT_EQ(std::count(pass.begin(), pass.end(), "hold"), 0);
-  // The timed pass: no session, 3 calls of 5 timed iterations.
-  const std::vector<std::string> timed(events.begin() + finish + 1, events.end());
-  EXPECT_EQ(std::count(timed.begin(), timed.end(), "session 2"), 0);
-  EXPECT_EQ(std::count(timed.begin(), timed.end(), "timer_begin"), 15);
-  for (const auto& row : rows) {
-    EXPECT_EQ(detail::RunErrorMessage(row), "");
-    EXPECT_EQ(row.iterations, 5);
-    EXPECT_DOUBLE_EQ(row.counters.at("dram_read_bytes").value, 150.0);  // mean of 100 and 200
-    EXPECT_DOUBLE_EQ(row.counters.at("dram_write_bytes").value, 50.0);  // the one session
-    EXPECT_DOUBLE_EQ(row.counters.at("profile_passes").value, 2.0);
-    EXPECT_EQ(row.counters.count("profiled_inline"), 0u);
-  }
-  EXPECT_NE(messages.find("gpubench: profiling pass done: 1 benchmark instances profiled"),
-            std::string::npos)
-      << messages;
-  EXPECT_EQ(messages.find("profiled after each timed run"), std::string::npos) << messages;
-}
-
-// A session that fails in the pass leaves the timed rows without metrics, and says why once.
-TEST_F(LoopTest, ProfilingPassFailureKeepsTheTimingAndSaysWhy) {
-  settings_.profile_iterations = 1;
-  profiler_->fail_pass = 1;
-  through_gpubench_runner_ = true;
-  ::testing::internal::CaptureStderr();
-  auto runs = Run("^LoopTest_ThreeRepetitions/", true);
-  const std::string messages = ::testing::internal::GetCapturedStderr();
-  int rows = 0;
+  int skipped = 0;
   for (const auto& run : runs) {
     if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) continue;
-    ++rows;
-    EXPECT_EQ(detail::RunErrorMessage(run), "");
-    EXPECT_EQ(run.iterations, 5);
-    EXPECT_EQ(run.counters.count("dram_read_bytes"), 0u);
+    EXPECT_NE(detail::RunErrorMessage(run).find(detail::kProfilingPassSkip), std::string::npos);
+    ++skipped;
   }
-  EXPECT_EQ(rows, 3);
+  EXPECT_EQ(skipped, 3);
   EXPECT_EQ(profiler_->sessions, 1);
-  const std::string said =
-      "LoopTest_ThreeRepetitions: hardware metrics not collected: passes differ";
-  const size_t first = messages.find(said);
-  EXPECT_NE(first, std::string::npos) << messages;
-  EXPECT_EQ(messages.find(said, first + 1), std::string::npos) << messages;
+  EXPECT_EQ(log_.Count("prepare"), 1);  // the other repetitions are skipped before the GPU
+  EXPECT_EQ(log_.Count("timer_begin"), 0);
+  EXPECT_EQ(log_.Count("hold"), 0);
+  const auto lines = JsonLines(child_file_);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["profiler"], "on: fake profiler");
+  EXPECT_EQ(lines[0]["units"]["dram__bytes_read.sum"], "byte");
+  EXPECT_EQ(lines[1]["instance"], "LoopTest_ThreeRepetitions");
+  EXPECT_EQ(lines[1]["profiled"], true);
+  EXPECT_DOUBLE_EQ(lines[1]["counters"]["dram_read_bytes"].get<double>(), 150.0);  // 100, 200
+  EXPECT_EQ(lines[1]["passes"], 2);
 }
 
-// The log has one line per session, which belongs to no single GB call: iterations 0.
-TEST_F(LoopTest, ProfilingPassWritesOneLogLinePerInstance) {
-  const std::string path = ::testing::TempDir() + "/gpubench_pass_log.jsonl";
+// A session that fails in the child is written with its error.
+TEST_F(LoopTest, ProfilingChildWritesAFailedSessionWithItsError) {
+  settings_.profile_iterations = 1;
+  profiler_->fail_pass = 1;
+  child_file_ = ::testing::TempDir() + "/gpubench_child_failed.jsonl";
+  std::remove(child_file_.c_str());
+  ::testing::internal::CaptureStderr();
+  Run("^LoopTest_Flush/", true);
+  ::testing::internal::GetCapturedStderr();
+  const auto lines = JsonLines(child_file_);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1]["profiled"], false);
+  EXPECT_EQ(lines[1]["error"], "passes differ");
+}
+
+// The profile log of the child: one line per session, which belongs to no GB call (iterations 0).
+TEST_F(LoopTest, ProfilingChildLogsOneLinePerInstance) {
+  const std::string path = ::testing::TempDir() + "/gpubench_child_log.jsonl";
   std::remove(path.c_str());
   profile_out_ = path;
   settings_.profile_iterations = 1;
-  through_gpubench_runner_ = true;
-  ::testing::internal::CaptureStderr();
+  child_file_ = ::testing::TempDir() + "/gpubench_child_logged.jsonl";
+  std::remove(child_file_.c_str());
   Run("^LoopTest_(ThreeRepetitions|Flush)/", true);
-  ::testing::internal::GetCapturedStderr();
   detail::ProcessState::Get().profile_log.Close();
-  std::ifstream in(path);
-  std::vector<nlohmann::json> records;
-  for (std::string line; std::getline(in, line);) records.push_back(nlohmann::json::parse(line));
+  const auto records = JsonLines(path);
   ASSERT_EQ(records.size(), 2u);
   std::vector<std::string> names;
   for (const auto& record : records) {
@@ -608,46 +586,96 @@ TEST_F(LoopTest, ProfilingPassWritesOneLogLinePerInstance) {
   EXPECT_EQ(names, (std::vector<std::string>{"LoopTest_Flush", "LoopTest_ThreeRepetitions"}));
 }
 
-// A CPU benchmark cannot be skipped by the pass: it runs there in full, and gpubench names it.
-TEST_F(LoopTest, ProfilingPassNamesTheBenchmarksItCouldNotSkip) {
-  settings_.profile_iterations = 1;
-  through_gpubench_runner_ = true;
+const char* const kChildHeader =
+    R"j({"profiler":"on: CUPTI range profiler in the child","units":{}})j";
+
+// The parent has no profiler: every timed call, all repetitions, takes the child's counters; a
+// line the child left unfinished is ignored.
+TEST_F(LoopTest, ParentTimesWithTheChildsCounters) {
+  settings_.profile_iterations = 3;
+  parent_of_ = std::string(kChildHeader) + "\n" +
+               R"j({"instance":"LoopTest_ThreeRepetitions","profiled":true,"passes":1,)j"
+               R"j("seconds":0.01,"counters":{"dram_read_bytes":4096,"gpu_duration":1e-6}})j"
+               "\n"
+               R"j({"instance":"LoopTest_Fl)j";
   ::testing::internal::CaptureStderr();
-  auto runs = Run("^LoopTest_(Cpu|Flush)/", true);
+  auto runs = Run("^LoopTest_ThreeRepetitions/", /*with_profiler=*/false);
   const std::string messages = ::testing::internal::GetCapturedStderr();
-  ASSERT_EQ(runs.size(), 2u);
-  EXPECT_EQ(log_.Count("cpu body"), 4);  // twice two iterations
-  EXPECT_NE(messages.find("the profiling pass also ran 1 benchmark(s) that do not use "
-                          "gpubench::Loop (LoopTest_Cpu/iterations:2)"),
+  EXPECT_EQ(child_header_.profiler_status, "on: CUPTI range profiler in the child");
+  int rows = 0;
+  for (const auto& run : runs) {
+    if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) continue;
+    ++rows;
+    EXPECT_EQ(detail::RunErrorMessage(run), "");
+    EXPECT_EQ(run.iterations, 5);
+    EXPECT_DOUBLE_EQ(run.counters.at("dram_read_bytes").value, 4096.0);
+    EXPECT_EQ(run.counters.count("profiled_inline"), 0u);
+  }
+  EXPECT_EQ(rows, 3);
+  EXPECT_EQ(log_.Count("timer_begin"), 15);
+  EXPECT_EQ(messages.find("hardware metrics not collected"), std::string::npos) << messages;
+}
+
+// What the child could not profile is said once per instance, and the timing stays.
+TEST_F(LoopTest, ParentSaysWhichInstancesTheChildCouldNotProfile) {
+  settings_.profile_iterations = 3;
+  parent_of_ = std::string(kChildHeader) + "\n" +
+               R"j({"instance":"LoopTest_ThreeRepetitions","profiled":false,"passes":1,)j"
+               R"j("seconds":0.01,"counters":{},"error":"passes differ"})j";
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_(ThreeRepetitions|Flush)/", /*with_profiler=*/false);
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  for (const auto& run : runs) {
+    EXPECT_EQ(detail::RunErrorMessage(run), "");
+    EXPECT_EQ(run.counters.count("dram_read_bytes"), 0u);
+  }
+  const std::string failed =
+      "LoopTest_ThreeRepetitions: hardware metrics not collected: passes differ";
+  const size_t at = messages.find(failed);
+  EXPECT_NE(at, std::string::npos) << messages;
+  EXPECT_EQ(messages.find(failed, at + 1), std::string::npos) << messages;
+  EXPECT_NE(messages.find("LoopTest_Flush: hardware metrics not collected: the profiling child did "
+                          "not profile this instance"),
             std::string::npos)
       << messages;
 }
 
-// Metrics off: no pass at all, nothing is profiled or finished.
-TEST_F(LoopTest, NoProfilingPassWithMetricsOff) {
-  settings_.profile_iterations = 0;
-  through_gpubench_runner_ = true;
+// A child without a profiler: metrics are off in the parent too, without a message per instance.
+TEST_F(LoopTest, ParentOfAChildWithoutProfilerHasNoMetrics) {
+  settings_.profile_iterations = 3;
+  parent_of_ = R"j({"profiler":"unavailable: no permission","units":{}})j";
   ::testing::internal::CaptureStderr();
-  auto runs = Run("^LoopTest_Flush/", true);
+  auto runs = Run("^LoopTest_Flush/", /*with_profiler=*/false);
   const std::string messages = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_FALSE(profiler_->finished);
-  EXPECT_EQ(log_.Count("prepare"), 1);
-  EXPECT_EQ(messages.find("profiling pass"), std::string::npos) << messages;
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  EXPECT_EQ(runs[0].counters.count("dram_read_bytes"), 0u);
+  EXPECT_EQ(messages.find("hardware metrics not collected"), std::string::npos) << messages;
 }
 
-// Without gpubench's runner the metrics are profiled after each timed run, as before the pass;
-// the rows and a message say so.
+// A child that wrote nothing: the parent is told why.
+TEST_F(LoopTest, ParentOfAChildThatWroteNothingIsToldWhy) {
+  detail::ProfilingPass pass;
+  detail::ProfilingPass::Header header;
+  const std::string path = ::testing::TempDir() + "/gpubench_child_empty.jsonl";
+  std::ofstream(path).close();
+  const Status status = pass.BeginTiming(path, &header);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("the profiling child wrote nothing"), std::string::npos);
+  EXPECT_EQ(pass.stage(), detail::ProfilingPass::Stage::kInline);
+}
+
+// profile_process=same: the metrics are profiled after each timed run in this process; the rows
+// and a message say so.
 TEST_F(LoopTest, InlineProfilingMarksItsRowsAndSaysSo) {
   settings_.profile_iterations = 1;
   ::testing::internal::CaptureStderr();
   auto runs = Run("^LoopTest_Flush/", true);
   const std::string messages = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_FALSE(profiler_->finished);
   EXPECT_EQ(profiler_->sessions, 1);
   EXPECT_DOUBLE_EQ(runs[0].counters.at("profiled_inline").value, 1.0);
-  EXPECT_NE(messages.find("gpubench::RunSpecifiedBenchmarks()"), std::string::npos) << messages;
+  EXPECT_NE(messages.find("--gpubench_profile_process=same"), std::string::npos) << messages;
 }
 
 // The flops group's metrics, for the fake profiler: `ffma` FFMA instructions per range.

@@ -2,12 +2,6 @@
 // of your own.
 #pragma once
 
-#include <cstddef>
-
-namespace benchmark {
-class BenchmarkReporter;
-}  // namespace benchmark
-
 namespace gpubench {
 
 /// What Initialize decided.
@@ -21,15 +15,6 @@ struct InitResult {
 /// the settings and device facts to GB's context block. Bad input prints what was wrong and
 /// what is valid to stderr and returns {false, 2}.
 InitResult Initialize(int* argc, char** argv);
-
-/// Runs the benchmarks in place of benchmark::RunSpecifiedBenchmarks, in a main of your own
-/// (after Initialize and benchmark::Initialize). With hardware metrics on, it first runs the
-/// profiling pass: each benchmark instance is profiled once and skipped, then CUPTI detaches, and
-/// the timed run that follows uses those counters, so no timed iteration runs with CUPTI attached
-/// (docs/user_guide.md "How a benchmark is measured"). Null reporters mean GB's defaults; the
-/// result is GB's count of benchmarks run.
-size_t RunSpecifiedBenchmarks(benchmark::BenchmarkReporter* display = nullptr,
-                              benchmark::BenchmarkReporter* file = nullptr);
 
 /// Initialize, then benchmark::Initialize, then runs the benchmarks with gpubench's console
 /// reporter (GB's JSON file output is untouched). Returns the process exit code: 0 after a run

@@ -25,6 +25,13 @@ enum class ProfileRuns {
   kAll,       ///< Every call, trials included (slower; for a ->MinTime() gpubench cannot read).
 };
 
+/// Which process takes the hardware metrics. Once CUPTI's profiler has been set up in a process,
+/// held short kernels time 5-10% slower there for good (docs/accuracy.md "Metrics on and off").
+enum class ProfileProcess {
+  kChild,  ///< A child process profiles every benchmark first; this one only times.
+  kSame,   ///< This process profiles after each timed run (rows say profiled_inline=1).
+};
+
 /// What to do when another process uses the GPU before a benchmark runs (seen through NVML).
 enum class Exclusive {
   kWarn,  ///< Run, mark the run gpu_shared=1 and warn once.
@@ -46,6 +53,8 @@ struct Settings {
   int profile_iterations = 3;
   /// Which calls are profiled; the counters of every reported call mean the same either way.
   ProfileRuns profile_runs = ProfileRuns::kReported;
+  /// Where the metrics are profiled: a child process before the timing (default), or this one.
+  ProfileProcess profile_process = ProfileProcess::kChild;
   /// CUDA device ordinal.
   int device = 0;
   /// Other work on the GPU: warn (default), wait for it to end, or skip the benchmark.
@@ -63,6 +72,7 @@ const Settings& CurrentSettings();
 const char* ToString(Timer timer);
 const char* ToString(CachePolicy cache);
 const char* ToString(ProfileRuns runs);
+const char* ToString(ProfileProcess process);
 const char* ToString(Exclusive exclusive);
 
 }  // namespace gpubench

@@ -32,6 +32,10 @@ const char* ToString(CachePolicy cache) { return cache == CachePolicy::kKeep ? "
 
 const char* ToString(ProfileRuns runs) { return runs == ProfileRuns::kAll ? "all" : "reported"; }
 
+const char* ToString(ProfileProcess process) {
+  return process == ProfileProcess::kSame ? "same" : "child";
+}
+
 const char* ToString(Exclusive exclusive) {
   return exclusive == Exclusive::kWait ? "wait" : exclusive == Exclusive::kFail ? "fail" : "warn";
 }
@@ -212,6 +216,20 @@ const std::vector<SettingRow> kSettingRows = {
      },
      [](const CommandLine& line) { return std::string(ToString(line.settings.profile_runs)); },
      nullptr},
+    {"profile_process", "child|same", "child",
+     "child: a child process profiles every benchmark before this one times them, so no timed "
+     "iteration runs where CUPTI's profiler was set up; same: profile after each timed run in "
+     "this process (held short kernels then time 5-10% slower)",
+     false, true,
+     [](std::string_view text, CommandLine* line) {
+       return ParseChoice(text, {ProfileProcess::kChild, ProfileProcess::kSame},
+                          &line->settings.profile_process);
+     },
+     [](const CommandLine& line) { return std::string(ToString(line.settings.profile_process)); },
+     [](const Settings& settings) -> KeyValues {
+       return {{"gpubench_profile_process",
+                Profiling(settings) ? ToString(settings.profile_process) : "none"}};
+     }},
     {"device", "ORDINAL", "0", "CUDA device to benchmark", true, false,
      [](std::string_view text, CommandLine* line) {
        return ParseInt(text, 0, 1023, &line->settings.device);

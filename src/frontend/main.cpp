@@ -55,11 +55,18 @@ bool UseColor(int argc, char** argv) {
 // every row after its device.
 bool main_reports = false;
 
-// GB's flags the profiling pass depends on, read by Initialize before GB parses (and removes)
-// them.
-detail::GbRunFlags gb_run_flags;
-
 bool IsTrue(const std::string& flag) { return flag == "true" || flag == "yes" || flag == "1"; }
+
+// profile_process=child: whether this process has a profiling child run first.
+bool ProfileInChild(const Settings& settings, const detail::DeviceFacts& facts,
+                    const detail::CommandLine& command_line, bool listing) {
+  const char* injection = std::getenv("CUDA_INJECTION64_PATH");
+  return settings.profile_process == ProfileProcess::kChild && settings.profile_iterations > 0 &&
+         facts.available && !command_line.list_metrics && !listing &&
+         detail::ProfilingChildFile().empty() &&
+         // Under ncu or nsys gpubench's profiler steps aside (StartProfiler says why).
+         (injection == nullptr || *injection == '\0');
+}
 
 // GB's last call of the process had no successor to show whether it was a trial.
 void CheckLastCallAtExit() { std::cerr << detail::ProcessState::Get().policy.trials().Finish(); }
@@ -123,7 +130,6 @@ void RunBenchmarks(const std::string& format, const std::string& out, const std:
   benchmark::BenchmarkReporter* display = console_display && !device
                                               ? static_cast<benchmark::BenchmarkReporter*>(&console)
                                               : &forwarded_display;
-  detail::RunProfilingPass(gb_run_flags, std::cerr);
   if (out.empty()) {
     benchmark::RunSpecifiedBenchmarks(display);
     return;
@@ -194,10 +200,19 @@ InitResult Initialize(int* argc, char** argv) {
   // Before this process creates its context (cudaSetDevice below): a job waiting here is not
   // "another process" to the job that benchmarks the GPU meanwhile.
   std::string lock_note;
-  if (facts.available && !command_line.list_metrics && settings.exclusive == Exclusive::kWait) {
+  const std::string child_file = detail::ProfilingChildFile();
+  // The profiling child's parent holds the lock already.
+  if (facts.available && !command_line.list_metrics && settings.exclusive == Exclusive::kWait &&
+      child_file.empty()) {
     lock_note = process.gpu_lock.Acquire(detail::GpuLockPath(facts.pci_bus_id),
                                          kExclusiveWaitSeconds, std::cerr);
     if (!process.gpu_lock.held()) std::cerr << "gpubench: " << lock_note << "\n";
+  }
+  // Before this process creates its context too: the child's NVML checks see no parent there.
+  std::optional<detail::ProfilingChildResult> child;
+  if (ProfileInChild(settings, facts, command_line,
+                     IsTrue(GoogleBenchmarkFlag(*argc, argv, "list_tests")))) {
+    child = detail::RunProfilingChild(args, std::cerr);
   }
   if (facts.available && !command_line.list_metrics) {
     // The benchmarked device becomes the current one before any benchmark function runs, so a
@@ -219,8 +234,6 @@ InitResult Initialize(int* argc, char** argv) {
     return {false, 0};
   }
   process.tagged_device = tagged_device;
-  gb_run_flags.out_file = !GoogleBenchmarkFlag(*argc, argv, "out").empty();
-  gb_run_flags.list_tests = IsTrue(GoogleBenchmarkFlag(*argc, argv, "list_tests"));
   if (detail::Status status = process.profile_log.Open(command_line.profile_out); !status.ok()) {
     std::cerr << "gpubench: " << status.message() << "\n";
     return {false, 2};
@@ -232,7 +245,24 @@ InitResult Initialize(int* argc, char** argv) {
       detail::MinTimeSeconds(GoogleBenchmarkFlag(*argc, argv, "min_time"))));
   static const bool at_exit_registered = std::atexit(CheckLastCallAtExit) == 0;
   (void)at_exit_registered;
-  StartProfiler(harness);
+  if (!child) {
+    StartProfiler(harness);
+  } else if (!child->ran) {
+    std::cerr << "gpubench: hardware metrics are off for this run, timing is not affected: "
+              << child->why_not << "\n";
+    harness.SetProfiler(nullptr, child->why_not);
+  }
+  if (!child_file.empty()) {
+    // This process is the profiling child: its calls profile, write their sessions and skip.
+    const detail::ProfilingPass::Header header{harness.profiler_status(), harness.metric_units()};
+    if (detail::Status status = process.profiling_pass.BeginProfiling(child_file, header);
+        !status.ok()) {
+      std::cerr << "gpubench: " << status.message() << "\n";
+      return {false, 2};
+    }
+    // Without a profiler there is nothing to profile: the parent learns why from the header.
+    if (harness.profiler() == nullptr) return {false, 0};
+  }
 
   std::string gpu_sharing = GpuSharingAtStart(harness);
   if (!lock_note.empty()) gpu_sharing += "; exclusive=wait: " + lock_note;
@@ -243,12 +273,6 @@ InitResult Initialize(int* argc, char** argv) {
     benchmark::AddCustomContext(key, value);
   }
   return {true, 0};
-}
-
-size_t RunSpecifiedBenchmarks(benchmark::BenchmarkReporter* display,
-                              benchmark::BenchmarkReporter* file) {
-  detail::RunProfilingPass(gb_run_flags, std::cerr);
-  return benchmark::RunSpecifiedBenchmarks(display, file);
 }
 
 int Main(int argc, char** argv) {

@@ -1,73 +1,119 @@
 #include "frontend/profiling_run.hpp"
 
-#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
-#include <string>
-#include <vector>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
 
-#include "frontend/gb_compat.hpp"
+#include "common/text_files.hpp"
 #include "measure/process_state.hpp"
 
 namespace gpubench::detail {
 namespace {
 
-// Sorts the profiling pass's rows: GB prints and writes nothing of this run.
-class ProfilingPassReporter : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& run : runs) {
-      if (run.run_type != Run::RT_Iteration) continue;
-      const std::string error = RunErrorMessage(run);
-      if (error.find(kProfilingPassSkip) != std::string::npos) continue;
-      // A row GB reports without an error never reached a gpubench::Loop: a CPU benchmark
-      // (or a GPU one of its own making) that ran in full here and runs again when timed.
-      if (!RunFailed(run)) unprofiled.push_back(run.benchmark_name());
-    }
+// The exit code, or 128 + the signal that ended the child; -1 when it could not start.
+int RunAndWait(const std::vector<std::string>& args, const std::string& file) {
+  std::vector<char*> argv;
+  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    // The child's results are not the run's: its console goes nowhere, its messages stay.
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, STDOUT_FILENO);
+    // A CI job that kills the parent takes the child with it.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    setenv(kProfilingChildVariable, file.c_str(), 1);
+    unsetenv("BENCHMARK_OUT");
+    execv("/proc/self/exe", argv.data());
+    std::fprintf(stderr, "gpubench: cannot run %s again as the profiling child: %s\n",
+                 args[0].c_str(), std::strerror(errno));
+    _exit(127);
   }
-  std::vector<std::string> unprofiled;
-};
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
 
-std::string Listed(const std::vector<std::string>& names) {
-  std::string text;
-  const size_t shown = names.size() < 5 ? names.size() : 5;
-  for (size_t i = 0; i < shown; ++i) text += (i ? ", " : "") + names[i];
-  if (names.size() > shown) text += ", and " + std::to_string(names.size() - shown) + " more";
-  return text;
+std::string TemporaryFile() {
+  const char* dir = std::getenv("TMPDIR");
+  std::string path =
+      std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/gpubench-profiling-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd < 0) return "";
+  close(fd);
+  return path;
 }
 
 }  // namespace
 
-void RunProfilingPass(const GbRunFlags& flags, std::ostream& log) {
-  ProcessState& process = ProcessState::Get();
-  if (flags.list_tests || process.harness.profiler() == nullptr ||
-      process.harness.settings().profile_iterations <= 0 ||
-      process.profiling_pass.stage() != ProfilingPass::Stage::kInline) {
-    return;
+std::string ProfilingChildFile() {
+  const char* file = std::getenv(kProfilingChildVariable);
+  return file != nullptr ? file : "";
+}
+
+std::vector<std::string> ProfilingChildArgs(const std::vector<std::string>& args) {
+  std::vector<std::string> child;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (i > 0 &&
+        (StartsWith(arg, "--benchmark_out=") || StartsWith(arg, "--benchmark_out_format="))) {
+      continue;
+    }
+    child.push_back(arg);
   }
-  log << "gpubench: profiling pass: hardware metrics of every benchmark first, so that CUPTI is "
-         "detached before anything is timed\n";
+  return child;
+}
+
+ProfilingChildResult RunProfilingChild(const std::vector<std::string>& args, std::ostream& log) {
+  ProfilingChildResult result;
+  const std::string file = TemporaryFile();
+  if (file.empty()) {
+    result.why_not = std::string("cannot create the profiling child's file: ") +
+                     std::strerror(errno) + " (set TMPDIR to a writable folder)";
+    return result;
+  }
+  log << "gpubench: profiling pass: a child process takes the hardware metrics of every "
+         "benchmark first, so that no timed iteration runs where CUPTI's profiler was set up\n";
   log.flush();
   const auto start = std::chrono::steady_clock::now();
-  ProfilingPassReporter display;
-  ProfilingPassReporter file;  // GB opens --benchmark_out in every run; nothing is written to it
-  process.profiling_pass.Begin();
-  benchmark::RunSpecifiedBenchmarks(&display, flags.out_file ? &file : nullptr);
-  process.profiling_pass.End();
-  process.harness.profiler()->Finish();
+  const int code = RunAndWait(ProfilingChildArgs(args), file);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ProfilingPass::Header header;
+  ProfilingPass& pass = ProcessState::Get().profiling_pass;
+  const Status read = pass.BeginTiming(file, &header);
+  std::remove(file.c_str());
+  if (!read.ok()) {
+    result.why_not = "unavailable: the profiling child (exit code " + std::to_string(code) +
+                     ") ended before its profiler was set up: " + read.message() +
+                     "; --gpubench_profile_process=same profiles in this process instead";
+    return result;
+  }
+  result.ran = true;
+  ProcessState::Get().harness.SetProfilerFromChild(header.profiler_status, header.metric_units);
+  if (pass.stage() != ProfilingPass::Stage::kTiming) return result;  // the child said why
   char took[32];
   std::snprintf(took, sizeof(took), "%.1f", seconds);
-  log << "gpubench: profiling pass done: " << process.profiling_pass.size()
-      << " benchmark instances profiled in " << took << " s; CUPTI detached, timing starts\n";
-  if (!display.unprofiled.empty()) {
-    log << "gpubench: the profiling pass also ran " << display.unprofiled.size()
-        << " benchmark(s) that do not use gpubench::Loop (" << Listed(display.unprofiled)
-        << "); their results were discarded, and they run again in the timed pass\n";
-  }
+  log << "gpubench: profiling pass done: " << pass.size() << " benchmark instance(s) profiled in "
+      << took << " s";
+  if (code != 0) log << "; the child ended with exit code " << code;
+  log << "; timing starts\n";
+  return result;
 }
 
 }  // namespace gpubench::detail

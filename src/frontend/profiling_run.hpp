@@ -1,20 +1,31 @@
-// Runs the profiling pass (measure/profiling_pass.hpp) through GB's runner, before the timed run.
+// The profiling child (measure/profiling_pass.hpp): the parent runs the benchmark binary again
+// with the same arguments before it creates its CUDA context, and reads what the child profiled.
 #pragma once
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 namespace gpubench::detail {
 
-/// GB's flags that decide whether and how the pass can run, read before GB parses them.
-struct GbRunFlags {
-  bool out_file = false;    ///< --benchmark_out is set: GB then opens the file in every run
-  bool list_tests = false;  ///< --benchmark_list_tests: nothing runs
+/// Set in the child's environment to the file it writes its sessions to.
+inline constexpr const char* kProfilingChildVariable = "GPUBENCH_INTERNAL_PROFILING_CHILD";
+
+/// The file this process writes as the profiling child, or "" when it is not one.
+std::string ProfilingChildFile();
+
+/// The child's arguments: the parent's, without GB's file output (the child's results are not
+/// the run's; its console output goes nowhere).
+std::vector<std::string> ProfilingChildArgs(const std::vector<std::string>& args);
+
+/// What the parent learnt from its child.
+struct ProfilingChildResult {
+  bool ran = false;     ///< the child wrote its header: the pass is in the process state
+  std::string why_not;  ///< otherwise: for the gpubench_profiler context value
 };
 
-/// With hardware metrics on, runs every benchmark GB's filter selects once with reporters that
-/// keep nothing: each instance profiles and is skipped. Then the profiler lets go of CUPTI, and
-/// the calls of the next GB run are timed with their instance's counters. Says on `log` what it
-/// did. Does nothing with metrics off, for a listing, or after a lost context.
-void RunProfilingPass(const GbRunFlags& flags, std::ostream& log);
+/// Runs the child (the binary again, `args` as the parent got them), waits for it, and loads
+/// its sessions into the process state (stage kTiming). Says on `log` what it did.
+ProfilingChildResult RunProfilingChild(const std::vector<std::string>& args, std::ostream& log);
 
 }  // namespace gpubench::detail

@@ -107,9 +107,6 @@ class Profiler {
   virtual int PassCount() const = 0;
   /// CUPTI's unit of each configured metric ("byte", "%", ...), where CUPTI names one.
   virtual std::map<std::string, std::string> MetricUnits() const { return {}; }
-  /// After the profiling pass: no session follows in this process, so the profiler lets go of
-  /// CUPTI, which then detaches unless something else needs it (cupti_attach.hpp).
-  virtual void Finish() {}
 };
 
 // The real backends. Each is defined in its own file: cuda_backend.cu (GpuOps, the event

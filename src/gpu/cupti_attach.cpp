@@ -14,7 +14,7 @@ std::mutex& Mutex() {
 }
 int users = 0;
 bool attached = true;  // any CUPTI call may have attached it; the first detach tells
-int keepers = 0;
+bool keep_attached = false;
 
 bool ToolInjected() {
   const char* injection = std::getenv("CUDA_INJECTION64_PATH");
@@ -36,19 +36,14 @@ void CuptiAttachment::Release() {
 
 void CuptiAttachment::DetachIfUnused() {
   std::lock_guard<std::mutex> lock(Mutex());
-  if (users > 0 || !attached || keepers > 0 || ToolInjected()) return;
+  if (users > 0 || !attached || keep_attached || ToolInjected()) return;
   cuptiFinalize();
   attached = false;
 }
 
 void CuptiAttachment::KeepAttached() {
   std::lock_guard<std::mutex> lock(Mutex());
-  ++keepers;
-}
-
-void CuptiAttachment::StopKeeping() {
-  std::lock_guard<std::mutex> lock(Mutex());
-  if (keepers > 0) --keepers;
+  keep_attached = true;
 }
 
 }  // namespace gpubench::detail

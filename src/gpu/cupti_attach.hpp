@@ -5,8 +5,7 @@
 // "Metrics on and off"). So gpubench detaches CUPTI (cuptiFinalize) whenever none of its users
 // needs it, and the timed iterations run without it. That works for the stream watch's
 // callbacks; the range profiler and the activity timer (timer=cupti) cannot attach again to a
-// context after a detach, so they keep CUPTI attached while they may be used: the profiler until
-// the profiling pass ends (profiling_pass.hpp), the timer to the exit.
+// context after a detach, so once either is used CUPTI stays attached.
 #pragma once
 
 namespace gpubench::detail {
@@ -20,12 +19,10 @@ class CuptiAttachment {
   /// Detaches CUPTI when no user needs it. Call only where the GPU work of every earlier CUPTI
   /// use has finished (after a synchronization), as cuptiFinalize requires.
   static void DetachIfUnused();
-  /// CUPTI stays attached until the same caller's StopKeeping: for the range profiler and
-  /// timer=cupti, and when another CUPTI client is in the process (ncu, nsys; also assumed when
-  /// CUDA_INJECTION64_PATH is set), which a detach would detach too.
+  /// CUPTI stays attached to the exit: for the range profiler and timer=cupti, and when another
+  /// CUPTI client is in the process (ncu, nsys; also assumed when CUDA_INJECTION64_PATH is
+  /// set), which a detach would detach too.
   static void KeepAttached();
-  /// Ends one KeepAttached; CUPTI detaches at the next DetachIfUnused when no keeper is left.
-  static void StopKeeping();
 };
 
 }  // namespace gpubench::detail

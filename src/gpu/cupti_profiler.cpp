@@ -291,11 +291,9 @@ class CuptiRangeProfiler final : public Profiler {
     GPUBENCH_RETURN_IF_ERROR(WhileBusy([this] { return Enable(); }));
     // CUPTI's profiler cannot attach again to this context once CUPTI was detached
     // (cuptiProfilerInitialize then fails with CUPTI_ERROR_NOT_INITIALIZED on an H200), so
-    // CUPTI stays attached from here to Finish, after the profiling pass (docs/accuracy.md
-    // "Metrics on and off"). Before the replay check: its first use of CUPTI's subscriber may
-    // detach what nothing keeps.
+    // CUPTI stays attached from here to the exit (docs/accuracy.md "Metrics on and off"). Before
+    // the replay check: its first use of CUPTI's subscriber may detach what nothing keeps.
     CuptiAttachment::KeepAttached();
-    keeping_attached_ = true;
     // Without callbacks the replay check is skipped, not the metrics.
     replay_check_ = std::make_unique<ReplayLaunchCheck>();
     return Status::Ok();
@@ -401,11 +399,6 @@ class CuptiRangeProfiler final : public Profiler {
   int PassCount() const override { return passes_; }
 
   Status BeginSession(cudaStream_t, int ranges) override {
-    if (finished_) {
-      return Status::Error(
-          "the profiler was finished after the profiling pass; CUPTI cannot "
-          "profile again in this process");
-    }
     if (object_ == nullptr) {
       if (Status status = WhileBusy([this] { return Enable(); }); !status.ok()) return status;
     }
@@ -542,22 +535,6 @@ class CuptiRangeProfiler final : public Profiler {
     return Status::Ok();
   }
 
-  // No session follows: the range profiler, the replay check's callbacks and the profiler API
-  // go, and CUPTI detaches once the profiling work is done on the GPU.
-  void Finish() override {
-    finished_ = true;
-    AbortSession();
-    Disable();
-    replay_check_.reset();
-    if (!keeping_attached_) return;
-    keeping_attached_ = false;
-    cudaDeviceSynchronize();  // cuptiFinalize requires CUPTI's work on the GPU to be finished
-    GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params, deinitialize);
-    cuptiProfilerDeInitialize(&deinitialize);
-    CuptiAttachment::StopKeeping();
-    CuptiAttachment::DetachIfUnused();
-  }
-
   // After a failed session the profiler is detached; the next session attaches afresh.
   void AbortSession() override {
     if (replay_check_) replay_check_->EndSession();
@@ -609,8 +586,6 @@ class CuptiRangeProfiler final : public Profiler {
   bool started_ = false;
   int pass_ = 0;
   std::unique_ptr<ReplayLaunchCheck> replay_check_;  ///< from a successful Setup on
-  bool keeping_attached_ = false;                    ///< from a successful Setup to Finish
-  bool finished_ = false;
 };
 
 const char* MetricTypeName(CUpti_MetricType type) {

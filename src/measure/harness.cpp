@@ -37,6 +37,13 @@ void Harness::SetProfiler(std::unique_ptr<Profiler> profiler, std::string status
   metric_units_ = profiler_ ? profiler_->MetricUnits() : std::map<std::string, std::string>{};
 }
 
+void Harness::SetProfilerFromChild(std::string status,
+                                   std::map<std::string, std::string> metric_units) {
+  profiler_.reset();
+  profiler_status_ = std::move(status);
+  metric_units_ = std::move(metric_units);
+}
+
 SharingMonitor& Harness::sharing() {
   if (!sharing_) sharing_ = MakeNvmlMonitor(facts_.pci_bus_id);
   return *sharing_;

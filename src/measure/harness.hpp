@@ -30,6 +30,8 @@ class Harness {
   /// CUPTI's units of the configured metrics (empty without a profiler).
   const std::map<std::string, std::string>& metric_units() const { return metric_units_; }
   void SetProfiler(std::unique_ptr<Profiler> profiler, std::string status);
+  /// The profiling child's profiler (profiling_pass.hpp): its status and units; none here.
+  void SetProfilerFromChild(std::string status, std::map<std::string, std::string> metric_units);
   /// Other processes on the device (NVML), created on first use unless installed by tests.
   SharingMonitor& sharing();
   /// The streams a body uses (CUPTI callbacks), created on first use unless installed by tests.

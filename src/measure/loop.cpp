@@ -139,11 +139,13 @@ class IterationController {
 
   bool StartProfiling() {
     const int ranges = settings().profile_iterations;
-    if (harness_.profiler() == nullptr || ranges <= 0) return Done();
+    if (ranges <= 0) return Done();
+    // The parent of the profiling child has no profiler of its own.
     if (process_.profiling_pass.stage() == ProfilingPass::Stage::kTiming) {
       process_.profiling_pass.TakeCounters(name(), &call_);
       return Done();
     }
+    if (harness_.profiler() == nullptr) return Done();
     if (!profiling_pass() && process_.policy.CopyCountersForTrial(
                                  settings(), name(), call_.gpu_seconds, &call_.profile)) {
       return Done();

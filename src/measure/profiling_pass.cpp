@@ -1,6 +1,86 @@
 #include "measure/profiling_pass.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
 namespace gpubench::detail {
+namespace {
+
+Status AppendLine(const std::string& path, const nlohmann::json& line) {
+  std::ofstream out(path, std::ios::app);
+  out << line.dump() << '\n';
+  out.flush();
+  if (!out) {
+    return Status::Error("cannot write the profiling pass's file '" + path +
+                         "': " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+nlohmann::json EntryLine(const std::string& instance, const ProfilingPass::Entry& entry) {
+  const ProfileOutcome& profile = entry.profile;
+  nlohmann::json line = {{"instance", instance},
+                         {"profiled", profile.kind == ProfileOutcome::Kind::kProfiled},
+                         {"counters", profile.counters},
+                         {"passes", profile.passes},
+                         {"seconds", profile.seconds}};
+  if (!profile.error.empty()) line["error"] = profile.error;
+  if (entry.sharing.shared) line["shared_with"] = entry.sharing.who;
+  return line;
+}
+
+ProfilingPass::Entry ReadEntry(const nlohmann::json& line) {
+  ProfilingPass::Entry entry;
+  ProfileOutcome& profile = entry.profile;
+  profile.kind = line.at("profiled").get<bool>() ? ProfileOutcome::Kind::kProfiled
+                                                 : ProfileOutcome::Kind::kFailed;
+  profile.counters = line.at("counters").get<std::map<std::string, double>>();
+  profile.passes = line.at("passes").get<int>();
+  profile.seconds = line.at("seconds").get<double>();
+  profile.error = line.value("error", "");
+  if (line.contains("shared_with")) {
+    entry.sharing.known = true;
+    entry.sharing.shared = true;
+    entry.sharing.who = line.at("shared_with").get<std::string>();
+  }
+  return entry;
+}
+
+}  // namespace
+
+Status ProfilingPass::BeginProfiling(const std::string& path, const Header& header) {
+  stage_ = Stage::kProfiling;
+  output_ = path;
+  return AppendLine(path, {{"profiler", header.profiler_status}, {"units", header.metric_units}});
+}
+
+Status ProfilingPass::BeginTiming(const std::string& path, Header* header) {
+  std::ifstream in(path);
+  std::string text;
+  if (!std::getline(in, text)) {
+    return Status::Error("the profiling child wrote nothing (" + path + ")");
+  }
+  try {
+    const nlohmann::json first = nlohmann::json::parse(text);
+    header->profiler_status = first.at("profiler").get<std::string>();
+    header->metric_units = first.at("units").get<std::map<std::string, std::string>>();
+    // A child without a profiler (unavailable, off) profiled nothing: metrics are off here too.
+    if (header->profiler_status.rfind("on", 0) != 0) return Status::Ok();
+    stage_ = Stage::kTiming;
+    while (std::getline(in, text)) {
+      // A line cut off by the child's end is the one session it did not finish.
+      const nlohmann::json line = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+      if (line.is_discarded()) break;
+      entries_[line.at("instance").get<std::string>()] = ReadEntry(line);
+    }
+  } catch (const std::exception& error) {
+    return Status::Error(std::string("the profiling child's file does not read: ") + error.what());
+  }
+  return Status::Ok();
+}
 
 const ProfilingPass::Entry* ProfilingPass::Find(const std::string& instance) const {
   const auto found = entries_.find(instance);
@@ -8,6 +88,7 @@ const ProfilingPass::Entry* ProfilingPass::Find(const std::string& instance) con
 }
 
 void ProfilingPass::Store(const std::string& instance, Entry entry) {
+  if (!output_.empty()) AppendLine(output_, EntryLine(instance, entry));
   entries_[instance] = std::move(entry);
 }
 
@@ -15,18 +96,19 @@ void ProfilingPass::TakeCounters(const std::string& instance, CallResult* call) 
   ProfileOutcome& outcome = call->profile;
   const Entry* entry = Find(instance);
   if (entry == nullptr) {
-    // The pass ended the call before its session (the timed call meets the same error), or the
-    // instance did not exist then (registered while the benchmarks ran).
+    // The child ended the call before its session (the timed call meets the same error), died
+    // before it, or the instance did not exist there.
     outcome = ProfileOutcome();
     outcome.kind = ProfileOutcome::Kind::kFailed;
     outcome.error =
-        "the profiling pass did not profile this instance (its call ended with an error there, "
-        "or it was registered after the pass)";
+        "the profiling child did not profile this instance (its call ended with an error there, "
+        "the child ended before it, or the instance was registered only in this process)";
     return;
   }
   outcome = entry->profile;
-  if (outcome.kind == ProfileOutcome::Kind::kProfiled)
+  if (outcome.kind == ProfileOutcome::Kind::kProfiled) {
     outcome.kind = ProfileOutcome::Kind::kFromPass;
+  }
   if (entry->sharing.shared) {
     call->sharing.known = true;
     call->sharing.shared = true;

@@ -1,43 +1,57 @@
-// Hardware metrics taken before any timing. Once CUPTI's profiler has attached to a process, held
-// short kernels run 5-10% slower there until CUPTI detaches, and the profiler cannot attach again
-// after a detach (docs/accuracy.md "Metrics on and off"). So gpubench's runner runs the suite
-// twice: a profiling pass, in which each benchmark instance runs a warm-up and one profiling
-// session and is then skipped, and the timed pass after CUPTI has detached, whose calls take
-// their instance's counters from the profiling pass.
+// Hardware metrics taken in a process of their own. Once CUPTI's profiler has been set up in a
+// process, held short kernels time 5-10% slower there, even after the profiler was torn down and
+// CUPTI detached (docs/accuracy.md "Metrics on and off"). So with profile_process=child the
+// benchmark binary first runs itself again as the profiling child: each benchmark instance runs
+// a warm-up and one profiling session there and is skipped, and each session is written to a
+// file as it ends. The parent never sets up the profiler; it reads the file and times the suite,
+// and each timed call takes its instance's counters.
 #pragma once
 
 #include <map>
 #include <string>
 
+#include "common/status.hpp"
 #include "measure/call_result.hpp"
 
 namespace gpubench::detail {
 
-/// How the profiling pass ends each call (a SkipWithError that only its own reporter sees).
+/// How the profiling child ends each call (a SkipWithError that only its own output sees).
 inline constexpr const char* kProfilingPassSkip =
-    "profiling pass: profiled, timed in the next pass";
+    "profiling pass: profiled, timed in the parent process";
 
 class ProfilingPass {
  public:
   enum class Stage {
-    kInline,     ///< no profiling pass (a main that calls benchmark::RunSpecifiedBenchmarks):
-                 ///< each call profiles after its timed iterations, as gpubench did before
-    kProfiling,  ///< the profiling pass runs: calls profile and are skipped, nothing is timed
-    kTiming,     ///< after the profiling pass: calls are timed and take its counters
+    kInline,     ///< profile_process=same: each call profiles after its timed iterations
+    kProfiling,  ///< the profiling child: calls profile and are skipped, nothing is timed
+    kTiming,     ///< the parent after the child: calls are timed and take its counters
   };
 
   /// What the profiling pass learnt about one instance.
   struct Entry {
-    ProfileOutcome profile;  ///< kProfiled or kFailed
+    ProfileOutcome profile;  ///< kProfiled or kFailed (counters, passes, seconds, error)
     SharingVerdict sharing;  ///< other processes on the GPU around the session
   };
 
-  Stage stage() const { return stage_; }
-  void Begin() { stage_ = Stage::kProfiling; }
-  void End() { stage_ = Stage::kTiming; }
+  /// What the child says about its profiler, before any session.
+  struct Header {
+    std::string profiler_status;  ///< the gpubench_profiler context value
+    std::map<std::string, std::string> metric_units;
+  };
 
-  /// The instance's entry, or null when the profiling pass did not profile it.
+  Stage stage() const { return stage_; }
+
+  /// The child: from now on calls profile and are skipped; the header and every stored entry
+  /// go to `path` as JSON lines, written as they are known.
+  Status BeginProfiling(const std::string& path, const Header& header);
+  /// The parent: the child's file (a child that died part way leaves the lines it finished).
+  /// Without a header line the result says why and nothing is stored. A header whose profiler
+  /// is not on leaves the stage inline: no call here has metrics.
+  Status BeginTiming(const std::string& path, Header* header);
+
+  /// The instance's entry, or null when the pass did not profile it.
   const Entry* Find(const std::string& instance) const;
+  /// Keeps the entry and, in the child, writes it out.
   void Store(const std::string& instance, Entry entry);
   size_t size() const { return entries_.size(); }
 
@@ -48,6 +62,7 @@ class ProfilingPass {
 
  private:
   Stage stage_ = Stage::kInline;
+  std::string output_;  ///< the child's file
   std::map<std::string, Entry> entries_;
 };
 

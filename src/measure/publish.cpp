@@ -20,8 +20,8 @@ void PublishSharing(const CallResult& call, benchmark::State& state, ProfilingPo
   }
 }
 
-// Metrics taken after the timed iterations, without gpubench's profiling pass: the profiler keeps
-// CUPTI attached from the first session on, which slows held short kernels.
+// Metrics taken after the timed iterations in this process (profile_process=same): the profiler
+// was set up here, which slows held short kernels.
 void PublishInlineProfiling(const CallResult& call, benchmark::State& state,
                             ProcessState& process) {
   const auto kind = call.profile.kind;
@@ -29,12 +29,11 @@ void PublishInlineProfiling(const CallResult& call, benchmark::State& state,
   if (kind != ProfileOutcome::Kind::kProfiled && kind != ProfileOutcome::Kind::kCopied) return;
   state.counters["profiled_inline"] = 1;
   if (process.policy.FirstTime("profiled_inline")) {
-    std::cerr << "gpubench: hardware metrics are profiled after each timed run here, because "
-                 "the benchmarks were started with benchmark::RunSpecifiedBenchmarks: CUPTI "
-                 "then stays attached, and held short kernels time 5-10% slower than with "
-                 "metrics off (rows are marked profiled_inline=1). Start them with "
-                 "gpubench::RunSpecifiedBenchmarks() or GPUBENCH_MAIN(), which profile in a pass "
-                 "before any timing\n";
+    std::cerr << "gpubench: hardware metrics are profiled in this process after each timed run "
+                 "(--gpubench_profile_process=same): CUPTI's profiler is set up here, and held "
+                 "short kernels time 5-10% slower than with metrics off; rows are marked "
+                 "profiled_inline=1. The default, profile_process=child, profiles in a child "
+                 "process before timing\n";
   }
 }
 

@@ -35,6 +35,8 @@ bool InitializeGpubench(std::vector<std::string> flags, std::string* why_not) {
   gpubench::detail::ProcessState::Get().ResetForTesting();
   gpubench::detail::ProcessState::Get().Shutdown();
   flags.insert(flags.begin(), "gpu_tests");
+  // These tests profile in this process: a profiling child would run this test binary again.
+  flags.push_back("--gpubench_profile_process=same");
   std::vector<char*> argv;
   for (auto& flag : flags) argv.push_back(flag.data());
   argv.push_back(nullptr);
