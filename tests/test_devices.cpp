@@ -207,6 +207,14 @@ TEST(ProfilingChild, ArgsKeepEverythingButGbsFileOutput) {
                                       "--gpubench_devices=1"}));
 }
 
+// The child's marker must pass gpubench's own check of GPUBENCH_* variables (an H200 run refused
+// a GPUBENCH_-prefixed one, and the child ended before profiling anything).
+TEST(ProfilingChild, ItsEnvironmentVariableIsNotRefusedAsAGpubenchSetting) {
+  const ParseResult parsed =
+      ParseCommandLine({"bench"}, {{kProfilingChildVariable, "/tmp/gpubench-profiling-x"}});
+  EXPECT_TRUE(parsed.ok) << parsed.error;
+}
+
 // Only gpubench's main can name GB's rows per device; a main of one's own is told so.
 TEST(Devices, InitializeOutsideGpubenchMainRefusesTheFlag) {
   std::vector<std::string> flags = {"bench", "--gpubench_devices=0"};

@@ -9,7 +9,7 @@
 namespace gpubench::detail {
 
 /// Set in the child's environment to the file it writes its sessions to.
-inline constexpr const char* kProfilingChildVariable = "GPUBENCH_INTERNAL_PROFILING_CHILD";
+inline constexpr const char* kProfilingChildVariable = "_GPUBENCH_PROFILING_CHILD";
 
 /// The file this process writes as the profiling child, or "" when it is not one.
 std::string ProfilingChildFile();
