@@ -74,7 +74,8 @@ def main():
     # With its profiler on (the default), gpubench must step aside under ncu and say so.
     copy, stdout = ncu_kernels(ncu, binary, "Ncu_Copy/268435456", out_dir, gpubench_flags=())
     if "profiler=unavailable: " not in stdout or "another" not in stdout:
-        print("FAIL: under ncu gpubench did not say that it stepped aside from CUPTI")
+        print("FAIL: under ncu gpubench did not say that it stepped aside from CUPTI; its "
+              "banner: %s" % [l for l in stdout.splitlines() if "profiler=" in l][:2])
         failures += 1
     names = sorted(set(name for name, _ in copy))
     print("ncu profiled %d kernels in the copy's ranges: %s" % (len(copy), names))
