@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -210,8 +211,10 @@ InitResult Initialize(int* argc, char** argv) {
   }
   // Before this process creates its context too: the child's NVML checks see no parent there.
   std::optional<detail::ProfilingChildResult> child;
-  if (ProfileInChild(settings, facts, command_line,
-                     IsTrue(GoogleBenchmarkFlag(*argc, argv, "list_tests")))) {
+  // Nothing is measured for a listing or for --help (GB prints it in benchmark::Initialize).
+  const bool nothing_runs = IsTrue(GoogleBenchmarkFlag(*argc, argv, "list_tests")) ||
+                            std::find(args.begin() + 1, args.end(), "--help") != args.end();
+  if (ProfileInChild(settings, facts, command_line, nothing_runs)) {
     child = detail::RunProfilingChild(args, std::cerr);
   }
   if (facts.available && !command_line.list_metrics) {
