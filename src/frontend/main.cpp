@@ -166,6 +166,78 @@ std::optional<InitResult> ChooseDevices(const detail::CommandLine& command_line,
 
 }  // namespace
 
+namespace {
+
+// Hands GB only what is left of argv, in place, as benchmark::Initialize does.
+void RemoveGpubenchFlags(int* argc, char** argv) {
+  int kept = 0;
+  for (int i = 0; i < *argc; ++i) {
+    const std::string arg = argv[i];
+    if (i == 0 || arg.rfind("--gpubench_", 0) != 0) argv[kept++] = argv[i];
+  }
+  *argc = kept;
+  argv[kept] = nullptr;
+}
+
+// --gpubench_exclusive=wait: this job's turn among gpubench jobs on the GPU; what happened, for
+// the context ("" when there was no wait). Before this process creates its context: a job waiting
+// here is not "another process" to the job that benchmarks the GPU meanwhile.
+std::string TakeGpuTurn(const Settings& settings, const detail::DeviceFacts& facts,
+                        const detail::CommandLine& command_line) {
+  auto& process = detail::ProcessState::Get();
+  // The profiling child's parent holds the lock already.
+  if (!facts.available || command_line.list_metrics || settings.exclusive != Exclusive::kWait ||
+      !detail::ProfilingChildFile().empty()) {
+    return "";
+  }
+  std::string note = process.gpu_lock.Acquire(detail::GpuLockPath(facts.pci_bus_id),
+                                              kExclusiveWaitSeconds, std::cerr);
+  if (!process.gpu_lock.held()) std::cerr << "gpubench: " << note << "\n";
+  return note;
+}
+
+// The profiler of this process, or the profiling child's results (child: set when a child ran).
+// In the profiling child itself, its sessions go to the parent's file from here on. A value
+// ends Initialize with it.
+std::optional<InitResult> SetUpProfiling(const std::optional<detail::ProfilingChildResult>& child) {
+  auto& process = detail::ProcessState::Get();
+  detail::Harness& harness = process.harness;
+  if (!child) {
+    StartProfiler(harness);
+  } else if (!child->ran) {
+    std::cerr << "gpubench: hardware metrics are off for this run, timing is not affected: "
+              << child->why_not << "\n";
+    harness.SetProfiler(nullptr, child->why_not);
+  }
+  const std::string child_file = detail::ProfilingChildFile();
+  if (child_file.empty()) return std::nullopt;
+  // This process is the profiling child: its calls profile, write their sessions and skip.
+  const detail::ProfilingPass::Header header{harness.profiler_status(), harness.metric_units()};
+  if (detail::Status status = process.profiling_pass.BeginProfiling(child_file, header);
+      !status.ok()) {
+    std::cerr << "gpubench: " << status.message() << "\n";
+    return InitResult{false, 2};
+  }
+  // Without a profiler there is nothing to profile: the parent learns why from the header.
+  if (harness.profiler() == nullptr) return InitResult{false, 0};
+  return std::nullopt;
+}
+
+void AddContext(const Settings& settings, const detail::DeviceFacts& facts,
+                const std::string& lock_note, std::optional<int> tagged_device) {
+  detail::Harness& harness = detail::ProcessState::Get().harness;
+  std::string gpu_sharing = GpuSharingAtStart(harness);
+  if (!lock_note.empty()) gpu_sharing += "; exclusive=wait: " + lock_note;
+  for (const auto& [key, value] : detail::BuildContext(
+           settings, facts, harness.profiler_status(), harness.metric_units(), gpu_sharing,
+           tagged_device,
+           facts.available ? harness.streams().UnavailableReason() : "no usable CUDA device")) {
+    benchmark::AddCustomContext(key, value);
+  }
+}
+
+}  // namespace
+
 InitResult Initialize(int* argc, char** argv) {
   std::vector<std::string> args(argv, argv + *argc);
   detail::ParseResult parsed = detail::ParseCommandLine(args, detail::ProcessEnvironment());
@@ -174,14 +246,7 @@ InitResult Initialize(int* argc, char** argv) {
     return {false, 2};
   }
   const detail::CommandLine& command_line = parsed.command_line;
-  // Hand GB only what is left, in place, as benchmark::Initialize does.
-  int kept = 0;
-  for (int i = 0; i < *argc; ++i) {
-    const std::string arg = argv[i];
-    if (i == 0 || arg.rfind("--gpubench_", 0) != 0) argv[kept++] = argv[i];
-  }
-  *argc = kept;
-  argv[kept] = nullptr;
+  RemoveGpubenchFlags(argc, argv);
 
   Settings settings = command_line.settings;
   std::optional<int> tagged_device;
@@ -198,20 +263,10 @@ InitResult Initialize(int* argc, char** argv) {
   }
   detail::DeviceFacts facts = detail::QueryDeviceFacts(settings.device);
   auto& process = detail::ProcessState::Get();
-  // Before this process creates its context (cudaSetDevice below): a job waiting here is not
-  // "another process" to the job that benchmarks the GPU meanwhile.
-  std::string lock_note;
-  const std::string child_file = detail::ProfilingChildFile();
-  // The profiling child's parent holds the lock already.
-  if (facts.available && !command_line.list_metrics && settings.exclusive == Exclusive::kWait &&
-      child_file.empty()) {
-    lock_note = process.gpu_lock.Acquire(detail::GpuLockPath(facts.pci_bus_id),
-                                         kExclusiveWaitSeconds, std::cerr);
-    if (!process.gpu_lock.held()) std::cerr << "gpubench: " << lock_note << "\n";
-  }
+  const std::string lock_note = TakeGpuTurn(settings, facts, command_line);
   // Before this process creates its context too: the child's NVML checks see no parent there.
-  std::optional<detail::ProfilingChildResult> child;
   // Nothing is measured for a listing or for --help (GB prints it in benchmark::Initialize).
+  std::optional<detail::ProfilingChildResult> child;
   const bool nothing_runs = IsTrue(GoogleBenchmarkFlag(*argc, argv, "list_tests")) ||
                             std::find(args.begin() + 1, args.end(), "--help") != args.end();
   if (ProfileInChild(settings, facts, command_line, nothing_runs)) {
@@ -241,40 +296,14 @@ InitResult Initialize(int* argc, char** argv) {
     std::cerr << "gpubench: " << status.message() << "\n";
     return {false, 2};
   }
-  detail::Harness& harness = process.harness;
-  harness.Configure(settings, facts);
+  process.harness.Configure(settings, facts);
   // Read before benchmark::Initialize removes GB's flags from argv.
   process.policy.SetTrialRunDetector(detail::TrialRunDetector(
       detail::MinTimeSeconds(GoogleBenchmarkFlag(*argc, argv, "min_time"))));
   static const bool at_exit_registered = std::atexit(CheckLastCallAtExit) == 0;
   (void)at_exit_registered;
-  if (!child) {
-    StartProfiler(harness);
-  } else if (!child->ran) {
-    std::cerr << "gpubench: hardware metrics are off for this run, timing is not affected: "
-              << child->why_not << "\n";
-    harness.SetProfiler(nullptr, child->why_not);
-  }
-  if (!child_file.empty()) {
-    // This process is the profiling child: its calls profile, write their sessions and skip.
-    const detail::ProfilingPass::Header header{harness.profiler_status(), harness.metric_units()};
-    if (detail::Status status = process.profiling_pass.BeginProfiling(child_file, header);
-        !status.ok()) {
-      std::cerr << "gpubench: " << status.message() << "\n";
-      return {false, 2};
-    }
-    // Without a profiler there is nothing to profile: the parent learns why from the header.
-    if (harness.profiler() == nullptr) return {false, 0};
-  }
-
-  std::string gpu_sharing = GpuSharingAtStart(harness);
-  if (!lock_note.empty()) gpu_sharing += "; exclusive=wait: " + lock_note;
-  for (const auto& [key, value] : detail::BuildContext(
-           settings, facts, harness.profiler_status(), harness.metric_units(), gpu_sharing,
-           tagged_device,
-           facts.available ? harness.streams().UnavailableReason() : "no usable CUDA device")) {
-    benchmark::AddCustomContext(key, value);
-  }
+  if (std::optional<InitResult> done = SetUpProfiling(child)) return *done;
+  AddContext(settings, facts, lock_note, tagged_device);
   return {true, 0};
 }
 
