@@ -207,6 +207,16 @@ TEST(ProfilingChild, ArgsKeepEverythingButGbsFileOutput) {
                                       "--gpubench_devices=1"}));
 }
 
+// The child runs main again from the start: it gets the command line main got, whatever a main
+// of its own handed Initialize.
+TEST(ProfilingChild, RunsWithTheCommandLineTheProcessStartedWith) {
+  const std::vector<std::string> args = OwnCommandLine({"not", "read"});
+  ASSERT_FALSE(args.empty());
+  EXPECT_NE(args[0], "not");
+  EXPECT_NE(args[0].find("gpubench_unit_tests"), std::string::npos) << args[0];
+  EXPECT_EQ(OwnCommandLine({"fallback"}).size(), args.size());
+}
+
 // The child's marker must pass gpubench's own check of GPUBENCH_* variables (an H200 run refused
 // a GPUBENCH_-prefixed one, and the child ended before profiling anything).
 TEST(ProfilingChild, ItsEnvironmentVariableIsNotRefusedAsAGpubenchSetting) {

@@ -270,7 +270,7 @@ InitResult Initialize(int* argc, char** argv) {
   const bool nothing_runs = IsTrue(GoogleBenchmarkFlag(*argc, argv, "list_tests")) ||
                             std::find(args.begin() + 1, args.end(), "--help") != args.end();
   if (ProfileInChild(settings, facts, command_line, nothing_runs)) {
-    child = detail::RunProfilingChild(args, std::cerr);
+    child = detail::RunProfilingChild(detail::OwnCommandLine(args), std::cerr);
   }
   if (facts.available && !command_line.list_metrics) {
     // The benchmarked device becomes the current one before any benchmark function runs, so a

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include "common/text_files.hpp"
@@ -77,6 +78,13 @@ std::vector<std::string> ProfilingChildArgs(const std::vector<std::string>& args
     child.push_back(arg);
   }
   return child;
+}
+
+std::vector<std::string> OwnCommandLine(const std::vector<std::string>& fallback) {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  for (std::string arg; std::getline(in, arg, '\0');) args.push_back(arg);
+  return args.empty() ? fallback : args;
 }
 
 ProfilingChildResult RunProfilingChild(const std::vector<std::string>& args, std::ostream& log) {
