@@ -208,7 +208,8 @@ const std::vector<SettingRow> kSettingRows = {
            {"gpubench_metrics", Profiling(settings) ? JoinSortedUnique(settings.metrics) : "none"}};
      }},
     {"profile_runs", "reported|all", "reported",
-     "reported: profile the calls GB may report, not its iteration-count trials; all: every call",
+     "with profile_process=same: reported profiles the calls GB may report, not its "
+     "iteration-count trials; all: every call (the profiling child profiles each instance once)",
      true, true,
      [](std::string_view text, CommandLine* line) {
        return ParseChoice(text, {ProfileRuns::kReported, ProfileRuns::kAll},
