@@ -1,8 +1,8 @@
 #include "frontend/devices.hpp"
 #include "common/text_files.hpp"
+#include "frontend/run_self.hpp"
 
 #include <cuda_runtime_api.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -39,29 +39,6 @@ Status SplitGbJson(const std::string& text, nlohmann::json* context, std::string
   rows->erase(0, rows->find_first_not_of(" \t\r\n"));
   rows->erase(rows->find_last_not_of(" \t\r\n") + 1);
   return Status::Ok();
-}
-
-// Runs argv and waits; the exit code, or 128 + the signal that ended it.
-int RunChild(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  std::cout.flush();
-  std::cerr.flush();
-  const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    execv("/proc/self/exe", argv.data());
-    std::fprintf(stderr, "gpubench: cannot run %s again for one device: %s\n", args[0].c_str(),
-                 std::strerror(errno));
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
 }
 
 }  // namespace
@@ -151,7 +128,9 @@ int RunOnEachDevice(const std::vector<std::string>& args, const std::vector<int>
   for (int device : devices) {
     const std::string part =
         output.out.empty() ? "" : output.out + ".gpu" + std::to_string(device) + ".part";
-    const int code = RunChild(ChildArgs(args, device, part));
+    ChildSetup setup;
+    setup.role = "for one device";
+    const int code = RunSelfAndWait(ChildArgs(args, device, part), setup);
     if (code != 0) {
       std::cerr << "gpubench: the run on device " << device << " exited with code " << code
                 << "; the other devices' results are kept\n";

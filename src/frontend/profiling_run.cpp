@@ -1,13 +1,9 @@
 #include "frontend/profiling_run.hpp"
 
-#include <fcntl.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,40 +11,11 @@
 #include <iostream>
 
 #include "common/text_files.hpp"
+#include "frontend/run_self.hpp"
 #include "measure/process_state.hpp"
 
 namespace gpubench::detail {
 namespace {
-
-// The exit code, or 128 + the signal that ended the child; -1 when it could not start.
-int RunAndWait(const std::vector<std::string>& args, const std::string& file) {
-  std::vector<char*> argv;
-  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  std::cout.flush();
-  std::cerr.flush();
-  const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    // The child's results are not the run's: its console goes nowhere, its messages stay.
-    const int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) dup2(null, STDOUT_FILENO);
-    // A CI job that kills the parent takes the child with it.
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    setenv(kProfilingChildVariable, file.c_str(), 1);
-    unsetenv("BENCHMARK_OUT");
-    execv("/proc/self/exe", argv.data());
-    std::fprintf(stderr, "gpubench: cannot run %s again as the profiling child: %s\n",
-                 args[0].c_str(), std::strerror(errno));
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
-}
 
 std::string TemporaryFile() {
   const char* dir = std::getenv("TMPDIR");
@@ -99,7 +66,14 @@ ProfilingChildResult RunProfilingChild(const std::vector<std::string>& args, std
          "benchmark first, so that no timed iteration runs where CUPTI's profiler was set up\n";
   log.flush();
   const auto start = std::chrono::steady_clock::now();
-  const int code = RunAndWait(ProfilingChildArgs(args), file);
+  ChildSetup setup;
+  setup.role = "as the profiling child";
+  // Its results are not the run's: its console goes nowhere, its messages stay.
+  setup.discard_stdout = true;
+  setup.dies_with_parent = true;  // a CI job that kills the parent takes the child with it
+  setup.set_env = {{kProfilingChildVariable, file}};
+  setup.unset_env = {"BENCHMARK_OUT"};
+  const int code = RunSelfAndWait(ProfilingChildArgs(args), setup);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ProfilingPass::Header header;

@@ -1,0 +1,46 @@
+#include "frontend/run_self.hpp"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+namespace gpubench::detail {
+
+int RunSelfAndWait(const std::vector<std::string>& args, const ChildSetup& setup) {
+  std::vector<char*> argv;
+  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    if (setup.discard_stdout) {
+      const int null = open("/dev/null", O_WRONLY);
+      if (null >= 0) dup2(null, STDOUT_FILENO);
+    }
+    if (setup.dies_with_parent) prctl(PR_SET_PDEATHSIG, SIGTERM);
+    for (const auto& [name, value] : setup.set_env) setenv(name.c_str(), value.c_str(), 1);
+    for (const std::string& name : setup.unset_env) unsetenv(name.c_str());
+    execv("/proc/self/exe", argv.data());
+    std::fprintf(stderr, "gpubench: cannot run %s again %s: %s\n", args[0].c_str(),
+                 setup.role.c_str(), std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+}  // namespace gpubench::detail
