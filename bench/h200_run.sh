@@ -110,6 +110,19 @@ step_inject() {
   run_suite gpubench_gate_suite 10 gate_inject_time GATE_SUITE_INJECT=time
   run_suite gpubench_gate_suite 10 gate_inject_bytes GATE_SUITE_INJECT=bytes
 }
+# The history's data (issue #22): GATE_RUNS separate runs of the gate suite at one setting, then
+# each real injection once: copy_time (+8 us on the 1 GiB copy, ~1%), time (+2.3% FMA work),
+# bytes (+2% copied).
+step_gatehistory() {
+  local runs=${HISTORY_RUNS:-10} i
+  for i in $(seq -w 1 $runs); do
+    GATE_ARGS=--benchmark_min_time=0.1 run_suite gpubench_gate_suite 10 gate_v3_$i
+  done
+  for what in copy_time time bytes; do
+    GATE_ARGS=--benchmark_min_time=0.1 run_suite gpubench_gate_suite 10 gate_v3_inject_$what \
+      GATE_SUITE_INJECT=$what
+  done
+}
 # A later session on a freshly started machine: one more rerun of each suite and the ~2% time
 # injection (Gate_Fma 524 steps), for the "rerun after a restart" files.
 step_rerun() {

@@ -545,6 +545,17 @@ std::vector<std::string> ShortHistory() {
   return files;
 }
 
+// Ten identical runs of the gate suite at method version 3 (default settings, one machine
+// session, each a separate process; tests/compare/data/h200/README.md, history_gate_v3/).
+std::vector<std::string> GateHistoryV3() {
+  std::vector<std::string> files;
+  for (int i = 1; i <= 10; ++i) {
+    files.push_back(Data(std::string("h200/history_gate_v3/run_") + (i < 10 ? "0" : "") +
+                         std::to_string(i) + ".json"));
+  }
+  return files;
+}
+
 // The report of `contender` against every other file of `runs`, as one history.
 ToolRun AgainstTheOthers(const std::vector<std::string>& runs, const std::string& contender,
                          const std::vector<std::string>& extra = {"--format", "json"}) {
@@ -560,7 +571,8 @@ ToolRun AgainstTheOthers(const std::vector<std::string>& runs, const std::string
 // Each run in turn is the contender against a history of the others: no false alarm, and every
 // gated time row's threshold comes from that history.
 TEST(RealH200History, EachRunAgainstTheOthersPasses) {
-  for (const std::vector<std::string>& runs : {H200Reruns("gate"), ShortHistory()}) {
+  for (const std::vector<std::string>& runs :
+       {H200Reruns("gate"), ShortHistory(), GateHistoryV3()}) {
     ASSERT_GE(runs.size(), 5u);
     for (const std::string& contender : runs) {
       const ToolRun run = AgainstTheOthers(runs, contender);
@@ -639,6 +651,57 @@ TEST(RealH200History, ThresholdsFollowTheBetweenRunSpread) {
                   .at("threshold_source")
                   .get<std::string>(),
               HasSubstr("4.10 x sd; history of 5 runs"));
+}
+
+// A real 1% slowdown (an 8 us kernel after the 816 us copy, the same bytes) of the benchmark whose
+// runs spread least: with 5 runs of history and with 10, it fails, and nothing else does. The
+// real +2.7% FMA injection fails only its benchmark too.
+TEST(RealH200History, AOnePercentSlowdownFailsOnlyItsBenchmark) {
+  const std::vector<std::string> ten = GateHistoryV3();
+  const std::vector<std::string> five(ten.begin(), ten.begin() + 5);
+  const struct {
+    const std::vector<std::string>* history;
+    const char* file;
+    const char* benchmark;
+  } cases[] = {{&five, "inject_copy_time.json", "Gate_Copy/268435456/"},
+               {&ten, "inject_copy_time.json", "Gate_Copy/268435456/"},
+               {&ten, "inject_time.json", "Gate_Fma/"}};
+  for (const auto& injection : cases) {
+    std::vector<std::string> args = *injection.history;
+    args.insert(args.end(), {Data(std::string("h200/history_gate_v3/") + injection.file),
+                             "--format", "json"});
+    const ToolRun run = RunTool(args);
+    ASSERT_EQ(run.exit_code, 1) << injection.file << "\n" << run.err;
+    const nlohmann::json report = nlohmann::json::parse(run.out);
+    EXPECT_EQ(report.at("summary").at("failing"), 1) << FailingRows(report);
+    const nlohmann::json& time =
+        MetricEntry(BenchmarkEntry(report, injection.benchmark), "real_time");
+    EXPECT_EQ(time.at("verdict"), "regression") << injection.file << FailingRows(report);
+    EXPECT_EQ(time.at("history_runs"), injection.history->size());
+    if (std::string(injection.file) == "inject_copy_time.json") {
+      // The premise: a kernel whose runs spread by at most 0.1%, slowed by about 1%.
+      EXPECT_LE(time.at("between_run_sd_percent").get<double>(), 0.1);
+      EXPECT_LT(time.at("change_percent").get<double>(), 1.5);
+      EXPECT_GT(time.at("change_percent").get<double>(), time.at("threshold_percent"));
+    }
+  }
+}
+
+// With ten runs, the 3 us kernel's threshold is what its spread justifies: at most 3x its
+// between-run sd (the model's factor is 2.96 for 10 runs; it is 4.10 for 5).
+TEST(RealH200History, TheTinyKernelsThresholdIsAtMostThreeSd) {
+  std::vector<std::string> args = GateHistoryV3();
+  // A further run whose Gate_Tiny is the plain kernel (only Gate_Copy/268435456 was injected).
+  args.insert(args.end(),
+              {Data("h200/history_gate_v3/inject_copy_time.json"), "--format", "json"});
+  const nlohmann::json report = nlohmann::json::parse(RunTool(args).out);
+  const nlohmann::json& time = MetricEntry(BenchmarkEntry(report, "Gate_Tiny/"), "real_time");
+  const double sd = time.at("between_run_sd_percent").get<double>();
+  EXPECT_GT(sd, 0.5);  // the launch-bound kernel is the noisy one
+  EXPECT_LE(time.at("threshold_percent").get<double>(), 3 * sd);
+  EXPECT_EQ(time.at("verdict"), "same");
+  EXPECT_THAT(time.at("threshold_source").get<std::string>(),
+              HasSubstr("2.96 x sd; history of 10 runs"));
 }
 
 TEST(RealH200History, AFolderOfRunsAndWhatIsWrongWithIt) {
