@@ -123,6 +123,10 @@ step_gatehistory() {
       GATE_SUITE_INJECT=$what
   done
 }
+# Issue #21: the synchronising example against ncu (bench/sync_crosscheck.py).
+step_sync() {
+  python3 bench/sync_crosscheck.py $BUILD/bench/gpubench_sync "$OUT/sync" 2>&1 | tee "$OUT/sync.txt"
+}
 # A later session on a freshly started machine: one more rerun of each suite and the ~2% time
 # injection (Gate_Fma 524 steps), for the "rerun after a restart" files.
 step_rerun() {

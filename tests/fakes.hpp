@@ -135,13 +135,29 @@ class FakeTimer : public detail::IterationTimer {
     ++open_;
     return Status::Ok();
   }
+  // An untimed scope takes pause_seconds out of its region.
+  Status Pause(cudaStream_t) override {
+    log_->Add("timer_pause");
+    ++pauses_;
+    return pause_status;
+  }
+  Status Resume(cudaStream_t) override {
+    log_->Add("timer_resume");
+    return Status::Ok();
+  }
   Status Collect(bool wait_all, std::vector<double>* seconds) override {
     // Like the event pool: results come back when waited for.
     if (!wait_all) return Status::Ok();
     const bool slow = slow_from_run > 0 && runs >= slow_from_run;
-    for (; open_ > 0; --open_) seconds->push_back(region_seconds * (slow ? slow_factor : 1.0));
+    const double paused = open_ > 0 ? pauses_ * pause_seconds / open_ : 0;
+    for (; open_ > 0; --open_) {
+      seconds->push_back(region_seconds * (slow ? slow_factor : 1.0) - paused);
+    }
+    pauses_ = 0;
     return Status::Ok();
   }
+  double pause_seconds = 0.4e-3;
+  Status pause_status = Status::Ok();
   double region_seconds = 1e-3;
   int runs = 0;           // GB calls so far (BeginRun)
   int slow_from_run = 0;  // from this call on, regions take slow_factor times longer
@@ -150,6 +166,58 @@ class FakeTimer : public detail::IterationTimer {
  private:
   Log* log_;
   int open_ = 0;
+  int pauses_ = 0;
+};
+
+// The busy measurement, scripted: each iteration's GPU work is `busy_seconds`; the calls are
+// `calls`. Pause/Resume are logged, and a paused iteration loses pause_seconds of busy time.
+class FakeBusyTracer : public detail::BusyTracer {
+ public:
+  explicit FakeBusyTracer(Log* log) : log_(log) {}
+  std::string UnavailableReason() const override { return unavailable; }
+  Status Start() override {
+    log_->Add("busy_start");
+    iterations_ = 0;
+    paused_ = 0;
+    return start_status;
+  }
+  Status BeginIteration() override {
+    log_->Add("busy_begin");
+    return Status::Ok();
+  }
+  Status EndIteration() override {
+    log_->Add("busy_end");
+    ++iterations_;
+    return Status::Ok();
+  }
+  Status Pause() override {
+    log_->Add("busy_pause");
+    ++paused_;
+    return Status::Ok();
+  }
+  Status Resume() override {
+    log_->Add("busy_resume");
+    return Status::Ok();
+  }
+  Status Finish(detail::BusyMeasure* measure) override {
+    log_->Add("busy_finish");
+    *measure = detail::BusyMeasure();
+    if (iterations_ == 0) return Status::Ok();
+    measure->iterations = iterations_;
+    measure->busy_seconds = busy_seconds - paused_ * pause_seconds / iterations_;
+    measure->calls = calls;
+    return Status::Ok();
+  }
+  std::string unavailable;
+  Status start_status = Status::Ok();
+  double busy_seconds = 0.25e-3;
+  double pause_seconds = 0.1e-3;
+  std::vector<detail::HostCall> calls;
+
+ private:
+  Log* log_;
+  int iterations_ = 0;
+  int paused_ = 0;
 };
 
 class FakeProfiler : public detail::Profiler {

@@ -16,8 +16,10 @@
 
 #include "config/metric_groups.hpp"
 #include "fakes.hpp"
+#include "frontend/context.hpp"
 #include "frontend/gb_compat.hpp"
 #include "gb_version.hpp"
+#include "measure/busy_phase.hpp"
 #include "measure/instance.hpp"
 #include "measure/profile_log.hpp"
 
@@ -93,6 +95,18 @@ void LoopTest_Held(benchmark::State& state) {
 }
 GPUBENCH_BENCHMARK(LoopTest_Held)->Iterations(12);
 
+// Setup inside the loop, kept out of the GPU time.
+void LoopTest_Scoped(benchmark::State& state) {
+  for (auto _ : Loop(state)) {
+    {
+      UntimedScope untimed(state);
+      g_log->Add("setup");
+    }
+    Body();
+  }
+}
+GPUBENCH_BENCHMARK(LoopTest_Scoped)->Iterations(2);
+
 class LoopFixture : public gpubench::Fixture {};
 GPUBENCH_DEFINE_F(LoopFixture, Case)(benchmark::State& state) {
   for (auto _ : Iterations(state)) Body();
@@ -139,6 +153,8 @@ class LoopTest : public ::testing::Test {
     auto ops = std::make_unique<FakeOps>(&log_);
     auto timer = std::make_unique<FakeTimer>(&log_);
     auto profiler = std::make_unique<FakeProfiler>(&log_);
+    busy_owner_ = std::make_unique<FakeBusyTracer>(&log_);
+    busy_ = busy_owner_.get();
     ops_ = ops.get();
     timer_ = timer.get();
     profiler_ = profiler.get();
@@ -173,6 +189,7 @@ class LoopTest : public ::testing::Test {
       streams_ = streams_owner_.get();
       harness.SetStreamWatchForTesting(std::move(streams_owner_));
     }
+    if (with_busy_ && busy_owner_) harness.SetBusyTracerForTesting(std::move(busy_owner_));
     if (!child_file_.empty()) {
       // This process plays the profiling child.
       EXPECT_TRUE(process.profiling_pass
@@ -204,6 +221,9 @@ class LoopTest : public ::testing::Test {
   std::unique_ptr<detail::Profiler> profiler_owner_;
   std::unique_ptr<FakeSharingMonitor> sharing_owner_;
   std::unique_ptr<FakeStreamWatch> streams_owner_;  // the body's streams in the next Run()
+  std::unique_ptr<FakeBusyTracer> busy_owner_;
+  FakeBusyTracer* busy_ = nullptr;
+  bool with_busy_ = false;  // the next Run() measures busy time with busy_
   FakeStreamWatch* streams_ = nullptr;
   std::string profile_out_;               // --gpubench_profile_out of the next Run()
   std::optional<int> tagged_device_;      // one device of a --gpubench_devices run
@@ -676,6 +696,187 @@ TEST_F(LoopTest, InlineProfilingMarksItsRowsAndSaysSo) {
   EXPECT_EQ(profiler_->sessions, 1);
   EXPECT_DOUBLE_EQ(runs[0].counters.at("profiled_inline").value, 1.0);
   EXPECT_NE(messages.find("--gpubench_profile_process=same"), std::string::npos) << messages;
+}
+
+// --- GPU busy time and the untimed scope (issue #21) ------------------------------------------
+
+// The child measures busy time after the profiled iterations, flushed and waited for like timed
+// ones, and writes it with the host calls on the instance's line.
+TEST_F(LoopTest, ProfilingChildMeasuresBusyTimeAfterTheProfiledIterations) {
+  with_busy_ = true;
+  settings_.profile_iterations = 2;
+  busy_->calls = {{"cudaMalloc", 1, 2e-3}, {"cudaLaunchKernel", 3, 6e-6}};
+  child_file_ = ::testing::TempDir() + "/gpubench_child_busy.jsonl";
+  std::remove(child_file_.c_str());
+  Run("^LoopTest_Flush/", true);
+  const auto& events = log_.events;
+  const auto start = std::find(events.begin(), events.end(), "busy_start");
+  ASSERT_NE(start, events.end());
+  EXPECT_GT(start - std::find(events.begin(), events.end(), "session_end"), 0);
+  const std::vector<std::string> after(start + 1, events.end());
+  EXPECT_EQ(after, Join({Repeat({"flush", "sync", "busy_begin", "body", "busy_end", "sync"}, 2),
+                         {"busy_finish", "after loop"}}));
+  const auto lines = JsonLines(child_file_);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1]["busy"]["iterations"], 2);
+  EXPECT_DOUBLE_EQ(lines[1]["busy"]["seconds"].get<double>(), 0.25e-3);
+  EXPECT_EQ(lines[1]["busy"]["calls"][0][0], "cudaMalloc");
+  EXPECT_DOUBLE_EQ(lines[1]["busy"]["calls"][1][1].get<double>(), 3);
+}
+
+const char* const kChildBusyLine =
+    R"j({"instance":"LoopTest_ThreeRepetitions","profiled":true,"passes":1,"seconds":0.01,)j"
+    R"j("counters":{"dram_read_bytes":4096},"busy":{"iterations":3,"seconds":%s,"calls":)j"
+    R"j([["cudaMallocHost",1,0.0021],["cudaDeviceSynchronize",1,0.0009],)j"
+    R"j(["cudaMemcpy",2,0.0002]]}})j";
+
+std::string ChildBusyLine(const char* busy_seconds) {
+  char line[1024];
+  std::snprintf(line, sizeof(line), kChildBusyLine, busy_seconds);
+  return line;
+}
+
+// The parent publishes the child's busy time against its own GPU time, and when the GPU is busy
+// for less than 80% of it, says once per benchmark which host calls it waited for.
+TEST_F(LoopTest, ParentPublishesBusyTimeAndNamesTheHostCallsOnce) {
+  settings_.profile_iterations = 3;
+  parent_of_ = std::string(kChildHeader) + "\n" + ChildBusyLine("0.25e-3");
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_ThreeRepetitions/", /*with_profiler=*/false);
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  int rows = 0;
+  for (const auto& run : runs) {
+    if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) continue;
+    ++rows;
+    EXPECT_DOUBLE_EQ(run.counters.at("gpu_busy_time").value, 0.25e-3);
+    EXPECT_DOUBLE_EQ(run.counters.at("gpu_busy_pct").value, 25.0);  // of 1 ms per iteration
+  }
+  EXPECT_EQ(rows, 3);
+  const std::string expected =
+      "gpubench: LoopTest_ThreeRepetitions: GPU time 1 ms, GPU busy 0.25 ms (25%): per "
+      "iteration the loop calls cudaMallocHost (2.1 ms), cudaDeviceSynchronize (0.9 ms), "
+      "cudaMemcpy 2x (0.2 ms); the GPU waits for these host calls inside the timed span";
+  const size_t at = messages.find(expected);
+  EXPECT_NE(at, std::string::npos) << messages;
+  EXPECT_EQ(messages.find(expected, at + 1), std::string::npos) << messages;
+}
+
+TEST_F(LoopTest, BusyForEightyPercentOrMoreIsPublishedWithoutAMessage) {
+  settings_.profile_iterations = 3;
+  parent_of_ = std::string(kChildHeader) + "\n" + ChildBusyLine("0.8e-3");
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_ThreeRepetitions/", /*with_profiler=*/false);
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  ASSERT_FALSE(runs.empty());
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("gpu_busy_pct").value, 80.0);
+  EXPECT_EQ(messages.find("GPU busy"), std::string::npos) << messages;
+}
+
+// The scope stops the timer where it begins and restarts it where it ends. Behind a hold it
+// releases the hold (its work may wait for the GPU), then waits for its work and holds the
+// stream again, in the hold check as in the timed bodies; the warm-up runs the setup whole. The
+// GPU time loses the scope's span.
+TEST_F(LoopTest, UntimedScopeTakesItsSpanOutOfTheGpuTime) {
+  auto runs = Run("^LoopTest_Scoped/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  const auto expected = Join({
+      {"prepare", "flush", "setup", "body", "sync", "flush", "sync", "hold", "release", "setup",
+       "sync", "hold", "body", "release", "sync", "probe_begin"},
+      Repeat({"flush", "sync", "hold", "push LoopTest_Scoped", "timer_begin", "timer_pause",
+              "release", "setup", "flush", "sync", "hold", "timer_resume", "body", "timer_end",
+              "release", "pop", "sync"},
+             2),
+      {"probe_end"},
+  });
+  EXPECT_EQ(log_.events, expected);
+  EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2 * (1e-3 - 0.4e-3));
+}
+
+// A scope that cannot stop the timer ends the call with the reason instead of a wrong time.
+TEST_F(LoopTest, AnUntimedScopeThatCannotPauseEndsTheCall) {
+  timer_->pause_status = Status::Error("cudaEventRecord: invalid resource handle");
+  auto runs = Run("^LoopTest_Scoped/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_NE(detail::RunErrorMessage(runs[0]).find("invalid resource handle"), std::string::npos);
+}
+
+// Inline profiling: the profiled bodies run whole (the counters count the scope's work), the busy
+// iterations leave the scope's work out.
+TEST_F(LoopTest, UntimedScopeInBusyIterationsLeavesItsWorkOut) {
+  with_busy_ = true;
+  settings_.profile_iterations = 1;
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Scoped/", true);
+  ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  const auto& events = log_.events;
+  const auto session = std::find(events.begin(), events.end(), "session 1");
+  const auto busy = std::find(events.begin(), events.end(), "busy_start");
+  ASSERT_NE(session, events.end());
+  ASSERT_NE(busy, events.end());
+  EXPECT_EQ(std::count(session, busy, "timer_pause") + std::count(session, busy, "busy_pause"), 0);
+  EXPECT_EQ(std::count(busy, events.end(), "busy_pause"), 1);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("gpu_busy_time").value, 0.25e-3 - 0.1e-3);
+}
+
+// Without a working tracer (another CUPTI client, an error) the rows carry no busy counters and
+// the call keeps its time and metrics.
+TEST_F(LoopTest, ABusyTracerThatCannotRunLeavesOnlyItsCountersOut) {
+  with_busy_ = true;
+  settings_.profile_iterations = 1;
+  busy_->unavailable = "another CUDA tool traces this process";
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Flush/", true);
+  ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  EXPECT_EQ(runs[0].counters.count("gpu_busy_time"), 0u);
+  EXPECT_EQ(runs[0].counters.count("dram_read_bytes"), 1u);
+  EXPECT_EQ(log_.Count("busy_start"), 0);
+}
+
+TEST(BusyMessage, NamesAtMostFourCallsAndOnlyBelowTheThreshold) {
+  detail::BusyMeasure busy;
+  busy.iterations = 3;
+  busy.busy_seconds = 0.47e-3;
+  busy.calls = {{"cudaMallocHost", 1, 2.1e-3},
+                {"cudaMalloc", 1, 0.3e-3},
+                {"cudaDeviceSynchronize", 1, 0.25e-3},
+                {"cudaMemcpy", 2, 0.2e-3},
+                {"cudaFree", 1, 0.1e-3}};
+  const std::string message = detail::BusyMessage("BM_Sync/1024", 3.53e-3, busy);
+  EXPECT_NE(message.find("BM_Sync/1024: GPU time 3.53 ms, GPU busy 0.47 ms (13%): per iteration "
+                         "the loop calls cudaMallocHost (2.1 ms), cudaMalloc (0.3 ms), "
+                         "cudaDeviceSynchronize (0.25 ms), cudaMemcpy 2x (0.2 ms), ...;"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("cudaFree"), std::string::npos);
+  EXPECT_EQ(detail::BusyMessage("BM_Sync/1024", 0.5e-3, busy), "");  // 94%
+  EXPECT_EQ(detail::HostCallsText(busy),
+            "cudaMallocHost:1:0.0021,cudaMalloc:1:0.0003,cudaDeviceSynchronize:1:0.00025,"
+            "cudaMemcpy:2:0.0002,cudaFree:1:0.0001");
+}
+
+TEST(BusyContext, SaysHowBusyTimeIsMeasuredAndListsTheChildsHostCalls) {
+  Settings settings;
+  detail::ProfilingPass pass;
+  const auto off = detail::BusyContext(settings, "off: --gpubench_metrics=off", pass);
+  ASSERT_EQ(off.size(), 2u);
+  EXPECT_EQ(off[0].first, "gpubench_gpu_busy");
+  EXPECT_EQ(off[0].second.rfind("not measured", 0), 0u) << off[0].second;
+  EXPECT_NE(off[0].second.find("--gpubench_metrics=off"), std::string::npos);
+
+  const std::string path = ::testing::TempDir() + "/gpubench_child_context.jsonl";
+  std::ofstream(path) << kChildHeader << "\n" << ChildBusyLine("0.25e-3") << "\n";
+  detail::ProfilingPass::Header header;
+  ASSERT_TRUE(pass.BeginTiming(path, &header).ok());
+  const auto on = detail::BusyContext(settings, header.profiler_status, pass);
+  EXPECT_NE(on[0].second.find("in the profiling child"), std::string::npos) << on[0].second;
+  EXPECT_EQ(on[1].first, "gpubench_host_calls");
+  EXPECT_EQ(on[1].second,
+            "LoopTest_ThreeRepetitions=cudaMallocHost:1:0.0021,cudaDeviceSynchronize:1:0.0009,"
+            "cudaMemcpy:2:0.0002");
 }
 
 // The flops group's metrics, for the fake profiler: `ffma` FFMA instructions per range.

@@ -100,6 +100,14 @@ inline constexpr CounterInfo kCounters[] = {
      "1 when the metrics were profiled after each timed run (a main that starts the benchmarks "
      "with benchmark::RunSpecifiedBenchmarks): CUPTI then stays attached and held short kernels "
      "time slower; absent after gpubench's profiling pass"},
+    // The busy measurement: untimed iterations with CUPTI activity records, in the profiling
+    // child (or inline with profile_process=same); absent with metrics off.
+    {"gpu_busy_time", "s", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "per iteration: the union of the GPU's own activity (kernels, memcpy, memset) of the timed "
+     "span, from CUPTI activity records of untimed iterations"},
+    {"gpu_busy_pct", "%", Better::kHigher, Gating::kReportOnly, 0, 0,
+     "gpu_busy_time as % of the GPU time per iteration; well below 100 when the GPU waits for "
+     "host calls inside the loop (a message names them when below 80)"},
     // CUPTI Range Profiler, per profiled iteration.
     {"dram_read_bytes", "bytes", Better::kLower, Gating::kBytes, 1.0, kGateByteFloor,
      "dram__bytes_read.sum per profiled iteration (mean over ranges)", "dram__bytes_read.sum"},

@@ -61,6 +61,35 @@ class Loop {
   std::unique_ptr<detail::IterationController> controller_;
 };
 
+/// Keeps GPU work of the loop body out of the GPU time, as state.PauseTiming() would for CPU
+/// time (GB ignores PauseTiming under manual time, and gpubench says so):
+///
+///   for (auto _ : gpubench::Loop(state)) {
+///     {
+///       gpubench::UntimedScope untimed(state);
+///       cudaMemcpyAsync(data, pristine, bytes, cudaMemcpyDeviceToDevice);  // restore the input
+///     }
+///     Sort<<<grid, block>>>(data, n);
+///   }
+///
+/// The work enclosed must be on the loop's stream (or the legacy default stream): the scope
+/// stops the GPU timer on that stream where it begins and restarts it where it ends, so the GPU
+/// time is the span minus the scope's span. The busy measurement (gpu_busy_time) leaves the
+/// enclosed work out too; the hardware metrics (bytes, gpu_duration) do not: they count every
+/// profiled iteration whole (docs/user_guide.md "Benchmarks that synchronise"). Outside a timed
+/// iteration of gpubench::Loop (warm-up, profiling) the scope does nothing.
+class UntimedScope {
+ public:
+  explicit UntimedScope(benchmark::State& state);
+  ~UntimedScope();
+  UntimedScope(const UntimedScope&) = delete;
+  UntimedScope& operator=(const UntimedScope&) = delete;
+
+ private:
+  benchmark::State& state_;
+  bool active_ = false;
+};
+
 /// Declares the floating-point operations of all the call's iterations together, as GB's
 /// SetBytesProcessed declares bytes: GB shows them as counter flops_per_second (FLOP per second
 /// of GPU time), and gpubench adds declared_flop (per iteration) and, with the metric group

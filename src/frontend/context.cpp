@@ -1,5 +1,7 @@
 #include "frontend/context.hpp"
 
+#include "measure/busy_phase.hpp"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -208,6 +210,38 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
   context.push_back({"cuda_runtime_version", CudaVersionString(facts.runtime_version)});
   context.push_back({"cuda_cupti_api_version", std::to_string(facts.cupti_api_version)});
   return context;
+}
+
+KeyValues BusyContext(const Settings& settings, const std::string& profiler_status,
+                      const ProfilingPass& pass) {
+  const bool profiling = profiler_status.rfind("on", 0) == 0 && settings.profile_iterations > 0;
+  if (!profiling) {
+    const std::string why =
+        "not measured: it runs with the profiled iterations, and there are none (" +
+        (settings.profile_iterations > 0 ? profiler_status : std::string("profile_iterations=0")) +
+        ")";
+    return {{"gpubench_gpu_busy", why}, {"gpubench_host_calls", "not measured"}};
+  }
+  const bool child = pass.stage() == ProfilingPass::Stage::kTiming;
+  std::string method = "CUPTI activity records of " + std::to_string(settings.profile_iterations) +
+                       " untimed iterations per instance after its profiled ones (" +
+                       (child ? "in the profiling child" : "in this process") +
+                       "): gpu_busy_time is the union of the intervals of its kernels, memcpy "
+                       "and memset per iteration, gpu_busy_pct that over the GPU time per "
+                       "iteration; the host calls are the CUDA runtime API records of the loop "
+                       "body (gpubench::UntimedScope leaves its work out)";
+  if (!child) {
+    return {{"gpubench_gpu_busy", method},
+            {"gpubench_host_calls",
+             "not listed here: profile_process=same measures them after the context is written "
+             "(the messages on stderr name them)"}};
+  }
+  std::string calls;
+  for (const auto& [instance, entry] : pass.entries()) {
+    if (entry.busy.iterations == 0 || entry.busy.calls.empty()) continue;
+    calls += (calls.empty() ? "" : ";") + instance + "=" + HostCallsText(entry.busy);
+  }
+  return {{"gpubench_gpu_busy", method}, {"gpubench_host_calls", calls.empty() ? "none" : calls}};
 }
 
 }  // namespace gpubench::detail

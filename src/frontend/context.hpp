@@ -11,6 +11,7 @@
 #include "gpu/device_info.hpp"
 #include "gpu/flush.hpp"
 #include "gpubench/settings.hpp"
+#include "measure/profiling_pass.hpp"
 
 namespace gpubench::detail {
 
@@ -31,6 +32,12 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
                        const std::string& gpu_sharing = "unknown: not checked",
                        std::optional<int> tagged_device = std::nullopt,
                        const std::string& stream_watch_unavailable = "");
+
+/// gpubench_gpu_busy (how busy time is measured, or why not) and gpubench_host_calls (per
+/// instance, the CUDA runtime calls of the loop body: "INSTANCE=NAME:COUNT:SECONDS,...;...", per
+/// iteration, known here from the profiling child; docs/user_guide.md "Context block").
+KeyValues BusyContext(const Settings& settings, const std::string& profiler_status,
+                      const ProfilingPass& pass);
 
 /// The gpubench_stream_watch context value.
 std::string StreamWatchDescription(const std::string& unavailable_reason);

@@ -234,6 +234,10 @@ void AddContext(const Settings& settings, const detail::DeviceFacts& facts,
            facts.available ? harness.streams().UnavailableReason() : "no usable CUDA device")) {
     benchmark::AddCustomContext(key, value);
   }
+  for (const auto& [key, value] : detail::BusyContext(settings, harness.profiler_status(),
+                                                      detail::ProcessState::Get().profiling_pass)) {
+    benchmark::AddCustomContext(key, value);
+  }
 }
 
 }  // namespace

@@ -70,6 +70,40 @@ class StreamWatch {
   virtual void AfterBodyFinished() {}
 };
 
+/// A host API call the body made, per iteration (BusyTracer).
+struct HostCall {
+  std::string name;    ///< the CUDA runtime function ("cudaMalloc")
+  double count = 0;    ///< calls per iteration
+  double seconds = 0;  ///< host time in those calls per iteration
+};
+
+/// What the GPU did in untimed iterations of a body (BusyTracer).
+struct BusyMeasure {
+  int iterations = 0;           ///< 0: not measured
+  double busy_seconds = 0;      ///< per iteration: the union of kernel, memcpy and memset intervals
+  std::vector<HostCall> calls;  ///< the body's runtime API calls, largest host time first
+};
+
+/// The GPU's own activity and the host's runtime calls in iterations of a body, from CUPTI
+/// activity records (cupti_busy.cpp). It runs in untimed iterations only: activity tracing
+/// stays on while it measures.
+class BusyTracer {
+ public:
+  virtual ~BusyTracer() = default;
+  /// "" when it works; else why not (for the context block).
+  virtual std::string UnavailableReason() const = 0;
+  /// Before the first iteration (enabling tracing waits for the GPU).
+  virtual Status Start() = 0;
+  /// Right before and right after each body: its work and calls are the iteration's.
+  virtual Status BeginIteration() = 0;
+  virtual Status EndIteration() = 0;
+  /// gpubench::UntimedScope inside a body: what it encloses belongs to no iteration.
+  virtual Status Pause() = 0;
+  virtual Status Resume() = 0;
+  /// After the last iteration: waits for the GPU, stops tracing, per-iteration results.
+  virtual Status Finish(BusyMeasure* measure) = 0;
+};
+
 /// GPU time of regions of stream work.
 class IterationTimer {
  public:
@@ -84,6 +118,10 @@ class IterationTimer {
   /// Appends the seconds of each region finished since the last call, in order. With
   /// wait_all it waits for every open region; otherwise it returns what it already has.
   virtual Status Collect(bool wait_all, std::vector<double>* seconds) = 0;
+  /// gpubench::UntimedScope inside a region: the GPU time on `stream` between Pause and
+  /// Resume is left out of the region's time.
+  virtual Status Pause(cudaStream_t stream) = 0;
+  virtual Status Resume(cudaStream_t stream) = 0;
   /// Kernel time per kernel name in this run's collected regions (timer=cupti only).
   virtual std::map<std::string, double> KernelSeconds() const { return {}; }
 };
@@ -120,6 +158,8 @@ std::unique_ptr<StreamWatch> MakeCuptiStreamWatch();
 std::unique_ptr<IterationTimer> MakeEventTimer();
 /// timer=cupti: the CUPTI activity timer.
 std::unique_ptr<IterationTimer> MakeCuptiTimer();
+/// The busy measurement on CUPTI activity records (cupti_busy.cpp).
+std::unique_ptr<BusyTracer> MakeCuptiBusyTracer();
 
 /// The CUPTI Range Profiler for `settings.metrics` on the device, or null with the reason
 /// ("unavailable: ..." / "off: ..."); the string becomes the gpubench_profiler context value.

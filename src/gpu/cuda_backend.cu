@@ -339,12 +339,20 @@ class EventTimer final : public IterationTimer {
       cudaEventDestroy(pair.start);
       cudaEventDestroy(pair.stop);
     }
+    for (auto& pair : pauses_) {
+      cudaEventDestroy(pair.start);
+      cudaEventDestroy(pair.stop);
+    }
   }
 
   void BeginRun() override {
     in_flight_.clear();
     finished_.clear();
     next_ = 0;
+    for (auto& paused : paused_in_) {
+      free_pauses_.insert(free_pauses_.end(), paused.begin(), paused.end());
+      paused.clear();
+    }
   }
 
   Status Begin(cudaStream_t stream) override {
@@ -374,6 +382,27 @@ class EventTimer final : public IterationTimer {
     return CudaStatus(cudaEventRecord(pool_[current_].stop, stream), "cudaEventRecord");
   }
 
+  // An untimed scope: a second pair of events on the stream, whose span Harvest subtracts.
+  Status Pause(cudaStream_t stream) override {
+    if (free_pauses_.empty()) {
+      Pair pair;
+      GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&pair.start), "cudaEventCreate"));
+      GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&pair.stop), "cudaEventCreate"));
+      free_pauses_.push_back(pauses_.size());
+      pauses_.push_back(pair);
+    }
+    const size_t pause = free_pauses_.back();
+    free_pauses_.pop_back();
+    if (paused_in_.size() < pool_.size()) paused_in_.resize(pool_.size());
+    paused_in_[current_].push_back(pause);
+    return CudaStatus(cudaEventRecord(pauses_[pause].start, stream), "cudaEventRecord");
+  }
+
+  Status Resume(cudaStream_t stream) override {
+    return CudaStatus(cudaEventRecord(pauses_[paused_in_[current_].back()].stop, stream),
+                      "cudaEventRecord");
+  }
+
   Status Collect(bool wait_all, std::vector<double>* seconds) override {
     while (wait_all && !in_flight_.empty()) {
       if (Status status = Harvest(); !status.ok()) return status;
@@ -391,7 +420,8 @@ class EventTimer final : public IterationTimer {
   static constexpr size_t kPairs = 64;
 
   Status Harvest() {
-    const Pair& pair = pool_[in_flight_.front()];
+    const size_t slot = in_flight_.front();
+    const Pair& pair = pool_[slot];
     in_flight_.pop_front();
     if (Status status = CudaStatus(cudaEventSynchronize(pair.stop), "cudaEventSynchronize");
         !status.ok()) {
@@ -403,11 +433,26 @@ class EventTimer final : public IterationTimer {
         !status.ok()) {
       return status;
     }
-    finished_.push_back(ms * 1e-3);
+    double region = ms * 1e-3;
+    if (slot < paused_in_.size()) {
+      for (size_t pause : paused_in_[slot]) {
+        float paused_ms = 0;
+        GPUBENCH_RETURN_IF_ERROR(
+            CudaStatus(cudaEventElapsedTime(&paused_ms, pauses_[pause].start, pauses_[pause].stop),
+                       "cudaEventElapsedTime"));
+        region -= paused_ms * 1e-3;
+      }
+      free_pauses_.insert(free_pauses_.end(), paused_in_[slot].begin(), paused_in_[slot].end());
+      paused_in_[slot].clear();
+    }
+    finished_.push_back(region);
     return Status::Ok();
   }
 
   std::vector<Pair> pool_;
+  std::vector<Pair> pauses_;                    ///< untimed scopes' event pairs
+  std::vector<size_t> free_pauses_;             ///< indexes into pauses_
+  std::vector<std::vector<size_t>> paused_in_;  ///< per slot of pool_: its scopes' pairs
   std::deque<size_t> in_flight_;
   std::vector<double> finished_;
   size_t current_ = 0;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/backend.hpp"
 #include "gpu/stream_plan.hpp"
 
 namespace gpubench::detail {
@@ -58,6 +59,9 @@ struct CallResult {
   StreamPlan streams;  ///< the body's streams besides the timed one (from the warm-up)
   SharingVerdict sharing;
   ProfileOutcome profile;
+  int64_t untimed_scopes = 0;  ///< gpubench::UntimedScope pauses in the timed bodies
+  BusyMeasure busy;            ///< untimed iterations with activity records (iterations 0: none)
+  std::string busy_error;      ///< why the busy measurement failed, if it did
 };
 
 }  // namespace gpubench::detail

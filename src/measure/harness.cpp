@@ -13,6 +13,21 @@ class NoStreamWatch final : public StreamWatch {
   std::vector<StreamUse> EndBody() override { return {}; }
 };
 
+// Nor do they measure busy time unless they install a tracer.
+class NoBusyTracer final : public BusyTracer {
+ public:
+  std::string UnavailableReason() const override { return "not measured (test backends)"; }
+  Status Start() override { return Status::Ok(); }
+  Status BeginIteration() override { return Status::Ok(); }
+  Status EndIteration() override { return Status::Ok(); }
+  Status Pause() override { return Status::Ok(); }
+  Status Resume() override { return Status::Ok(); }
+  Status Finish(BusyMeasure* measure) override {
+    *measure = BusyMeasure();
+    return Status::Ok();
+  }
+};
+
 }  // namespace
 
 void Harness::Configure(const Settings& settings, const DeviceFacts& facts) {
@@ -54,6 +69,11 @@ StreamWatch& Harness::streams() {
   return *streams_;
 }
 
+BusyTracer& Harness::busy() {
+  if (!busy_) busy_ = MakeCuptiBusyTracer();
+  return *busy_;
+}
+
 void Harness::SetBackendsForTesting(std::unique_ptr<GpuOps> ops,
                                     std::unique_ptr<IterationTimer> timer,
                                     std::unique_ptr<Profiler> profiler) {
@@ -62,9 +82,11 @@ void Harness::SetBackendsForTesting(std::unique_ptr<GpuOps> ops,
   profiler_ = std::move(profiler);
   profiler_status_ = profiler_ ? "on: test profiler" : "off: test";
   streams_ = std::make_unique<NoStreamWatch>();
+  busy_ = std::make_unique<NoBusyTracer>();
 }
 
 void Harness::ReleaseBackends() {
+  busy_.reset();
   sharing_.reset();
   streams_.reset();
   profiler_.reset();

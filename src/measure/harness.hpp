@@ -36,10 +36,13 @@ class Harness {
   SharingMonitor& sharing();
   /// The streams a body uses (CUPTI callbacks), created on first use unless installed by tests.
   StreamWatch& streams();
+  /// The busy measurement (CUPTI activity), created on first use unless installed by tests.
+  BusyTracer& busy();
 
   void SetBackendsForTesting(std::unique_ptr<GpuOps> ops, std::unique_ptr<IterationTimer> timer,
                              std::unique_ptr<Profiler> profiler);
   void SetStreamWatchForTesting(std::unique_ptr<StreamWatch> watch) { streams_ = std::move(watch); }
+  void SetBusyTracerForTesting(std::unique_ptr<BusyTracer> busy) { busy_ = std::move(busy); }
   void SetSharingMonitorForTesting(std::unique_ptr<SharingMonitor> monitor) {
     sharing_ = std::move(monitor);
   }
@@ -58,6 +61,7 @@ class Harness {
   std::map<std::string, std::string> metric_units_;
   std::unique_ptr<SharingMonitor> sharing_;
   std::unique_ptr<StreamWatch> streams_;
+  std::unique_ptr<BusyTracer> busy_;
 };
 
 }  // namespace gpubench::detail

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "measure/admission.hpp"
+#include "measure/busy_phase.hpp"
 #include "measure/call_result.hpp"
 #include "measure/instance.hpp"
 #include "measure/phases.hpp"
@@ -29,9 +30,29 @@ class IterationController {
         harness_(process_.harness),
         warmup_(harness_, stream),
         timed_(harness_, state, stream),
-        profiling_(harness_, stream) {}
+        profiling_(harness_, stream),
+        busy_(harness_, stream) {}
+  ~IterationController() {
+    if (process_.active_loop == this) process_.active_loop = nullptr;
+  }
 
   bool Next() {
+    if (process_.active_loop == this) process_.active_loop = nullptr;
+    const bool body = Advance();
+    if (body) process_.active_loop = this;
+    return body;
+  }
+
+  /// gpubench::UntimedScope: whether the scope is inside a body of this call's `state`.
+  bool Runs(const benchmark::State& state) const { return &state == &state_; }
+  /// The scope's begin and end: GPU time stops on the loop's stream (timed and busy bodies).
+  bool PauseTiming() { return Scope(/*pause=*/true); }
+  void ResumeTiming() { Scope(/*pause=*/false); }
+
+ private:
+  enum class Step { kStart, kWarmup, kHoldCheck, kTimed, kProfiled, kBusy, kDone };
+
+  bool Advance() {
     switch (step_) {
       case Step::kStart:
         return Start();
@@ -43,14 +64,29 @@ class IterationController {
         return AfterTimedBody();
       case Step::kProfiled:
         return AfterProfiledBody();
+      case Step::kBusy:
+        return AfterBusyBody();
       case Step::kDone:
         return false;
     }
     return false;
   }
 
- private:
-  enum class Step { kStart, kWarmup, kHoldCheck, kTimed, kProfiled, kDone };
+  bool Scope(bool pause) {
+    Status status = Status::Ok();
+    if (step_ == Step::kTimed) {
+      status = pause ? timed_.Pause() : timed_.Resume(name());
+      if (pause) ++call_.untimed_scopes;
+    } else if (step_ == Step::kHoldCheck) {
+      status = pause ? warmup_.PauseHoldCheck() : warmup_.ResumeHoldCheck(name());
+    } else if (step_ == Step::kBusy) {
+      status = pause ? busy_.Pause() : busy_.Resume();
+    } else {
+      return false;  // the warm-up and the profiled bodies run whole
+    }
+    if (!status.ok() && scope_error_.ok()) scope_error_ = status;
+    return status.ok();
+  }
 
   const Settings& settings() const { return harness_.settings(); }
   const std::string& name() const { return call_.instance; }
@@ -98,6 +134,7 @@ class IterationController {
   }
 
   bool AfterHoldCheck() {
+    if (!scope_error_.ok()) return Fail(scope_error_);
     if (Status status = warmup_.AfterHoldCheck(name(), &call_); !status.ok()) return Fail(status);
     // A hold that timed out while another process arrived says nothing about the body.
     if (call_.launch_hold == LaunchHold::kBodyWaits &&
@@ -123,6 +160,7 @@ class IterationController {
   }
 
   bool AfterTimedBody() {
+    if (!scope_error_.ok()) return Fail(scope_error_);
     if (Status status = timed_.AfterBody(name(), &call_); !status.ok()) return Fail(status);
     if (timed_.held() &&
         NeighbourAfterHeldIteration(*watch_, timed_.last_flush_wait_seconds(), &call_)) {
@@ -154,7 +192,7 @@ class IterationController {
     if (Status status = profiling_.Begin(name(), ranges, &call_.profile, &body); !status.ok()) {
       return Fail(status);
     }
-    if (!body) return Done();
+    if (!body) return StartBusy();
     step_ = Step::kProfiled;
     return true;
   }
@@ -165,6 +203,25 @@ class IterationController {
         !status.ok()) {
       return Fail(status);
     }
+    return body || StartBusy();
+  }
+
+  // The busy measurement runs where the metrics are profiled, after them.
+  bool StartBusy() {
+    bool body = false;
+    if (Status status = busy_.Begin(name(), settings().profile_iterations, &call_, &body);
+        !status.ok()) {
+      return Fail(status);
+    }
+    if (!body) return Done();
+    step_ = Step::kBusy;
+    return true;
+  }
+
+  bool AfterBusyBody() {
+    if (!scope_error_.ok()) return Fail(scope_error_);
+    bool body = false;
+    if (Status status = busy_.AfterBody(&call_, &body); !status.ok()) return Fail(status);
     return body || Done();
   }
 
@@ -186,6 +243,7 @@ class IterationController {
     }
     timed_.CloseRange();  // also releases a hold the warm-up's check left pending
     profiling_.Abort();
+    busy_.Abort();
     const std::string message = "gpubench: " + status.message();
     state_.SkipWithError(message.c_str());
     step_ = Step::kDone;
@@ -199,6 +257,8 @@ class IterationController {
   WarmupPhase warmup_;
   TimedPhase timed_;
   ProfilingPhase profiling_;
+  BusyPhase busy_;
+  Status scope_error_ = Status::Ok();        ///< an UntimedScope that could not pause or resume
   std::optional<HeldIterationWatch> watch_;  ///< while the timed bodies are held
   Step step_ = Step::kStart;
   CallResult call_;
@@ -216,5 +276,15 @@ Loop::Iterator Loop::begin() { return Iterator(controller_.get()); }
 Loop::Iterator Loop::end() { return Iterator(nullptr); }
 
 bool Loop::Iterator::operator!=(const Iterator&) const { return controller_->Next(); }
+
+UntimedScope::UntimedScope(benchmark::State& state) : state_(state) {
+  detail::IterationController* loop = detail::ProcessState::Get().active_loop;
+  active_ = loop != nullptr && loop->Runs(state_) && loop->PauseTiming();
+}
+
+UntimedScope::~UntimedScope() {
+  detail::IterationController* loop = detail::ProcessState::Get().active_loop;
+  if (active_ && loop != nullptr && loop->Runs(state_)) loop->ResumeTiming();
+}
 
 }  // namespace gpubench

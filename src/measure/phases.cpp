@@ -68,7 +68,37 @@ Status WarmupPhase::AfterHoldCheck(const std::string& instance, CallResult* call
   return Status::Ok();
 }
 
+Status WarmupPhase::PauseHoldCheck() {
+  harness_.ops().ReleaseStream();
+  return Status::Ok();
+}
+
+Status WarmupPhase::ResumeHoldCheck(const std::string& instance) {
+  GpuOps& ops = harness_.ops();
+  // The scope's work may wait for the GPU; what follows it is what the check is about.
+  if (Status status = ops.Synchronize(stream_); !status.ok()) return BodyError(instance, status);
+  return ops.HoldStream(stream_);
+}
+
 // --- timed -------------------------------------------------------------------------------------
+
+Status TimedPhase::Pause() {
+  GPUBENCH_RETURN_IF_ERROR(harness_.timer().Pause(stream_));
+  if (hold_ == LaunchHold::kHeld) harness_.ops().ReleaseStream();
+  return Status::Ok();
+}
+
+Status TimedPhase::Resume(const std::string& instance) {
+  GpuOps& ops = harness_.ops();
+  // cache=flush: the timed rest of the body starts from a flushed L2, as every timed iteration
+  // does; a restore in the scope leaves dirty lines whose write-back would be timed otherwise.
+  if (flushing()) GPUBENCH_RETURN_IF_ERROR(ops.FlushCache(stream_));
+  if (hold_ == LaunchHold::kHeld) {
+    if (Status status = ops.Synchronize(stream_); !status.ok()) return BodyError(instance, status);
+    GPUBENCH_RETURN_IF_ERROR(ops.HoldStream(stream_));
+  }
+  return harness_.timer().Resume(stream_);
+}
 
 Status TimedPhase::Begin(LaunchHold hold, const StreamPlan& streams) {
   hold_ = hold;

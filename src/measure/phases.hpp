@@ -39,6 +39,9 @@ class WarmupPhase {
   /// Whether a hold check follows the warm-up (cache=flush).
   bool NeedsHoldCheck() const;
   Status BeforeHoldCheck(const CallResult& call);
+  /// gpubench::UntimedScope inside the hold check's body: as in a held timed body.
+  Status PauseHoldCheck();
+  Status ResumeHoldCheck(const std::string& instance);
   /// Sets call->launch_hold.
   Status AfterHoldCheck(const std::string& instance, CallResult* call);
 
@@ -68,6 +71,11 @@ class TimedPhase {
   Status End(CallResult* call);
   /// Releases a hold and pops an NVTX range an early exit left open.
   void CloseRange();
+  /// gpubench::UntimedScope inside a timed body: the timer leaves the span out. Behind a hold,
+  /// the scope releases it (its work may wait for the GPU), and at its end waits for that work
+  /// and holds the stream again, so the rest of the body starts back to back as after a flush.
+  Status Pause();
+  Status Resume(const std::string& instance);
 
   /// Whether the bodies run behind holds.
   bool held() const { return hold_ == LaunchHold::kHeld; }

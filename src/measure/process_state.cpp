@@ -31,6 +31,7 @@ void ProcessState::ResetForTesting() {
   sharing_history = SharingHistory();
   profile_log.Close();
   context_lost_reason.clear();
+  active_loop = nullptr;
   tagged_device.reset();
   gpu_lock.Release();
 }

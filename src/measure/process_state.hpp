@@ -1,7 +1,7 @@
 // All of gpubench's process-wide state, in one place that tests can reset: the harness, the
 // profiling policy, the shared-GPU history, the profile log and the lost-context flag. (Two
 // things stay outside by necessity: the thread-local instance marker of registration.cpp, which
-// lives exactly as long as one GB call, and cupti_timer.cpp's activity sink, whose C callbacks
+// lives exactly as long as one GB call, and cupti_activity.cpp's activity sink, whose C callbacks
 // CUPTI calls without a user pointer.)
 #pragma once
 
@@ -16,6 +16,8 @@
 #include "measure/sharing_check.hpp"
 
 namespace gpubench::detail {
+
+class IterationController;
 
 struct ProcessState {
   /// The one instance; never destroyed (benchmarks may outlive main's end).
@@ -35,6 +37,9 @@ struct ProcessState {
 
   /// The device of one device's run of --gpubench_devices: every name gets /gpu:N.
   std::optional<int> tagged_device;
+
+  /// The loop whose body runs now (gpubench::UntimedScope finds it here); null between bodies.
+  IterationController* active_loop = nullptr;
 
   /// --gpubench_exclusive=wait: this job's turn on the GPU among gpubench jobs (gpu_lock.hpp).
   GpuLock gpu_lock;

@@ -29,6 +29,16 @@ nlohmann::json EntryLine(const std::string& instance, const ProfilingPass::Entry
                          {"seconds", profile.seconds}};
   if (!profile.error.empty()) line["error"] = profile.error;
   if (entry.sharing.shared) line["shared_with"] = entry.sharing.who;
+  if (entry.busy.iterations > 0) {
+    nlohmann::json calls = nlohmann::json::array();
+    for (const HostCall& call : entry.busy.calls) {
+      calls.push_back({call.name, call.count, call.seconds});
+    }
+    line["busy"] = {{"iterations", entry.busy.iterations},
+                    {"seconds", entry.busy.busy_seconds},
+                    {"calls", calls}};
+  }
+  if (!entry.busy_error.empty()) line["busy_error"] = entry.busy_error;
   return line;
 }
 
@@ -46,6 +56,16 @@ ProfilingPass::Entry ReadEntry(const nlohmann::json& line) {
     entry.sharing.shared = true;
     entry.sharing.who = line.at("shared_with").get<std::string>();
   }
+  if (line.contains("busy")) {
+    const nlohmann::json& busy = line.at("busy");
+    entry.busy.iterations = busy.at("iterations").get<int>();
+    entry.busy.busy_seconds = busy.at("seconds").get<double>();
+    for (const nlohmann::json& call : busy.at("calls")) {
+      entry.busy.calls.push_back(
+          {call.at(0).get<std::string>(), call.at(1).get<double>(), call.at(2).get<double>()});
+    }
+  }
+  entry.busy_error = line.value("busy_error", "");
   return entry;
 }
 
@@ -106,6 +126,8 @@ void ProfilingPass::TakeCounters(const std::string& instance, CallResult* call) 
     return;
   }
   outcome = entry->profile;
+  call->busy = entry->busy;
+  call->busy_error = entry->busy_error;
   if (outcome.kind == ProfileOutcome::Kind::kProfiled) {
     outcome.kind = ProfileOutcome::Kind::kFromPass;
   }

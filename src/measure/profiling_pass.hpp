@@ -31,6 +31,8 @@ class ProfilingPass {
   struct Entry {
     ProfileOutcome profile;  ///< kProfiled or kFailed (counters, passes, seconds, error)
     SharingVerdict sharing;  ///< other processes on the GPU around the session
+    BusyMeasure busy;        ///< the busy measurement's iterations (busy_phase.hpp)
+    std::string busy_error;  ///< why there is none, if there is none
   };
 
   /// What the child says about its profiler, before any session.
@@ -55,9 +57,13 @@ class ProfilingPass {
   void Store(const std::string& instance, Entry entry);
   size_t size() const { return entries_.size(); }
 
-  /// A timed call's counters: the instance's session (kind kFromPass), its failure (kFailed), or
-  /// kFailed with the reason when the pass has nothing for it. Another process on the GPU
-  /// around the session marks the call shared too, since its counters come from there.
+  /// Every entry, by instance.
+  const std::map<std::string, Entry>& entries() const { return entries_; }
+
+  /// A timed call's counters and busy measurement: the instance's session (kind kFromPass),
+  /// its failure (kFailed), or kFailed with the reason when the pass has nothing for it. Another
+  /// process on the GPU around the session marks the call shared too, since its counters come from
+  /// there.
   void TakeCounters(const std::string& instance, CallResult* call) const;
 
  private:

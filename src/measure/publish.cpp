@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "gpu/launch_hold.hpp"
+#include "measure/busy_phase.hpp"
 #include "measure/metrics.hpp"
 #include "measure/sharing_check.hpp"
 
@@ -108,12 +109,28 @@ void PublishStreams(const CallResult& call, benchmark::State& state, ProfilingPo
   }
 }
 
+// The busy measurement: how much of the GPU time the GPU's own work fills, and, when far from
+// all of it, which host calls inside the loop it waited for.
+void PublishBusy(const CallResult& call, benchmark::State& state, ProfilingPolicy& policy) {
+  if (call.busy.iterations == 0 || call.iterations == 0 || call.gpu_seconds <= 0) return;
+  const double per_iteration = call.gpu_seconds / static_cast<double>(call.iterations);
+  state.counters["gpu_busy_time"] = call.busy.busy_seconds;
+  state.counters["gpu_busy_pct"] = 100 * call.busy.busy_seconds / per_iteration;
+  // Shared runs are slow for another reason, which their own message names.
+  if (call.sharing.shared) return;
+  const std::string message = BusyMessage(call.instance, per_iteration, call.busy);
+  if (!message.empty() && policy.FirstTime("busy:" + call.instance)) {
+    std::cerr << "gpubench: " << message << "\n";
+  }
+}
+
 }  // namespace
 
 void Publish(const CallResult& call, benchmark::State& state, ProcessState& process) {
   PublishSharing(call, state, process.policy);
   PublishLaunchHold(call, state, process.policy);
   PublishStreams(call, state, process.policy);
+  PublishBusy(call, state, process.policy);
   for (const auto& [name, value] : ClockCounters(call.sm_clock_mhz, process.harness.facts())) {
     state.counters[name] = value;
   }
@@ -124,7 +141,7 @@ void Publish(const CallResult& call, benchmark::State& state, ProcessState& proc
 }
 
 void KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProcessState& process) {
-  ProfilingPass::Entry entry{call.profile, call.sharing};
+  ProfilingPass::Entry entry{call.profile, call.sharing, call.busy, call.busy_error};
   NoteOtherProcesses(monitor, &entry.sharing);
   entry.profile.ranges.clear();  // the log keeps them; the timed calls need the counters
   // Iterations 0: the session belongs to no GB call but to every timed call of the instance.

@@ -13,9 +13,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -668,8 +670,8 @@ TEST(RealH200History, AOnePercentSlowdownFailsOnlyItsBenchmark) {
                {&ten, "inject_time.json", "Gate_Fma/"}};
   for (const auto& injection : cases) {
     std::vector<std::string> args = *injection.history;
-    args.insert(args.end(), {Data(std::string("h200/history_gate_v3/") + injection.file),
-                             "--format", "json"});
+    args.insert(args.end(),
+                {Data(std::string("h200/history_gate_v3/") + injection.file), "--format", "json"});
     const ToolRun run = RunTool(args);
     ASSERT_EQ(run.exit_code, 1) << injection.file << "\n" << run.err;
     const nlohmann::json report = nlohmann::json::parse(run.out);
@@ -692,8 +694,7 @@ TEST(RealH200History, AOnePercentSlowdownFailsOnlyItsBenchmark) {
 TEST(RealH200History, TheTinyKernelsThresholdIsAtMostThreeSd) {
   std::vector<std::string> args = GateHistoryV3();
   // A further run whose Gate_Tiny is the plain kernel (only Gate_Copy/268435456 was injected).
-  args.insert(args.end(),
-              {Data("h200/history_gate_v3/inject_copy_time.json"), "--format", "json"});
+  args.insert(args.end(), {Data("h200/history_gate_v3/inject_copy_time.json"), "--format", "json"});
   const nlohmann::json report = nlohmann::json::parse(RunTool(args).out);
   const nlohmann::json& time = MetricEntry(BenchmarkEntry(report, "Gate_Tiny/"), "real_time");
   const double sd = time.at("between_run_sd_percent").get<double>();
@@ -815,6 +816,146 @@ TEST(RealH200Report, RowsTimedWithoutHoldsAreAmongTheWarnings) {
   EXPECT_THAT(shared_html, Not(HasSubstr("launches not held")));
   std::remove(html.c_str());
   std::remove(chart_js.c_str());
+}
+
+// field/alone.json (an H200 run of BM_Copy/1048576, BM_Fma/2112 and BM_TinyKernel, 3 repetitions
+// each) with what gpubench writes since issue #21 added programmatically: gpu_busy_time and
+// gpu_busy_pct per row, gpubench_gpu_busy and `host_calls` (gpubench_host_calls; "" leaves it
+// out). BM_Copy is busy for 14% (median), BM_Fma for 95%, BM_TinyKernel for 51%; `shared_tiny`
+// marks a repetition of BM_TinyKernel gpu_shared. The aggregate rows (whose NaN cv nlohmann
+// cannot read) are left out: the tools read the repetitions. Returns the file's path.
+std::string H200RunWithBusy(const std::string& host_calls, bool shared_tiny = false) {
+  const std::string text =
+      std::regex_replace(ReadFile(Data("h200/field/alone.json")), std::regex("\\bNaN\\b"), "null");
+  nlohmann::ordered_json run = nlohmann::ordered_json::parse(text);
+  const std::map<std::string, std::vector<double>> busy_pct = {
+      {"BM_Fma/2112/manual_time", {95, 40, 96}}, {"BM_TinyKernel/manual_time", {50, 52, 51}}};
+  const std::vector<double> copy_busy_seconds = {0.85e-6, 5.8e-6, 0.9e-6};
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (nlohmann::ordered_json& row : run.at("benchmarks")) {
+    if (row.at("run_type") != "iteration") continue;
+    const std::string name = row.at("run_name");
+    const int repetition = row.at("repetition_index");
+    const double seconds = row.at("real_time").get<double>() * 1e-9;
+    const double busy = name == "BM_Copy/1048576/manual_time"
+                            ? copy_busy_seconds.at(repetition)
+                            : busy_pct.at(name).at(repetition) / 100 * seconds;
+    row["gpu_busy_time"] = busy;
+    row["gpu_busy_pct"] = busy / seconds * 100;
+    if (shared_tiny && name == "BM_TinyKernel/manual_time" && repetition == 1) {
+      row["gpu_shared"] = 1.0;
+    }
+    rows.push_back(row);
+  }
+  EXPECT_EQ(rows.size(), 9u);
+  run["benchmarks"] = rows;
+  run["context"]["gpubench_gpu_busy"] = "CUPTI activity records of untimed iterations";
+  if (!host_calls.empty()) run["context"]["gpubench_host_calls"] = host_calls;
+  static int files = 0;
+  const std::string path = ::testing::TempDir() + "/gpubench_busy_" + std::to_string(::getpid()) +
+                           "_" + std::to_string(++files) + ".json";
+  std::ofstream(path) << run.dump(2);
+  return path;
+}
+
+// The report of `run` (exit 0 expected), as HTML; the file is removed.
+std::string ReportHtml(const std::string& run) {
+  const std::string stem =
+      ::testing::TempDir() + "/gpubench_busy_report_" + std::to_string(::getpid());
+  const std::string chart_js = stem + "_chart.js", html = stem + ".html";
+  std::ofstream(chart_js) << "/* Chart.js stand-in */\n";
+  const ToolRun report = RunExe(GPUBENCH_REPORT_EXE, {run, "--chartjs", chart_js, "-o", html});
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  std::string text = ReadFile(html);
+  std::remove(html.c_str());
+  std::remove(chart_js.c_str());
+  std::remove(run.c_str());
+  for (const auto& [entity, character] : std::vector<std::pair<std::string, std::string>>{
+           {"&quot;", "\""}, {"&#39;", "'"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
+    for (std::size_t at = text.find(entity); at != std::string::npos;
+         at = text.find(entity, at + character.size())) {
+      text.replace(at, entity.size(), character);
+    }
+  }
+  return text;
+}
+
+// The real H200 run of bench/synchronising.cu (tests/compare/data/h200/README.md, sync/): the
+// synchronising loops below 80% busy are warned about with their host calls, the converted large
+// one (96%) and the restore benchmarks are not.
+TEST(RealH200Report, TheSynchronisingExampleIsWarnedAboutWithItsHostCalls) {
+  const std::string copy =
+      ::testing::TempDir() + "/gpubench_sync_" + std::to_string(::getpid()) + ".json";
+  std::filesystem::copy_file(Data("h200/sync/sync.json"), copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string html = ReportHtml(copy);
+  EXPECT_THAT(html, HasSubstr("BM_SyncLoop/1048576/manual_time (medians of 3 repetitions): GPU "
+                              "time 34.33 us, GPU busy 14.88 us (43%): per iteration the loop "
+                              "calls cudaMemcpy 2x"));
+  EXPECT_THAT(html, HasSubstr("BM_SyncLoopConverted/1048576/manual_time (medians of 3 "
+                              "repetitions): GPU time"));
+  EXPECT_THAT(html, Not(HasSubstr("BM_SyncLoopConverted/16777216/manual_time (medians")));
+  EXPECT_THAT(html, Not(HasSubstr("BM_RestoreThenKernel/untimed:1/manual_time (medians")));
+}
+
+// The report lists each benchmark whose GPU was busy for under 80% of its GPU time (median over
+// the repetitions) with the numbers and the loop body's runtime calls (BM_TinyKernel, not in the
+// list, made none); 95% is not listed.
+TEST(RealH200Report, RowsWhoseGpuWaitedForTheHostAreAmongTheWarnings) {
+  const std::string html = ReportHtml(H200RunWithBusy(
+      "BM_Copy/"
+      "1048576=cudaMemcpy:2:2.4e-06,cudaStreamSynchronize:1:1.9e-06,cudaMalloc:0.25:1.2e-06,"
+      "cudaLaunchKernel:1:4.5e-07,cudaFree:0.25:3e-07;BM_Fma/2112=cudaLaunchKernel:1:2.5e-06"));
+  EXPECT_THAT(html, HasSubstr("<li class=\"warn\">BM_Copy/1048576/manual_time (medians of 3 "
+                              "repetitions): GPU time 6.365 us, GPU busy 900 ns (14%): per "
+                              "iteration the loop calls cudaMemcpy 2x (2.4 us), "
+                              "cudaStreamSynchronize (1.9 us), cudaMalloc 0.25x (1.2 us), "
+                              "cudaLaunchKernel (450 ns), and 1 other call (300 ns)</li>"));
+  EXPECT_THAT(html, HasSubstr("<li class=\"warn\">BM_TinyKernel/manual_time (medians of 3 "
+                              "repetitions): GPU time 3.135 us, GPU busy 1.6 us (51%): the loop "
+                              "body made no CUDA runtime call that would explain the idle "
+                              "time</li>"));
+  EXPECT_THAT(html, Not(HasSubstr("BM_Fma/2112/manual_time (medians")));
+  EXPECT_THAT(html, Not(HasSubstr("is malformed")));
+  EXPECT_THAT(html, HasSubstr("<th>GPU busy time</th><td>CUPTI activity records of untimed "
+                              "iterations</td>"));
+
+  // A row that shared the GPU with another process is listed as shared, not as idle. No key (an
+  // older gpubench) or gpubench's "not measured" is not an error: the calls were not recorded;
+  // "none" is not an error either: the loop body made no runtime call.
+  const std::vector<std::pair<std::string, std::string>> without_calls = {
+      {"", "the host calls were not recorded (profile_process=same or an older gpubench)"},
+      {"not measured", "the host calls were not recorded"},
+      {"none", "the loop body made no CUDA runtime call that would explain the idle time"}};
+  for (const auto& [value, words] : without_calls) {
+    const std::string shared = ReportHtml(H200RunWithBusy(value, /*shared_tiny=*/true));
+    EXPECT_THAT(shared, HasSubstr("GPU shared: another process used the GPU during 1 "
+                                  "benchmark(s)"));
+    EXPECT_THAT(shared, Not(HasSubstr("BM_TinyKernel/manual_time (medians")));
+    EXPECT_THAT(shared, HasSubstr("GPU busy 900 ns (14%): " + words)) << value;
+    EXPECT_THAT(shared, Not(HasSubstr("is malformed"))) << value;
+  }
+}
+
+// A malformed gpubench_host_calls is a warning that says what is wrong, never a failure; the
+// entries that can be read are used.
+TEST(RealH200Report, MalformedHostCallsAreAWarning) {
+  const std::string html = ReportHtml(
+      H200RunWithBusy("BM_Copy/1048576=cudaMemcpy:2;BM_TinyKernel=cudaLaunchKernel:1:2.5e-06"));
+  EXPECT_THAT(html, HasSubstr("gpubench_host_calls in the context is malformed (1 problem(s); "
+                              "those entries' host calls are left out): entry 1 "
+                              "(\"BM_Copy/1048576\"): call 1 (\"cudaMemcpy:2\") is not "
+                              "NAME:COUNT:SECONDS"));
+  EXPECT_THAT(html, HasSubstr("(14%): its host calls could not be read (gpubench_host_calls is "
+                              "malformed, see its warning)"));
+  EXPECT_THAT(html, HasSubstr("GPU busy 1.6 us (51%): per iteration the loop calls "
+                              "cudaLaunchKernel (2.5 us)</li>"));
+  for (const std::string& garbage : {std::string(";;=;"), std::string("<b>not calls</b>"),
+                                     std::string("BM_Copy/1048576=cudaMemcpy:nan:1e-3")}) {
+    EXPECT_THAT(ReportHtml(H200RunWithBusy(garbage)),
+                HasSubstr("gpubench_host_calls in the context is malformed"))
+        << garbage;
+  }
 }
 
 // Real runs of the same suite on the H200: alone (every row launch_held=1) and next to another

@@ -12,6 +12,7 @@
 
 #include "gpubench/counters.hpp"
 #include "tools/base/text.hpp"
+#include "tools/gate/host_calls.hpp"
 #include "tools/gate/run_summary.hpp"
 #include "tools/load/cut_off.hpp"
 #include "tools/report/web_assets.hpp"
@@ -319,6 +320,8 @@ std::vector<Warning> CollectWarnings(const ReportInputs& inputs) {
   std::vector<Warning> warnings;
   AddFileWarnings(inputs, &warnings);
   AddRowWarnings(*inputs.run, &warnings);
+  // Rows whose GPU waited for the host inside the timed span, with the loop's runtime calls.
+  for (std::string& text : GpuBusyWarnings(*inputs.run)) warnings.push_back({"warn", text});
   for (const std::string& line : inputs.copied_counter_lines) {
     warnings.push_back({"warn", "copied counters: " + line});
   }
@@ -368,6 +371,9 @@ std::string Header(const ReportInputs& inputs) {
       {"metrics", ContextOr(run, "gpubench_metrics", "?")},
       {"settings fingerprint", ContextOr(run, kSettingsFingerprintKey, "none")},
   };
+  if (const std::string* busy = run.ContextValue(kGpuBusyKey)) {
+    settings.insert(settings.end() - 1, {"GPU busy time", *busy});
+  }
   if (inputs.baseline) {
     settings.push_back(
         {"baseline fingerprint", ContextOr(*inputs.baseline, kSettingsFingerprintKey, "none")});
