@@ -740,6 +740,7 @@ std::string ChildBusyLine(const char* busy_seconds) {
 // for less than 80% of it, says once per benchmark which host calls it waited for.
 TEST_F(LoopTest, ParentPublishesBusyTimeAndNamesTheHostCallsOnce) {
   settings_.profile_iterations = 3;
+  ops_->hold_times_out = true;  // a body that allocates and synchronises cannot be held
   parent_of_ = std::string(kChildHeader) + "\n" + ChildBusyLine("0.25e-3");
   ::testing::internal::CaptureStderr();
   auto runs = Run("^LoopTest_ThreeRepetitions/", /*with_profiler=*/false);
@@ -759,6 +760,23 @@ TEST_F(LoopTest, ParentPublishesBusyTimeAndNamesTheHostCallsOnce) {
   const size_t at = messages.find(expected);
   EXPECT_NE(at, std::string::npos) << messages;
   EXPECT_EQ(messages.find(expected, at + 1), std::string::npos) << messages;
+}
+
+// A held body whose GPU idles between its own short work items: the message does not blame the
+// host's calls, which did not pace the GPU.
+TEST_F(LoopTest, AHeldBodyBelowEightyPercentIsToldWhereTheGapsAre) {
+  settings_.profile_iterations = 3;
+  parent_of_ = std::string(kChildHeader) + "\n" + ChildBusyLine("0.25e-3");
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_ThreeRepetitions/", /*with_profiler=*/false);
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  ASSERT_FALSE(runs.empty());
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 1.0);
+  EXPECT_NE(messages.find("LoopTest_ThreeRepetitions: GPU time 1 ms, GPU busy 0.25 ms (25%): the "
+                          "launches were held (launch_held=1)"),
+            std::string::npos)
+      << messages;
+  EXPECT_EQ(messages.find("per iteration the loop calls"), std::string::npos) << messages;
 }
 
 TEST_F(LoopTest, BusyForEightyPercentOrMoreIsPublishedWithoutAMessage) {
@@ -853,6 +871,16 @@ TEST(BusyMessage, NamesAtMostFourCallsAndOnlyBelowTheThreshold) {
       << message;
   EXPECT_EQ(message.find("cudaFree"), std::string::npos);
   EXPECT_EQ(detail::BusyMessage("BM_Sync/1024", 0.5e-3, busy), "");  // 94%
+  // Behind a launch hold the host's calls did not pace the GPU: the message says where the idle
+  // time is instead of blaming them.
+  busy.work_items = 3;
+  const std::string held = detail::BusyMessage("BM_Sync/1024", 3.53e-3, busy, /*held=*/true);
+  EXPECT_NE(held.find("(13%): the launches were held (launch_held=1), so the host did not pace "
+                      "the GPU; the idle time lies between the body's 3 GPU work items per "
+                      "iteration"),
+            std::string::npos)
+      << held;
+  EXPECT_EQ(held.find("cudaMallocHost"), std::string::npos);
   EXPECT_EQ(detail::HostCallsText(busy),
             "cudaMallocHost:1:0.0021,cudaMalloc:1:0.0003,cudaDeviceSynchronize:1:0.00025,"
             "cudaMemcpy:2:0.0002,cudaFree:1:0.0001");

@@ -81,6 +81,7 @@ struct HostCall {
 struct BusyMeasure {
   int iterations = 0;           ///< 0: not measured
   double busy_seconds = 0;      ///< per iteration: the union of kernel, memcpy and memset intervals
+  double work_items = 0;        ///< per iteration: kernels, memcpy and memset on the GPU
   std::vector<HostCall> calls;  ///< the body's runtime API calls, largest host time first
 };
 

@@ -101,7 +101,11 @@ class CuptiBusyTracer final : public BusyTracer {
       intervals[link->second].emplace_back(work.start, work.end);
     }
     uint64_t busy = 0;
-    for (auto& iteration : intervals) busy += UnionLength(std::move(iteration));
+    size_t items = 0;
+    for (auto& iteration : intervals) {
+      items += iteration.size();
+      busy += UnionLength(std::move(iteration));
+    }
     std::map<uint32_t, std::pair<int, uint64_t>> by_call;  // callback id -> calls, ns
     for (const RuntimeCall& call : records.runtime) {
       const auto link = iteration_of.find(call.correlation);
@@ -113,6 +117,7 @@ class CuptiBusyTracer final : public BusyTracer {
     const double n = static_cast<double>(iterations_);
     measure->iterations = static_cast<int>(iterations_);
     measure->busy_seconds = static_cast<double>(busy) * 1e-9 / n;
+    measure->work_items = static_cast<double>(items) / n;
     for (const auto& [id, totals] : by_call) {
       measure->calls.push_back(
           {RuntimeCallName(id), totals.first / n, static_cast<double>(totals.second) * 1e-9 / n});

@@ -111,7 +111,7 @@ void BusyPhase::Abort() {
 }
 
 std::string BusyMessage(const std::string& instance, double gpu_seconds_per_iteration,
-                        const BusyMeasure& busy) {
+                        const BusyMeasure& busy, bool held) {
   if (busy.iterations == 0 || gpu_seconds_per_iteration <= 0) return "";
   const double percent = 100 * busy.busy_seconds / gpu_seconds_per_iteration;
   if (percent >= kBusyMessageBelowPercent) return "";
@@ -119,6 +119,17 @@ std::string BusyMessage(const std::string& instance, double gpu_seconds_per_iter
   std::snprintf(share, sizeof(share), "%.0f%%", percent);
   std::string text = instance + ": GPU time " + Milliseconds(gpu_seconds_per_iteration) +
                      ", GPU busy " + Milliseconds(busy.busy_seconds) + " (" + share + ")";
+  if (held) {
+    char items[200];
+    std::snprintf(items, sizeof(items),
+                  ": the launches were held (launch_held=1), so the host did not pace the GPU; "
+                  "the idle time lies between the body's %g GPU work items per iteration",
+                  busy.work_items);
+    return text + items +
+           " (launch latency and dependencies between short kernels; fusing them or a CUDA "
+           "graph shortens it; gpu_busy_pct; docs/user_guide.md \"Benchmarks that "
+           "synchronise\")";
+  }
   if (busy.calls.empty()) {
     text += ": the loop body made no CUDA runtime call that would explain the idle time";
   } else {

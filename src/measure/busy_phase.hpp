@@ -47,9 +47,10 @@ class BusyPhase {
 
 /// "GPU time 3.53 ms, GPU busy 0.47 ms (13%): per iteration the loop calls cudaMallocHost
 /// (2.1 ms), cudaMalloc (0.3 ms), ..." for a call whose busy share is below
-/// kBusyMessageBelowPercent; "" otherwise.
+/// kBusyMessageBelowPercent; "" otherwise. `held`: the timed bodies ran behind a launch hold, so
+/// the host's calls did not pace the GPU, and the gaps are between the GPU's own work items.
 std::string BusyMessage(const std::string& instance, double gpu_seconds_per_iteration,
-                        const BusyMeasure& busy);
+                        const BusyMeasure& busy, bool held = false);
 
 /// "cudaMallocHost:1:0.0021,cudaMalloc:1:0.0003": the context's form of the host calls.
 std::string HostCallsText(const BusyMeasure& busy);

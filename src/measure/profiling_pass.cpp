@@ -36,6 +36,7 @@ nlohmann::json EntryLine(const std::string& instance, const ProfilingPass::Entry
     }
     line["busy"] = {{"iterations", entry.busy.iterations},
                     {"seconds", entry.busy.busy_seconds},
+                    {"work_items", entry.busy.work_items},
                     {"calls", calls}};
   }
   if (!entry.busy_error.empty()) line["busy_error"] = entry.busy_error;
@@ -60,6 +61,7 @@ ProfilingPass::Entry ReadEntry(const nlohmann::json& line) {
     const nlohmann::json& busy = line.at("busy");
     entry.busy.iterations = busy.at("iterations").get<int>();
     entry.busy.busy_seconds = busy.at("seconds").get<double>();
+    entry.busy.work_items = busy.value("work_items", 0.0);
     for (const nlohmann::json& call : busy.at("calls")) {
       entry.busy.calls.push_back(
           {call.at(0).get<std::string>(), call.at(1).get<double>(), call.at(2).get<double>()});

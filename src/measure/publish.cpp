@@ -118,7 +118,8 @@ void PublishBusy(const CallResult& call, benchmark::State& state, ProfilingPolic
   state.counters["gpu_busy_pct"] = 100 * call.busy.busy_seconds / per_iteration;
   // Shared runs are slow for another reason, which their own message names.
   if (call.sharing.shared) return;
-  const std::string message = BusyMessage(call.instance, per_iteration, call.busy);
+  const std::string message =
+      BusyMessage(call.instance, per_iteration, call.busy, call.launch_hold == LaunchHold::kHeld);
   if (!message.empty() && policy.FirstTime("busy:" + call.instance)) {
     std::cerr << "gpubench: " << message << "\n";
   }

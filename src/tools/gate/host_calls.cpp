@@ -7,6 +7,7 @@
 
 #include "tools/base/text.hpp"
 #include "tools/gate/comparison.hpp"
+#include "tools/gate/history.hpp"
 #include "tools/gate/run_summary.hpp"
 
 namespace gpubench::compare {
@@ -231,7 +232,14 @@ std::vector<std::string> GpuBusyWarnings(const BenchmarkFile& run) {
     text += ": GPU time " + FormatTimeNs(gpu_ns) + ", GPU busy " + FormatTimeNs(busy_ns) + " (" +
             FormatPercent(percent) + "): ";
     const InstanceHostCalls* calls = host_calls.Match(record.name);
-    if (calls && calls->malformed) {
+    const double held = FiniteMedian(record, kLaunchHeldCounter);
+    if (std::isfinite(held) && held >= 0.5) {
+      // gpubench's words on stderr: the host's calls did not pace a held body's GPU.
+      text +=
+          "the launches were held (launch_held=1), so the host did not pace the GPU; the idle "
+          "time lies between the body's GPU work items (launch latency and dependencies between "
+          "short kernels)";
+    } else if (calls && calls->malformed) {
       text += "its host calls could not be read (" + std::string(kHostCallsKey) +
               " is malformed, see its warning)";
     } else if (calls && !calls->calls.empty()) {
