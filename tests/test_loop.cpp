@@ -19,6 +19,7 @@
 #include "frontend/context.hpp"
 #include "frontend/gb_compat.hpp"
 #include "gb_version.hpp"
+#include "measure/abort_note.hpp"
 #include "measure/busy_phase.hpp"
 #include "measure/instance.hpp"
 #include "measure/profile_log.hpp"
@@ -106,6 +107,17 @@ void LoopTest_Scoped(benchmark::State& state) {
   }
 }
 GPUBENCH_BENCHMARK(LoopTest_Scoped)->Iterations(2);
+
+// A GB suite's way to keep setup untimed, which GB does not allow outside its timed iterations.
+void LoopTest_Paused(benchmark::State& state) {
+  for (auto _ : Loop(state)) {
+    state.PauseTiming();
+    g_log->Add("setup");
+    state.ResumeTiming();
+    Body();
+  }
+}
+GPUBENCH_BENCHMARK(LoopTest_Paused)->Iterations(2);
 
 class LoopFixture : public gpubench::Fixture {};
 GPUBENCH_DEFINE_F(LoopFixture, Case)(benchmark::State& state) {
@@ -852,6 +864,28 @@ TEST_F(LoopTest, ABusyTracerThatCannotRunLeavesOnlyItsCountersOut) {
   EXPECT_EQ(runs[0].counters.count("gpu_busy_time"), 0u);
   EXPECT_EQ(runs[0].counters.count("dram_read_bytes"), 1u);
   EXPECT_EQ(log_.Count("busy_start"), 0);
+}
+
+// state.PauseTiming() in the loop body: GB's check aborts in the warm-up body, which runs
+// outside GB's timed iterations; gpubench says what that abort means and what to use instead.
+TEST_F(LoopTest, PauseTimingInTheBodyAbortsWithGpubenchsExplanation) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(Run("^LoopTest_Paused/"),
+               "gpubench: the process aborted in the warm-up body of LoopTest_Paused, which "
+               "gpubench runs outside Google Benchmark's timed iterations.*state.PauseTiming\\(\\)"
+               ".*gpubench::UntimedScope");
+}
+
+// After the body, an abort elsewhere is not explained as one of the body's.
+TEST(AbortNote, SaysNothingOnceTheBodyHasEnded) {
+  EXPECT_DEATH(
+      {
+        detail::NoteUntimedBody("warm-up", "BM_X");
+        detail::ClearUntimedBody();
+        std::fputs("aborting\n", stderr);
+        std::abort();
+      },
+      "^aborting\n$");
 }
 
 TEST(BusyMessage, NamesAtMostFourCallsAndOnlyBelowTheThreshold) {

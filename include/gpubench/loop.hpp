@@ -62,7 +62,8 @@ class Loop {
 };
 
 /// Keeps GPU work of the loop body out of the GPU time, as state.PauseTiming() would for CPU
-/// time (GB ignores PauseTiming under manual time, and gpubench says so):
+/// time (GB ignores PauseTiming under manual time, and inside gpubench::Loop its check aborts on
+/// it in the untimed bodies; gpubench explains that abort):
 ///
 ///   for (auto _ : gpubench::Loop(state)) {
 ///     {

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "measure/abort_note.hpp"
 #include "measure/admission.hpp"
 #include "measure/busy_phase.hpp"
 #include "measure/call_result.hpp"
@@ -38,8 +39,12 @@ class IterationController {
 
   bool Next() {
     if (process_.active_loop == this) process_.active_loop = nullptr;
+    ClearUntimedBody();
     const bool body = Advance();
-    if (body) process_.active_loop = this;
+    if (body) {
+      process_.active_loop = this;
+      if (const char* phase = UntimedPhase()) NoteUntimedBody(phase, name());
+    }
     return body;
   }
 
@@ -70,6 +75,22 @@ class IterationController {
         return false;
     }
     return false;
+  }
+
+  // The body about to run outside GB's timed iterations, or null for a timed one.
+  const char* UntimedPhase() const {
+    switch (step_) {
+      case Step::kWarmup:
+        return "warm-up";
+      case Step::kHoldCheck:
+        return "hold-check";
+      case Step::kProfiled:
+        return "profiled";
+      case Step::kBusy:
+        return "busy-measurement";
+      default:
+        return nullptr;
+    }
   }
 
   bool Scope(bool pause) {

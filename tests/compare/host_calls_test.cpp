@@ -11,7 +11,6 @@ namespace {
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using ::testing::IsEmpty;
 using ::testing::SizeIs;
 
 constexpr const char* kExample =
@@ -20,7 +19,7 @@ constexpr const char* kExample =
 
 TEST(HostCalls, ParsesTheSpecExample) {
   const HostCallsContext parsed = ParseHostCalls(kExample);
-  EXPECT_THAT(parsed.problems, IsEmpty());
+  EXPECT_TRUE((parsed.problems).empty());
   ASSERT_THAT(parsed.instances, SizeIs(2));
   const InstanceHostCalls& sync = parsed.instances.at("BM_Sync/20480000");
   EXPECT_FALSE(sync.malformed);
@@ -34,25 +33,25 @@ TEST(HostCalls, ParsesTheSpecExample) {
 }
 
 TEST(HostCalls, NoneAndFractionalCountsAreFine) {
-  EXPECT_THAT(ParseHostCalls("none").instances, IsEmpty());
-  EXPECT_THAT(ParseHostCalls("none").problems, IsEmpty());
+  EXPECT_TRUE((ParseHostCalls("none").instances).empty());
+  EXPECT_TRUE((ParseHostCalls("none").problems).empty());
   EXPECT_TRUE(ParseHostCalls("none").recorded);
   const HostCallsContext not_measured = ParseHostCalls("not measured");
   EXPECT_FALSE(not_measured.recorded);
-  EXPECT_THAT(not_measured.problems, IsEmpty());
+  EXPECT_TRUE((not_measured.problems).empty());
   const HostCallsContext parsed = ParseHostCalls(" BM_A = cudaFree:0.25:1e-6 ");
-  EXPECT_THAT(parsed.problems, IsEmpty());
+  EXPECT_TRUE((parsed.problems).empty());
   EXPECT_EQ(parsed.instances.at("BM_A").calls.at(0).count, 0.25);
   // Instance names may hold ':' and ',' (named arguments, template arguments).
   const HostCallsContext named = ParseHostCalls("BM_T<int, 2>/n:8=cudaMemset:1:3e-07");
-  EXPECT_THAT(named.problems, IsEmpty());
+  EXPECT_TRUE((named.problems).empty());
   EXPECT_EQ(named.instances.count("BM_T<int, 2>/n:8"), 1u);
 }
 
 TEST(HostCalls, MatchesTheLongestInstanceThatIsARowNamePrefix) {
   const HostCallsContext parsed = ParseHostCalls(
       "BM_Copy=cudaMalloc:1:1e-3;BM_Copy/1024=cudaMemcpy:1:1e-6;BM_Copy/1=cudaFree:1:1e-6");
-  ASSERT_THAT(parsed.problems, IsEmpty());
+  ASSERT_TRUE((parsed.problems).empty());
   EXPECT_EQ(parsed.Match("BM_Copy/1024/manual_time")->calls.at(0).name, "cudaMemcpy");
   EXPECT_EQ(parsed.Match("BM_Copy/1024")->calls.at(0).name, "cudaMemcpy");
   EXPECT_EQ(parsed.Match("BM_Copy/1/manual_time")->calls.at(0).name, "cudaFree");
@@ -93,7 +92,7 @@ TEST(HostCalls, MalformedEntriesAreSaidAndLeftOut) {
   }
   const HostCallsContext mixed = ParseHostCalls("BM_A=cudaMalloc:x:1;BM_B=cudaFree:1:1e-6");
   EXPECT_TRUE(mixed.instances.at("BM_A").malformed);
-  EXPECT_THAT(mixed.instances.at("BM_A").calls, IsEmpty());
+  EXPECT_TRUE((mixed.instances.at("BM_A").calls).empty());
   EXPECT_EQ(mixed.instances.at("BM_B").calls.at(0).name, "cudaFree");
   // A long entry is quoted cut short.
   const std::string long_entry(500, 'a');
@@ -104,7 +103,7 @@ TEST(HostCalls, DescribesAtMostFourCallsWithCountsOtherThanOne) {
   const HostCallsContext parsed = ParseHostCalls(
       "BM_A=cudaMallocHost:1:0.0021,cudaDeviceSynchronize:1:0.0009,cudaMalloc:0.5:0.0003,"
       "cudaMemcpy:2:0.0002,cudaFree:1:4e-05,cudaMemset:3:1e-05");
-  ASSERT_THAT(parsed.problems, IsEmpty());
+  ASSERT_TRUE((parsed.problems).empty());
   EXPECT_EQ(DescribeHostCalls(parsed.instances.at("BM_A").calls),
             "cudaMallocHost (2.1 ms), cudaDeviceSynchronize (900 us), cudaMalloc 0.5x (300 us), "
             "cudaMemcpy 2x (200 us), and 2 other calls (50 us)");
@@ -187,11 +186,11 @@ TEST(GpuBusyWarnings, SaysWhenTheCallsAreMalformed) {
 TEST(GpuBusyWarnings, NoneAtEightyAndAboveOrWithoutTheCounter) {
   BenchmarkFile run = RunWithBusy(kExample);
   run.benchmarks[0].metrics[2].values = {80, 80, 79};
-  EXPECT_THAT(GpuBusyWarnings(run), IsEmpty());
+  EXPECT_TRUE((GpuBusyWarnings(run)).empty());
   run.benchmarks[0].metrics[2].values = {79.9, 80, 79};
   EXPECT_THAT(GpuBusyWarnings(run), SizeIs(1));
   run.benchmarks[0].metrics.resize(1);  // an older gpubench: no gpu_busy_pct
-  EXPECT_THAT(GpuBusyWarnings(run), IsEmpty());
+  EXPECT_TRUE((GpuBusyWarnings(run)).empty());
 }
 
 TEST(GpuBusyWarnings, ListsTwentyAndNamesTheRest) {
