@@ -14,10 +14,13 @@
 #include <string>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include "config/metric_groups.hpp"
 #include "fakes.hpp"
 #include "frontend/context.hpp"
 #include "frontend/gb_compat.hpp"
+
 #include "gb_version.hpp"
 #include "measure/abort_note.hpp"
 #include "measure/busy_phase.hpp"
@@ -868,7 +871,35 @@ TEST_F(LoopTest, ABusyTracerThatCannotRunLeavesOnlyItsCountersOut) {
 
 // state.PauseTiming() in the loop body: GB's check aborts in the warm-up body, which runs
 // outside GB's timed iterations; gpubench says what that abort means and what to use instead.
+// Whether this GB build checks PauseTiming outside its timed iterations (GB 1.7 aborts; GB 1.9.1
+// built for release does not check), probed with a plain GB benchmark in a child process.
+void PlainGb_PauseBeforeTheLoop(benchmark::State& state) {
+  state.PauseTiming();
+  state.ResumeTiming();
+  for (auto _ : state) {
+  }
+}
+BENCHMARK(PlainGb_PauseBeforeTheLoop)->Iterations(1);
+
+bool GbAbortsOnPauseTimingOutsideItsIterations() {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (std::freopen("/dev/null", "w", stderr) == nullptr) ::_exit(2);
+    CaptureReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter, "^PlainGb_PauseBeforeTheLoop/");
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFSIGNALED(status);
+}
+
 TEST_F(LoopTest, PauseTimingInTheBodyAbortsWithGpubenchsExplanation) {
+  if (!GbAbortsOnPauseTimingOutsideItsIterations()) {
+    GTEST_SKIP() << "this GB build does not check State::PauseTiming outside its timed "
+                    "iterations, so nothing aborts (docs/user_guide.md \"Benchmarks that "
+                    "synchronise\")";
+  }
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(Run("^LoopTest_Paused/"),
                "gpubench: the process aborted in the warm-up body of LoopTest_Paused, which "
