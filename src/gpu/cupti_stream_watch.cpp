@@ -18,57 +18,85 @@ namespace {
 
 // Driver calls that enqueue work on the stream in their hStream parameter; the second column
 // says whether a null stream means the per-thread default stream (_ptsz variants).
-#define GPUBENCH_STREAM_CALLS(X)                                                                  \
-  X(cuLaunchKernel, false)                                                                        \
-  X(cuLaunchKernel_ptsz, true)                                                                    \
-  X(cuLaunchCooperativeKernel, false)                                                             \
-  X(cuLaunchCooperativeKernel_ptsz, true)                                                         \
-  X(cuGraphLaunch, false)                                                                         \
-  X(cuGraphLaunch_ptsz, true)                                                                     \
-  X(cuLaunchHostFunc, false) X(cuLaunchHostFunc_ptsz, true) X(cuMemcpyAsync, false) X(            \
-      cuMemcpyAsync_ptsz, true) X(cuMemcpyHtoDAsync_v2, false) X(cuMemcpyHtoDAsync_v2_ptsz, true) \
-      X(cuMemcpyDtoHAsync_v2, false) X(cuMemcpyDtoHAsync_v2_ptsz, true)                           \
-          X(cuMemcpyDtoDAsync_v2, false) X(cuMemcpyDtoDAsync_v2_ptsz, true)                       \
-              X(cuMemcpyHtoAAsync_v2, false) X(cuMemcpyHtoAAsync_v2_ptsz, true) X(                \
-                  cuMemcpyAtoHAsync_v2, false) X(cuMemcpyAtoHAsync_v2_ptsz, true)                 \
-                  X(cuMemcpy2DAsync_v2, false) X(cuMemcpy2DAsync_v2_ptsz, true) X(                \
-                      cuMemcpy3DAsync_v2, false) X(cuMemcpy3DAsync_v2_ptsz, true)                 \
-                      X(cuMemcpyPeerAsync, false) X(cuMemcpyPeerAsync_ptsz, true) X(              \
-                          cuMemcpy3DPeerAsync, false) X(cuMemcpy3DPeerAsync_ptsz, true)           \
-                          X(cuMemcpyBatchAsync_v2, false) X(cuMemcpyBatchAsync_v2_ptsz, true) X(  \
-                              cuMemsetD8Async, false) X(cuMemsetD8Async_ptsz, true)               \
-                              X(cuMemsetD16Async, false) X(cuMemsetD16Async_ptsz, true) X(        \
-                                  cuMemsetD32Async, false) X(cuMemsetD32Async_ptsz, true)         \
-                                  X(cuMemsetD2D8Async, false) X(cuMemsetD2D8Async_ptsz, true) X(  \
-                                      cuMemsetD2D16Async, false) X(cuMemsetD2D16Async_ptsz, true) \
-                                      X(cuMemsetD2D32Async, false)                                \
-                                          X(cuMemsetD2D32Async_ptsz, true)                        \
-                                              X(cuMemPrefetchAsync_v2, false)                     \
-                                                  X(cuMemPrefetchAsync_v2_ptsz, true)             \
-                                                      X(cuMemAllocAsync, false)                   \
-                                                          X(cuMemAllocAsync_ptsz, true)           \
-                                                              X(cuMemFreeAsync, false)            \
-                                                                  X(cuMemFreeAsync_ptsz, true)
+// One call per line; clang-format would reflow these lists differently on each run.
+// clang-format off
+#define GPUBENCH_STREAM_CALLS(X) \
+  X(cuLaunchKernel, false) \
+  X(cuLaunchKernel_ptsz, true) \
+  X(cuLaunchCooperativeKernel, false) \
+  X(cuLaunchCooperativeKernel_ptsz, true) \
+  X(cuGraphLaunch, false) \
+  X(cuGraphLaunch_ptsz, true) \
+  X(cuLaunchHostFunc, false) \
+  X(cuLaunchHostFunc_ptsz, true) \
+  X(cuMemcpyAsync, false) \
+  X(cuMemcpyHtoDAsync_v2, false) \
+  X(cuMemcpyHtoDAsync_v2_ptsz, true) \
+  X(cuMemcpyDtoHAsync_v2, false) \
+  X(cuMemcpyDtoHAsync_v2_ptsz, true) \
+  X(cuMemcpyDtoDAsync_v2, false) \
+  X(cuMemcpyDtoDAsync_v2_ptsz, true) \
+  X(cuMemcpyHtoAAsync_v2, false) \
+  X(cuMemcpyHtoAAsync_v2_ptsz, true) \
+  X(cuMemcpyAtoHAsync_v2_ptsz, true) \
+  X(cuMemcpy2DAsync_v2, false) \
+  X(cuMemcpy2DAsync_v2_ptsz, true) \
+  X(cuMemcpy3DAsync_v2_ptsz, true) \
+  X(cuMemcpyPeerAsync, false) \
+  X(cuMemcpyPeerAsync_ptsz, true) \
+  X(cuMemcpy3DPeerAsync_ptsz, true) \
+  X(cuMemcpyBatchAsync_v2, false) \
+  X(cuMemcpyBatchAsync_v2_ptsz, true) \
+  X(cuMemsetD8Async_ptsz, true) \
+  X(cuMemsetD16Async, false) \
+  X(cuMemsetD16Async_ptsz, true) \
+  X(cuMemsetD32Async_ptsz, true) \
+  X(cuMemsetD2D8Async, false) \
+  X(cuMemsetD2D8Async_ptsz, true) \
+  X(cuMemsetD2D16Async_ptsz, true) \
+  X(cuMemsetD2D32Async, false) \
+  X(cuMemsetD2D32Async_ptsz, true) \
+  X(cuMemPrefetchAsync_v2, false) \
+  X(cuMemPrefetchAsync_v2_ptsz, true) \
+  X(cuMemAllocAsync, false) \
+  X(cuMemAllocAsync_ptsz, true) \
+  X(cuMemFreeAsync, false) \
+  X(cuMemFreeAsync_ptsz, true)
 
 // Calls without a stream parameter: they run on the default stream (legacy, or per-thread for
 // the _ptds variants).
-#define GPUBENCH_DEFAULT_STREAM_CALLS(X)                                                           \
-  X(cuMemcpy, false)                                                                               \
-  X(cuMemcpy_ptds, true)                                                                           \
-  X(cuMemcpyHtoD_v2, false)                                                                        \
-  X(cuMemcpyHtoD_v2_ptds, true)                                                                    \
-  X(cuMemcpyDtoH_v2, false)                                                                        \
-  X(cuMemcpyDtoH_v2_ptds, true)                                                                    \
-  X(cuMemcpyDtoD_v2, false) X(cuMemcpyDtoD_v2_ptds, true) X(cuMemcpy2D_v2, false)                  \
-      X(cuMemcpy2D_v2_ptds, true) X(cuMemcpy2DUnaligned_v2, false)                                 \
-          X(cuMemcpy2DUnaligned_v2_ptds, true) X(cuMemcpy3D_v2, false) X(cuMemcpy3D_v2_ptds, true) \
-              X(cuMemcpyPeer, false) X(cuMemcpyPeer_ptds, true) X(cuMemcpy3DPeer, false)           \
-                  X(cuMemcpy3DPeer_ptds, true) X(cuMemsetD8_v2, false) X(cuMemsetD8_v2_ptds, true) \
-                      X(cuMemsetD16_v2, false) X(cuMemsetD16_v2_ptds, true)                        \
-                          X(cuMemsetD32_v2, false) X(cuMemsetD32_v2_ptds, true)                    \
-                              X(cuMemsetD2D8_v2, false) X(cuMemsetD2D8_v2_ptds, true)              \
-                                  X(cuMemsetD2D16_v2, false) X(cuMemsetD2D16_v2_ptds, true)        \
-                                      X(cuMemsetD2D32_v2, false) X(cuMemsetD2D32_v2_ptds, true)
+#define GPUBENCH_DEFAULT_STREAM_CALLS(X) \
+  X(cuMemcpy, false) \
+  X(cuMemcpy_ptds, true) \
+  X(cuMemcpyHtoD_v2, false) \
+  X(cuMemcpyHtoD_v2_ptds, true) \
+  X(cuMemcpyDtoH_v2, false) \
+  X(cuMemcpyDtoH_v2_ptds, true) \
+  X(cuMemcpyDtoD_v2, false) \
+  X(cuMemcpyDtoD_v2_ptds, true) \
+  X(cuMemcpy2D_v2, false) \
+  X(cuMemcpy2D_v2_ptds, true) \
+  X(cuMemcpy2DUnaligned_v2, false) \
+  X(cuMemcpy2DUnaligned_v2_ptds, true) \
+  X(cuMemcpy3D_v2, false) \
+  X(cuMemcpy3D_v2_ptds, true) \
+  X(cuMemcpyPeer, false) \
+  X(cuMemcpyPeer_ptds, true) \
+  X(cuMemcpy3DPeer, false) \
+  X(cuMemcpy3DPeer_ptds, true) \
+  X(cuMemsetD8_v2, false) \
+  X(cuMemsetD8_v2_ptds, true) \
+  X(cuMemsetD16_v2, false) \
+  X(cuMemsetD16_v2_ptds, true) \
+  X(cuMemsetD32_v2, false) \
+  X(cuMemsetD32_v2_ptds, true) \
+  X(cuMemsetD2D8_v2, false) \
+  X(cuMemsetD2D8_v2_ptds, true) \
+  X(cuMemsetD2D16_v2, false) \
+  X(cuMemsetD2D16_v2_ptds, true) \
+  X(cuMemsetD2D32_v2, false) \
+  X(cuMemsetD2D32_v2_ptds, true)
+// clang-format on
 
 #define GPUBENCH_CBID(name, per_thread) CUPTI_DRIVER_TRACE_CBID_##name,
 
