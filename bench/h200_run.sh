@@ -127,6 +127,61 @@ step_gatehistory() {
 step_sync() {
   python3 bench/sync_crosscheck.py $BUILD/bench/gpubench_sync "$OUT/sync" 2>&1 | tee "$OUT/sync.txt"
 }
+# state.PauseTiming() in the loop body (bench/paused_timing.cu): GB 1.7 (the build above) aborts
+# in gpubench's warm-up body, which gpubench explains; GB 1.9.1 built for release (source carried
+# in .deps/gb-1.9.1-src.tar.gz, from Debian 13's source package as .ci/run uses it) runs it, and
+# gpubench's reporters mark the paused rows timing_paused=1. gpubench_sync with GB 1.9.1: no row
+# may be marked.
+step_paused() {
+  local dir="$OUT/paused" gb=/tmp/gb191 build191=/tmp/gpubench_gb191
+  mkdir -p "$dir"
+  $BUILD/bench/gpubench_paused --benchmark_filter=paused:1 >"$dir/gb17.log" 2>&1
+  echo "GB 1.7: gpubench_paused exit $?"
+  grep -E "Check|gpubench: the process aborted" "$dir/gb17.log" | cut -c1-240
+  if [ ! -d $gb/prefix ]; then
+    mkdir -p $gb && tar xzf .deps/gb-1.9.1-src.tar.gz -C $gb
+    { cmake -S $gb/benchmark-1.9.1 -B $gb/build -DCMAKE_BUILD_TYPE=Release -DGIT_VERSION=1.9.1 \
+        -DBENCHMARK_ENABLE_TESTING=OFF -DBENCHMARK_ENABLE_GTEST_TESTS=OFF \
+        -DBENCHMARK_ENABLE_WERROR=OFF -DBENCHMARK_INSTALL_DOCS=OFF -DCMAKE_INSTALL_PREFIX=$gb/prefix &&
+      cmake --build $gb/build -j 16 && cmake --install $gb/build; } >"$dir/gb_build.log" 2>&1 ||
+      { tail -20 "$dir/gb_build.log"; return 1; }
+  fi
+  { cmake -S . -B $build191 -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DCMAKE_PREFIX_PATH="$gb/prefix;/tmp/deps/usr" &&
+    cmake --build $build191 -j 16 --target gpubench_paused gpubench_sync; } >"$dir/build.log" 2>&1 ||
+    { grep -E "error" -A3 "$dir/build.log" | head -30; return 1; }
+  $build191/bench/gpubench_paused --benchmark_repetitions=3 --benchmark_out="$dir/paused_gb191.json" \
+    --benchmark_out_format=json >"$dir/paused_gb191.log" 2>&1
+  echo "GB 1.9.1: gpubench_paused exit $?"
+  grep "timing_paused=1" "$dir/paused_gb191.log" | head -2 | cut -c1-400
+  $build191/bench/gpubench_sync --benchmark_repetitions=3 --benchmark_out="$dir/sync_gb191.json" \
+    --benchmark_out_format=json >"$dir/sync_gb191.log" 2>&1
+  echo "GB 1.9.1: gpubench_sync exit $?"
+  python3 - "$dir" "$OUT" "$BUILD" <<'PY'
+import glob, json, os, sys
+for name in ("paused_gb191", "sync_gb191"):
+    d = json.load(open(os.path.join(sys.argv[1], name + ".json")))
+    print(name, d["context"].get("library_version"), d["context"].get("library_build_type"))
+    for b in d["benchmarks"]:
+        if b.get("run_type") == "iteration" or b.get("aggregate_name") == "median":
+            print("  %-44s %-7s GPU %9.2f us  CPU %10.2f us  timing_paused=%s" % (
+                b["name"], b.get("aggregate_name", ""), b["real_time"] / 1e3, b["cpu_time"] / 1e3,
+                b.get("timing_paused", "-")))
+# Every other JSON of this session: no row may be marked.
+marked = 0
+paths = [p for root in sys.argv[2:] for p in glob.glob(os.path.join(root, "**", "*.json"),
+                                                      recursive=True)]
+for path in paths:
+    if "paused_gb191" in path:
+        continue
+    try:
+        rows = json.load(open(path)).get("benchmarks", [])
+    except Exception:
+        continue
+    marked += sum(1 for b in rows if "timing_paused" in b)
+print("rows marked timing_paused in the %d other JSON files of this session: %d" % (len(paths), marked))
+PY
+}
 # A later session on a freshly started machine: one more rerun of each suite and the ~2% time
 # injection (Gate_Fma 524 steps), for the "rerun after a restart" files.
 step_rerun() {

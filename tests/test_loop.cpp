@@ -19,12 +19,15 @@
 #include "config/metric_groups.hpp"
 #include "fakes.hpp"
 #include "frontend/context.hpp"
+#include "frontend/devices.hpp"
 #include "frontend/gb_compat.hpp"
+#include "frontend/paused_rows.hpp"
 
 #include "gb_version.hpp"
 #include "measure/abort_note.hpp"
 #include "measure/busy_phase.hpp"
 #include "measure/instance.hpp"
+#include "measure/paused_timing.hpp"
 #include "measure/profile_log.hpp"
 
 namespace gpubench::testing {
@@ -121,6 +124,48 @@ void LoopTest_Paused(benchmark::State& state) {
   }
 }
 GPUBENCH_BENCHMARK(LoopTest_Paused)->Iterations(2);
+
+// Host work that takes `seconds` of this thread's CPU time.
+void SpinCpu(double seconds) {
+  const double start = detail::ThreadCpuSeconds();
+  while (detail::ThreadCpuSeconds() - start < seconds) {
+  }
+}
+
+// Paused only in GB's timed iterations (GB counts iterations from its first KeepRunning; with
+// cache=keep and no metrics the warm-up is the only untimed body), as GB 1.7 allows: GB's CPU
+// time then lacks the 300 us of every paused setup.
+void LoopTest_PausedWhenTimed(benchmark::State& state) {
+  for (auto _ : Loop(state)) {
+    if (state.iterations() > 0) {
+      state.PauseTiming();
+      SpinCpu(300e-6);
+      state.ResumeTiming();
+    }
+    Body();
+  }
+}
+GPUBENCH_BENCHMARK(LoopTest_PausedWhenTimed)->Iterations(10)->Repetitions(2);
+
+// The same setup, not paused: GB's CPU time and the thread's agree.
+void LoopTest_SetupNotPaused(benchmark::State& state) {
+  for (auto _ : Loop(state)) {
+    SpinCpu(300e-6);
+    Body();
+  }
+}
+GPUBENCH_BENCHMARK(LoopTest_SetupNotPaused)->Iterations(10)->Repetitions(2);
+
+// Paused in every body: GB 1.9.1 built for release does not check the untimed ones.
+void LoopTest_PausedEverywhere(benchmark::State& state) {
+  for (auto _ : Loop(state)) {
+    state.PauseTiming();
+    SpinCpu(300e-6);
+    state.ResumeTiming();
+    Body();
+  }
+}
+GPUBENCH_BENCHMARK(LoopTest_PausedEverywhere)->Iterations(10);
 
 class LoopFixture : public gpubench::Fixture {};
 GPUBENCH_DEFINE_F(LoopFixture, Case)(benchmark::State& state) {
@@ -221,7 +266,13 @@ class LoopTest : public ::testing::Test {
       child_header_ = header;
     }
     CaptureReporter reporter;
-    benchmark::RunSpecifiedBenchmarks(&reporter, filter);
+    if (through_gpubench_reporter_) {
+      // gpubench's reporter for GB's file output (and any display format but the console).
+      detail::ForwardingReporter forwarding(&reporter, std::nullopt);
+      benchmark::RunSpecifiedBenchmarks(&forwarding, filter);
+    } else {
+      benchmark::RunSpecifiedBenchmarks(&reporter, filter);
+    }
     return reporter.runs;
   }
 
@@ -238,7 +289,8 @@ class LoopTest : public ::testing::Test {
   std::unique_ptr<FakeStreamWatch> streams_owner_;  // the body's streams in the next Run()
   std::unique_ptr<FakeBusyTracer> busy_owner_;
   FakeBusyTracer* busy_ = nullptr;
-  bool with_busy_ = false;  // the next Run() measures busy time with busy_
+  bool with_busy_ = false;                  // the next Run() measures busy time with busy_
+  bool through_gpubench_reporter_ = false;  // the next Run() reports through ForwardingReporter
   FakeStreamWatch* streams_ = nullptr;
   std::string profile_out_;               // --gpubench_profile_out of the next Run()
   std::optional<int> tagged_device_;      // one device of a --gpubench_devices run
@@ -905,6 +957,57 @@ TEST_F(LoopTest, PauseTimingInTheBodyAbortsWithGpubenchsExplanation) {
                "gpubench: the process aborted in the warm-up body of LoopTest_Paused, which "
                "gpubench runs outside Google Benchmark's timed iterations.*state.PauseTiming\\(\\)"
                ".*gpubench::UntimedScope");
+}
+
+// The GB 1.9.1 case: nothing aborts, and the row says what went wrong.
+TEST_F(LoopTest, PauseTimingOutsideGbsIterationsIsMarkedWhereGbDoesNotAbort) {
+  if (GbAbortsOnPauseTimingOutsideItsIterations()) {
+    GTEST_SKIP() << "this GB build aborts on State::PauseTiming outside its timed iterations "
+                    "(PauseTimingInTheBodyAbortsWithGpubenchsExplanation covers it)";
+  }
+  settings_.cache = CachePolicy::kKeep;
+  through_gpubench_reporter_ = true;
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_PausedEverywhere/");
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  ASSERT_EQ(runs[0].counters.count("timing_paused"), 1u) << err;
+  EXPECT_EQ(runs[0].counters.at("timing_paused").value, 1.0);
+  EXPECT_NE(err.find("LoopTest_PausedEverywhere: GB's CPU time of the timed iterations is"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("gpubench::UntimedScope"), std::string::npos) << err;
+}
+
+// GB 1.7 allows PauseTiming in its own iterations: the paused work's CPU time is missing from
+// GB's, which the reporters see; the same setup unpaused is not marked.
+TEST_F(LoopTest, PauseTimingInTimedBodiesIsMarkedOnEveryRowAndSaidOnce) {
+  settings_.cache = CachePolicy::kKeep;
+  through_gpubench_reporter_ = true;
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_(PausedWhenTimed|SetupNotPaused)/");
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  int paused_rows = 0, unpaused_rows = 0;
+  for (const auto& run : runs) {
+    ASSERT_EQ(detail::RunErrorMessage(run), "");
+    const bool marked = run.counters.count("timing_paused") != 0;
+    if (run.run_name.function_name == "LoopTest_PausedWhenTimed") {
+      EXPECT_TRUE(marked) << run.benchmark_name();
+      paused_rows += marked;
+    } else {
+      EXPECT_FALSE(marked) << run.benchmark_name() << " " << err;
+      ++unpaused_rows;
+    }
+  }
+  // Two repetitions and GB's aggregates (mean, median, stddev, cv) each.
+  EXPECT_EQ(paused_rows, 6);
+  EXPECT_EQ(unpaused_rows, 6);
+  const std::string said = "LoopTest_PausedWhenTimed: GB's CPU time of the timed iterations is";
+  ASSERT_NE(err.find(said), std::string::npos) << err;
+  EXPECT_EQ(err.find(said, err.find(said) + 1), std::string::npos) << "said once: " << err;
+  EXPECT_NE(err.find("pauses GB's timer (state.PauseTiming())"), std::string::npos) << err;
+  EXPECT_EQ(err.find("LoopTest_SetupNotPaused: GB's CPU"), std::string::npos) << err;
 }
 
 // After the body, an abort elsewhere is not explained as one of the body's.

@@ -96,6 +96,10 @@ inline constexpr CounterInfo kCounters[] = {
     {"streams_joined", "count", Better::kNeither, Gating::kReportOnly, 0, 0,
      "streams besides the timed one that the body put GPU work on in its warm-up; each timed "
      "span forks to and joins from them, so their work is inside the GPU time"},
+    {"timing_paused", "flag", Better::kLower, Gating::kFlag, 0, 0,
+     "1 when GB's CPU time of the timed iterations differs from the thread's CPU time that "
+     "gpubench read over them: the body calls state.PauseTiming(), which leaves the paused GPU "
+     "work in the GPU time (use gpubench::UntimedScope); absent otherwise"},
     {"profiled_inline", "flag", Better::kLower, Gating::kReportOnly, 0, 0,
      "1 when the metrics were profiled after each timed run (a main that starts the benchmarks "
      "with benchmark::RunSpecifiedBenchmarks): CUPTI then stays attached and held short kernels "

@@ -1,5 +1,6 @@
 #include "frontend/devices.hpp"
 #include "common/text_files.hpp"
+#include "frontend/paused_rows.hpp"
 #include "frontend/run_self.hpp"
 
 #include <cuda_runtime_api.h>
@@ -172,16 +173,13 @@ bool ForwardingReporter::ReportContext(const Context& context) {
 }
 
 void ForwardingReporter::ReportRuns(const std::vector<Run>& reports) {
-  if (tag_.empty()) {
-    inner_->ReportRuns(reports);
-  } else {
-    std::vector<Run> tagged = reports;
-    for (Run& run : tagged) {
-      std::string& args = run.run_name.args;
-      args += (args.empty() ? "" : "/") + tag_;
-    }
-    inner_->ReportRuns(tagged);
+  std::vector<Run> marked = reports;
+  MarkPausedTiming(&marked, ProcessState::Get());  // before the tag: it matches untagged names
+  for (Run& run : marked) {
+    std::string& args = run.run_name.args;
+    if (!tag_.empty()) args += (args.empty() ? "" : "/") + tag_;
   }
+  inner_->ReportRuns(marked);
   GetOutputStream().flush();
 }
 

@@ -8,6 +8,7 @@
 #include "config/settings_table.hpp"
 #include "frontend/context.hpp"
 #include "frontend/gb_compat.hpp"
+#include "frontend/paused_rows.hpp"
 #include "gpubench/version.hpp"
 #include "measure/process_state.hpp"
 
@@ -69,7 +70,9 @@ CounterReporter::RowKind CounterReporter::KindOf(const Run& run) {
   return IsGpuTimed(run) ? RowKind::kGpu : RowKind::kCpu;
 }
 
-void CounterReporter::ReportRuns(const std::vector<Run>& reports) {
+void CounterReporter::ReportRuns(const std::vector<Run>& given) {
+  std::vector<Run> reports = given;
+  detail::MarkPausedTiming(&reports, detail::ProcessState::Get());
   for (const Run& run : reports) {
     // A header before the first row and whenever the kind of time changes, so that every time
     // is under its own title; GB's rows in tabular mode also when their counters change (GB

@@ -59,6 +59,9 @@ struct CallResult {
   StreamPlan streams;  ///< the body's streams besides the timed one (from the warm-up)
   SharingVerdict sharing;
   ProfileOutcome profile;
+  /// The thread's CPU time over GB's timed iterations (from the first KeepRunning to the last),
+  /// for the reporters' check of state.PauseTiming() (paused_timing.hpp); < 0: not read.
+  double timed_cpu_seconds = -1;
   int64_t untimed_scopes = 0;  ///< gpubench::UntimedScope pauses in the timed bodies
   BusyMeasure busy;            ///< untimed iterations with activity records (iterations 0: none)
   std::string busy_error;      ///< why the busy measurement failed, if it did

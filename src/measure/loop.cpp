@@ -9,6 +9,7 @@
 #include "measure/busy_phase.hpp"
 #include "measure/call_result.hpp"
 #include "measure/instance.hpp"
+#include "measure/paused_timing.hpp"
 #include "measure/phases.hpp"
 #include "measure/process_state.hpp"
 #include "measure/profiling_pass.hpp"
@@ -176,6 +177,9 @@ class IterationController {
 
   bool BeforeTimedBody() {
     if (!state_.KeepRunning()) return EndTimed();
+    // Read after GB's timer started (inside the first KeepRunning), as the end is read after it
+    // stopped: the span lies within GB's but for a few instructions.
+    if (timed_cpu_start_ < 0) timed_cpu_start_ = ThreadCpuSeconds();
     if (Status status = timed_.BeforeBody(name()); !status.ok()) return Fail(status);
     return true;
   }
@@ -191,6 +195,7 @@ class IterationController {
   }
 
   bool EndTimed() {
+    if (timed_cpu_start_ >= 0) call_.timed_cpu_seconds = ThreadCpuSeconds() - timed_cpu_start_;
     if (Status status = timed_.End(&call_); !status.ok()) return Fail(status);
     CheckAfterRun(harness_.sharing(), process_.sharing_history, call_, &call_.sharing);
     return StartProfiling();
@@ -282,6 +287,7 @@ class IterationController {
   Status scope_error_ = Status::Ok();        ///< an UntimedScope that could not pause or resume
   std::optional<HeldIterationWatch> watch_;  ///< while the timed bodies are held
   Step step_ = Step::kStart;
+  double timed_cpu_start_ = -1;  ///< the thread's CPU time as GB's timed iterations began
   CallResult call_;
 };
 

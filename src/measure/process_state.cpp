@@ -30,6 +30,7 @@ void ProcessState::ResetForTesting() {
   profiling_pass = ProfilingPass();
   sharing_history = SharingHistory();
   profile_log.Close();
+  timed_cpu = TimedCpuReadings();
   context_lost_reason.clear();
   active_loop = nullptr;
   tagged_device.reset();

@@ -10,6 +10,7 @@
 
 #include "measure/gpu_lock.hpp"
 #include "measure/harness.hpp"
+#include "measure/paused_timing.hpp"
 #include "measure/profile_log.hpp"
 #include "measure/profiling_pass.hpp"
 #include "measure/profiling_policy.hpp"
@@ -28,6 +29,8 @@ struct ProcessState {
   ProfilingPass profiling_pass;
   SharingHistory sharing_history;
   ProfileLog profile_log;
+  /// The timed calls' thread CPU time, for the reporters' PauseTiming check.
+  TimedCpuReadings timed_cpu;
 
   /// After a sticky CUDA error nothing more can run on the GPU in this process.
   void MarkContextLost(const std::string& reason) {

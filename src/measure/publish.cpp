@@ -139,6 +139,9 @@ void Publish(const CallResult& call, benchmark::State& state, ProcessState& proc
     state.counters["kernel_time/" + kernel] = seconds / static_cast<double>(call.iterations);
   }
   PublishProfile(call, state, process);
+  if (call.timed_cpu_seconds >= 0) {
+    process.timed_cpu.Record(call.instance, call.iterations, call.timed_cpu_seconds);
+  }
 }
 
 void KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProcessState& process) {

@@ -158,4 +158,8 @@ bool NotHeld(const BenchmarkRecord& record, std::size_t* count) {
   return Flagged(record, "launch_held", count, /*set=*/false);
 }
 
+bool TimingPaused(const BenchmarkRecord& record, std::size_t* count) {
+  return Flagged(record, "timing_paused", count);
+}
+
 }  // namespace gpubench::compare

@@ -249,9 +249,10 @@ void AddFileWarnings(const ReportInputs& inputs, std::vector<Warning>* warnings)
   }
 }
 
-// Rows whose numbers are doubtful: throttled clock, shared GPU, launches not held, failures.
+// Rows whose numbers are doubtful: throttled clock, shared GPU, launches not held, a paused GB
+// timer, failures.
 void AddRowWarnings(const BenchmarkFile& run, std::vector<Warning>* warnings) {
-  std::vector<std::string> throttled, shared, not_held;
+  std::vector<std::string> throttled, shared, not_held, paused;
   std::size_t failed = 0;
   for (const BenchmarkRecord& record : run.benchmarks) {
     std::size_t count = 0;
@@ -260,6 +261,7 @@ void AddRowWarnings(const BenchmarkFile& run, std::vector<Warning>* warnings) {
     if (is_shared) shared.push_back(WithRepetitions(record, count));
     // A shared row is not held either; its cause is said above.
     if (!is_shared && NotHeld(record, &count)) not_held.push_back(WithRepetitions(record, count));
+    if (TimingPaused(record, &count)) paused.push_back(WithRepetitions(record, count));
     if (record.failed) ++failed;
   }
   if (!throttled.empty()) {
@@ -282,6 +284,13 @@ void AddRowWarnings(const BenchmarkFile& run, std::vector<Warning>* warnings) {
                             " benchmark(s): the loop body waits for the GPU, so the host's "
                             "launch time may be inside their GPU time: ",
                         not_held)});
+  }
+  if (!paused.empty()) {
+    warnings->push_back(
+        {"bad", Listed("GB's timer paused (timing_paused=1) in " + std::to_string(paused.size()) +
+                           " benchmark(s): the loop body calls state.PauseTiming(), which leaves "
+                           "the paused GPU work in the GPU time (use gpubench::UntimedScope): ",
+                       paused)});
   }
   if (failed > 0) {
     warnings->push_back(

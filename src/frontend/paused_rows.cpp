@@ -1,0 +1,118 @@
+#include "frontend/paused_rows.hpp"
+
+#include <iostream>
+#include <numeric>
+#include <sstream>
+
+#include "common/format.hpp"
+#include "frontend/gb_compat.hpp"
+#include "gpu/range_names.hpp"
+#include "measure/paused_timing.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+using Run = benchmark::BenchmarkReporter::Run;
+
+bool MeasuresProcessTime(const Run& run) {
+  return run.run_name.time_type.find("process_time") != std::string::npos;
+}
+
+std::string Ms(double seconds) { return FormatValue(seconds, CounterUnit::kSeconds); }
+
+void SayOnce(const std::string& instance, PausedTiming verdict, double gpubench_cpu, double gb_cpu,
+             ProfilingPolicy& policy) {
+  if (!policy.FirstTime("timing_paused:" + instance)) return;
+  std::ostringstream out;
+  out << "gpubench: " << instance << ": GB's CPU time of the timed iterations is " << Ms(gb_cpu)
+      << ", the thread's CPU time over them " << Ms(gpubench_cpu) << ": ";
+  if (verdict == PausedTiming::kLower) {
+    out << "the loop body pauses GB's timer (state.PauseTiming()). Under manual time that stops "
+           "only GB's CPU timer: the paused GPU work stays in the GPU time.";
+  } else {
+    out << "the loop body calls state.PauseTiming() also in the bodies gpubench runs outside "
+           "GB's timed iterations (the warm-up, the hold check), which this GB build does not "
+           "check, so GB's CPU time is meaningless, and the paused GPU work stays in the GPU "
+           "time.";
+  }
+  out << " The row is marked timing_paused=1. Put the work that must stay untimed in a "
+         "gpubench::UntimedScope (docs/user_guide.md \"Benchmarks that synchronise\")\n";
+  std::cerr << out.str();
+}
+
+// The rows of one instance in this batch: its repetitions against their readings, its
+// aggregates through the mean (GB's mean holds the repetitions' mean CPU time).
+void MarkInstance(const std::string& instance, const std::vector<Run*>& rows,
+                  ProcessState& process) {
+  const TimedCpuReadings::Repetitions& readings = process.timed_cpu.Claim(instance);
+  if (readings.cpu_seconds.empty()) return;
+  PausedTiming worst = PausedTiming::kConsistent;
+  double worst_gpubench = 0, worst_gb = 0;
+  auto judge = [&](double gpubench_cpu, double gb_cpu, bool process_time) {
+    const PausedTiming verdict = ComparePausedTiming(gpubench_cpu, gb_cpu, process_time);
+    if (verdict != PausedTiming::kConsistent && worst == PausedTiming::kConsistent) {
+      worst = verdict;
+      worst_gpubench = gpubench_cpu;
+      worst_gb = gb_cpu;
+    }
+    return verdict != PausedTiming::kConsistent;
+  };
+  bool aggregates_paused = false;
+  for (Run* run : rows) {
+    if (run->run_type == Run::RT_Iteration) {
+      const auto index = static_cast<size_t>(run->repetition_index);
+      if (run->iterations != readings.iterations || index >= readings.cpu_seconds.size()) continue;
+      if (judge(readings.cpu_seconds[index], run->cpu_accumulated_time,
+                MeasuresProcessTime(*run))) {
+        run->counters["timing_paused"] = 1;
+      }
+    } else if (run->aggregate_name == "mean" && run->iterations > 0) {
+      const double gpubench_mean =
+          std::accumulate(readings.cpu_seconds.begin(), readings.cpu_seconds.end(), 0.0) /
+          static_cast<double>(readings.cpu_seconds.size());
+      // GB divides an aggregate's accumulated time by the repetition count when it reports it;
+      // the repetitions' mean of accumulated CPU time is this.
+      const double gb_mean = run->cpu_accumulated_time * static_cast<double>(readings.iterations) /
+                             static_cast<double>(run->iterations);
+      aggregates_paused = judge(gpubench_mean, gb_mean, MeasuresProcessTime(*run));
+    }
+  }
+  if (aggregates_paused) {
+    for (Run* run : rows) {
+      if (run->run_type == Run::RT_Aggregate) run->counters["timing_paused"] = 1;
+    }
+  }
+  if (worst != PausedTiming::kConsistent) {
+    SayOnce(instance, worst, worst_gpubench, worst_gb, process.policy);
+  }
+}
+
+}  // namespace
+
+std::string InstanceNameOfRun(const Run& run) {
+  std::string name = run.run_name.function_name;
+  std::istringstream args(run.run_name.args);
+  for (std::string arg; std::getline(args, arg, '/');) {
+    if (arg.empty()) continue;
+    const size_t colon = arg.find(':');  // a named argument, "n:1024"
+    name += "/" + (colon == std::string::npos ? arg : arg.substr(colon + 1));
+  }
+  return name;
+}
+
+void MarkPausedTiming(std::vector<Run>* runs, ProcessState& process) {
+  // Rows of one instance arrive together (its repetitions, or its aggregates).
+  std::vector<std::pair<std::string, std::vector<Run*>>> instances;
+  for (Run& run : *runs) {
+    if (RunFailed(run) || run.counters.count("sm_clock_mhz") == 0) continue;  // not GPU-timed
+    std::string instance = InstanceNameOfRun(run);
+    if (process.tagged_device) instance = TagInstanceName(instance, *process.tagged_device);
+    if (instances.empty() || instances.back().first != instance) {
+      instances.push_back({instance, {}});
+    }
+    instances.back().second.push_back(&run);
+  }
+  for (const auto& [instance, rows] : instances) MarkInstance(instance, rows, process);
+}
+
+}  // namespace gpubench::detail

@@ -1,0 +1,24 @@
+// gpubench's reporters mark GB's rows whose CPU time shows state.PauseTiming() in the loop body
+// (measure/paused_timing.hpp): counter timing_paused=1 and one message per benchmark.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "measure/process_state.hpp"
+
+namespace gpubench::detail {
+
+/// The instance name gpubench's loop gave the row's call ("BM_Copy/1048576"): GB's family name
+/// and arguments, without argument names, time type or repetition count.
+std::string InstanceNameOfRun(const benchmark::BenchmarkReporter::Run& run);
+
+/// Compares every row of a gpubench::Loop call with the thread CPU time gpubench read over its
+/// timed iterations and marks the rows of a paused timer (aggregates through their mean); rows
+/// without a reading (other benchmarks, other processes) pass unchanged. Call it before a
+/// device tag is added to the names.
+void MarkPausedTiming(std::vector<benchmark::BenchmarkReporter::Run>* runs, ProcessState& process);
+
+}  // namespace gpubench::detail

@@ -1,0 +1,49 @@
+#include "measure/paused_timing.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+
+namespace gpubench::detail {
+
+double ThreadCpuSeconds() {
+  timespec now{};
+  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now) != 0) return 0;
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+PausedTiming ComparePausedTiming(double gpubench_cpu_seconds, double gb_cpu_seconds,
+                                 bool process_time) {
+  constexpr double kAbsoluteSeconds = 20e-6;
+  constexpr double kRelative = 1e-3;
+  const double tolerance =
+      kAbsoluteSeconds + kRelative * std::max(gpubench_cpu_seconds, gb_cpu_seconds);
+  const double difference = gb_cpu_seconds - gpubench_cpu_seconds;
+  if (difference < -tolerance) return PausedTiming::kLower;
+  if (difference > tolerance && !process_time) return PausedTiming::kHigher;
+  return PausedTiming::kConsistent;
+}
+
+void TimedCpuReadings::Record(const std::string& instance, int64_t iterations, double cpu_seconds) {
+  pending_.push_back({instance, iterations, cpu_seconds});
+}
+
+const TimedCpuReadings::Repetitions& TimedCpuReadings::Claim(const std::string& instance) {
+  Repetitions& claimed = claimed_[instance];
+  const auto last = std::find_if(pending_.rbegin(), pending_.rend(),
+                                 [&](const Reading& r) { return r.instance == instance; });
+  if (last == pending_.rend()) return claimed;
+  claimed.iterations = last->iterations;
+  claimed.cpu_seconds.clear();
+  for (const Reading& reading : pending_) {
+    if (reading.instance == instance && reading.iterations == claimed.iterations) {
+      claimed.cpu_seconds.push_back(reading.cpu_seconds);
+    }
+  }
+  pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
+                                [&](const Reading& r) { return r.instance == instance; }),
+                 pending_.end());
+  return claimed;
+}
+
+}  // namespace gpubench::detail

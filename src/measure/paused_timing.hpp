@@ -1,0 +1,63 @@
+// state.PauseTiming() inside gpubench::Loop, found after the fact. Under manual time GB's pause
+// stops only its CPU timer, so the paused GPU work stays in the GPU time; gpubench cannot see
+// the call (GB has no hook), but it can see its trace: GB's CPU time of the timed iterations
+// differs from the thread CPU time gpubench reads over the same span. Each timed call records
+// its own reading here; gpubench's reporters compare it with GB's row (frontend/paused_rows).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpubench::detail {
+
+/// The calling thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID, GB's own CPU clock).
+double ThreadCpuSeconds();
+
+/// How GB's CPU time of a row compares with gpubench's reading of the same span.
+enum class PausedTiming {
+  kUnknown,     ///< no reading for the row (not a gpubench::Loop call of this process)
+  kConsistent,  ///< within the tolerance: no pause
+  kLower,       ///< GB's is lower: the timed bodies paused GB's timer (PauseTiming)
+  kHigher,      ///< GB's is higher: PauseTiming ran outside GB's iterations (GB built without
+                ///< its checks adds the time since its timer last started)
+};
+
+/// Both readings compared. The two spans differ only by the few instructions between GB's
+/// timer and gpubench's reads, so the tolerance is small: 20 us plus 0.1% of the reading.
+/// `process_time`: GB measures the process's CPU time (->MeasureProcessCPUTime()), which may
+/// exceed one thread's without a pause, so only kLower counts then.
+PausedTiming ComparePausedTiming(double gpubench_cpu_seconds, double gb_cpu_seconds,
+                                 bool process_time);
+
+/// The readings of the timed calls, matched to GB's rows when they are reported: GB reports an
+/// instance once all its repetitions ran, so its readings are complete by then.
+class TimedCpuReadings {
+ public:
+  /// One timed call: GB's iteration count and gpubench's CPU seconds over the timed iterations.
+  void Record(const std::string& instance, int64_t iterations, double cpu_seconds);
+
+  /// `instance`'s repetitions, in order: their iteration count and CPU seconds each.
+  struct Repetitions {
+    int64_t iterations = 0;
+    std::vector<double> cpu_seconds;
+  };
+  /// The readings of `instance`'s repetitions: those with the iteration count of its last call
+  /// (GB runs every repetition with the count its trials settled on; the trials, with other
+  /// counts, are dropped). Readings recorded since the last claim replace the earlier ones, so a
+  /// name that runs again is matched to its new calls; without new ones the last claim stays
+  /// (GB hands the same rows to the display and to the file reporter).
+  const Repetitions& Claim(const std::string& instance);
+
+ private:
+  struct Reading {
+    std::string instance;
+    int64_t iterations;
+    double cpu_seconds;
+  };
+  std::vector<Reading> pending_;
+  std::map<std::string, Repetitions> claimed_;
+};
+
+}  // namespace gpubench::detail
