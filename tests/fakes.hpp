@@ -145,18 +145,29 @@ class FakeTimer : public detail::IterationTimer {
     log_->Add("timer_resume");
     return Status::Ok();
   }
+  void SetScopeOverhead(double seconds) override {
+    log_->Add("scope_overhead");
+    scope_overhead = seconds;
+  }
   Status Collect(bool wait_all, std::vector<double>* seconds) override {
     // Like the event pool: results come back when waited for.
     if (!wait_all) return Status::Ok();
     const bool slow = slow_from_run > 0 && runs >= slow_from_run;
-    const double paused = open_ > 0 ? pauses_ * pause_seconds / open_ : 0;
+    const double paused = open_ > 0 ? pauses_ * (pause_seconds + scope_overhead) / open_ : 0;
     for (; open_ > 0; --open_) {
+      if (!empty_regions.empty()) {  // the scope-overhead measurement's regions
+        seconds->push_back(empty_regions.front());
+        empty_regions.erase(empty_regions.begin());
+        continue;
+      }
       seconds->push_back(region_seconds * (slow ? slow_factor : 1.0) - paused);
     }
     pauses_ = 0;
     return Status::Ok();
   }
   double pause_seconds = 0.4e-3;
+  std::vector<double> empty_regions;  // the next regions' seconds, before region_seconds
+  double scope_overhead = 0;          // SetScopeOverhead's, taken out per pause
   Status pause_status = Status::Ok();
   double region_seconds = 1e-3;
   int runs = 0;           // GB calls so far (BeginRun)

@@ -862,12 +862,17 @@ TEST_F(LoopTest, BusyForEightyPercentOrMoreIsPublishedWithoutAMessage) {
 // stream again, in the hold check as in the timed bodies; the warm-up runs the setup whole. The
 // GPU time loses the scope's span.
 TEST_F(LoopTest, UntimedScopeTakesItsSpanOutOfTheGpuTime) {
+  // Seven empty held regions before the timed iterations: their median is the scope's own
+  // overhead, taken out once per scope.
+  timer_->empty_regions = {3e-6, 1e-6, 7e-6, 2e-6, 4e-6, 6e-6, 5e-6};
   auto runs = Run("^LoopTest_Scoped/");
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   const auto expected = Join({
       {"prepare", "flush", "setup", "body", "sync", "flush", "sync", "hold", "release", "setup",
-       "sync", "hold", "body", "release", "sync", "probe_begin"},
+       "sync", "hold", "body", "release", "sync"},
+      Repeat({"hold", "timer_begin", "timer_end", "release"}, 7),
+      {"scope_overhead", "probe_begin"},
       Repeat({"flush", "sync", "hold", "push LoopTest_Scoped", "timer_begin", "timer_pause",
               "release", "setup", "flush", "sync", "hold", "timer_resume", "body", "timer_end",
               "release", "pop", "sync"},
@@ -875,7 +880,24 @@ TEST_F(LoopTest, UntimedScopeTakesItsSpanOutOfTheGpuTime) {
       {"probe_end"},
   });
   EXPECT_EQ(log_.events, expected);
-  EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2 * (1e-3 - 0.4e-3));
+  EXPECT_DOUBLE_EQ(timer_->scope_overhead, 4e-6);
+  EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2 * (1e-3 - 0.4e-3 - 4e-6));
+}
+
+// Without a scope in the warm-up, or without holds (cache=keep), nothing is measured.
+TEST_F(LoopTest, TheScopeOverheadIsNotMeasuredWithoutAScope) {
+  Run("^LoopTest_Flush/");
+  EXPECT_EQ(log_.Count("scope_overhead"), 0);
+  EXPECT_EQ(log_.Count("timer_begin"), 3);
+}
+
+TEST_F(LoopTest, TheScopeOverheadIsNotMeasuredWithoutHolds) {
+  settings_.cache = CachePolicy::kKeep;
+  auto runs = Run("^LoopTest_Scoped/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  EXPECT_EQ(log_.Count("scope_overhead"), 0);
+  EXPECT_EQ(log_.Count("timer_begin"), 1);
 }
 
 // A scope that cannot stop the timer ends the call with the reason instead of a wrong time.
@@ -889,6 +911,7 @@ TEST_F(LoopTest, AnUntimedScopeThatCannotPauseEndsTheCall) {
 // Inline profiling: the profiled bodies run whole (the counters count the scope's work), the busy
 // iterations leave the scope's work out.
 TEST_F(LoopTest, UntimedScopeInBusyIterationsLeavesItsWorkOut) {
+  timer_->empty_regions.assign(7, 1e-6);  // the scope-overhead measurement
   with_busy_ = true;
   settings_.profile_iterations = 1;
   ::testing::internal::CaptureStderr();

@@ -62,7 +62,11 @@ std::string LaunchHoldDescription(const Settings& settings) {
          std::to_string(kHoldTimeoutMs) +
          " ms) and is timed without holds: counter launch_held=0; so is every iteration while "
          "another process uses the GPU (NVML before the iterations and every 0.1 s during them, "
-         "or flushes far slower than the flush needs): gpu_shared=1 and launch_held=0";
+         "or flushes far slower than the flush needs): gpu_shared=1 and launch_held=0; a "
+         "gpubench::UntimedScope in a held body releases the hold, waits for its work and holds "
+         "again, and the GPU time of its own pair of events (an empty held region, the median of "
+         "7 measured before the call's timed iterations, timer=events) is taken out once per "
+         "scope";
 }
 
 std::string CounterUnits(const Settings& settings,

@@ -123,6 +123,10 @@ class IterationTimer {
   /// Resume is left out of the region's time.
   virtual Status Pause(cudaStream_t stream) = 0;
   virtual Status Resume(cudaStream_t stream) = 0;
+  /// The GPU time of an empty region behind a hold (two events back to back), measured before
+  /// the timed iterations: a scope's own pair of events adds it once more to the region, so it
+  /// is taken out once per scope (events timer; the CUPTI timer sums kernels and has none).
+  virtual void SetScopeOverhead(double seconds) { (void)seconds; }
   /// Kernel time per kernel name in this run's collected regions (timer=cupti only).
   virtual std::map<std::string, double> KernelSeconds() const { return {}; }
 };

@@ -346,6 +346,7 @@ class EventTimer final : public IterationTimer {
   }
 
   void BeginRun() override {
+    scope_overhead_seconds_ = 0;
     in_flight_.clear();
     finished_.clear();
     next_ = 0;
@@ -403,6 +404,8 @@ class EventTimer final : public IterationTimer {
                       "cudaEventRecord");
   }
 
+  void SetScopeOverhead(double seconds) override { scope_overhead_seconds_ = seconds; }
+
   Status Collect(bool wait_all, std::vector<double>* seconds) override {
     while (wait_all && !in_flight_.empty()) {
       if (Status status = Harvest(); !status.ok()) return status;
@@ -440,8 +443,9 @@ class EventTimer final : public IterationTimer {
         GPUBENCH_RETURN_IF_ERROR(
             CudaStatus(cudaEventElapsedTime(&paused_ms, pauses_[pause].start, pauses_[pause].stop),
                        "cudaEventElapsedTime"));
-        region -= paused_ms * 1e-3;
+        region -= paused_ms * 1e-3 + scope_overhead_seconds_;
       }
+      region = std::max(region, 0.0);
       free_pauses_.insert(free_pauses_.end(), paused_in_[slot].begin(), paused_in_[slot].end());
       paused_in_[slot].clear();
     }
@@ -457,6 +461,7 @@ class EventTimer final : public IterationTimer {
   std::vector<double> finished_;
   size_t current_ = 0;
   size_t next_ = 0;
+  double scope_overhead_seconds_ = 0;  ///< taken out once per scope (SetScopeOverhead)
 };
 
 }  // namespace

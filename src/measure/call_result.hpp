@@ -62,9 +62,11 @@ struct CallResult {
   /// The thread's CPU time over GB's timed iterations (from the first KeepRunning to the last),
   /// for the reporters' check of state.PauseTiming() (paused_timing.hpp); < 0: not read.
   double timed_cpu_seconds = -1;
-  int64_t untimed_scopes = 0;  ///< gpubench::UntimedScope pauses in the timed bodies
-  BusyMeasure busy;            ///< untimed iterations with activity records (iterations 0: none)
-  std::string busy_error;      ///< why the busy measurement failed, if it did
+  int64_t untimed_scopes = 0;         ///< gpubench::UntimedScope pauses in the timed bodies
+  int64_t warmup_scopes = 0;          ///< gpubench::UntimedScope entries in the warm-up body
+  double scope_overhead_seconds = 0;  ///< taken out of the GPU time per scope (held, events)
+  BusyMeasure busy;        ///< untimed iterations with activity records (iterations 0: none)
+  std::string busy_error;  ///< why the busy measurement failed, if it did
 };
 
 }  // namespace gpubench::detail

@@ -104,6 +104,7 @@ class IterationController {
     } else if (step_ == Step::kBusy) {
       status = pause ? busy_.Pause() : busy_.Resume();
     } else {
+      if (step_ == Step::kWarmup && pause) ++call_.warmup_scopes;
       return false;  // the warm-up and the profiled bodies run whole
     }
     if (!status.ok() && scope_error_.ok()) scope_error_ = status;
@@ -167,7 +168,9 @@ class IterationController {
   }
 
   bool StartTimed() {
-    if (Status status = timed_.Begin(call_.launch_hold, call_.streams); !status.ok()) {
+    if (Status status = timed_.Begin(call_.launch_hold, call_.streams, call_.warmup_scopes > 0,
+                                     &call_.scope_overhead_seconds);
+        !status.ok()) {
       return Fail(status);
     }
     if (timed_.held()) watch_.emplace(WatchHeldIterations(harness_.sharing(), harness_.facts()));

@@ -58,8 +58,11 @@ class TimedPhase {
   ~TimedPhase() { CloseRange(); }
 
   /// Starts the clock probe (after the warm-up); `hold`: the warm-up's LaunchHold verdict;
-  /// `streams`: the streams each timed span forks to and joins from.
-  Status Begin(LaunchHold hold, const StreamPlan& streams);
+  /// `streams`: the streams each timed span forks to and joins from; `scopes`: the warm-up
+  /// body entered a gpubench::UntimedScope, so held runs measure the scope overhead first
+  /// (IterationTimer::SetScopeOverhead) into *scope_overhead_seconds.
+  Status Begin(LaunchHold hold, const StreamPlan& streams, bool scopes,
+               double* scope_overhead_seconds);
   /// Before each timed body. cache=flush: flush, wait for it, hold the stream; then the NVTX
   /// range and the timer region.
   Status BeforeBody(const std::string& instance);
@@ -86,6 +89,7 @@ class TimedPhase {
 
  private:
   bool flushing() const { return harness_.settings().cache == CachePolicy::kFlush; }
+  Status MeasureScopeOverhead(double* seconds);
   Harness& harness_;
   benchmark::State& state_;
   cudaStream_t stream_;

@@ -902,6 +902,26 @@ TEST(RealH200Report, TheSynchronisingExampleIsWarnedAboutWithItsHostCalls) {
   EXPECT_THAT(html, Not(HasSubstr("BM_RestoreThenKernel/untimed:1/manual_time (medians")));
 }
 
+// A real H200 run with GB 1.9.1 of bench/paused_timing.cu (tests/compare/data/h200/README.md,
+// paused/): the benchmark that pauses GB's timer is marked on every row and the report warns
+// about it; the same work unpaused, and the synchronising example with the same GB, are not.
+TEST(RealH200Report, PausedRowsAreAmongTheWarnings) {
+  auto copy_of = [](const std::string& name) {
+    const std::string copy =
+        ::testing::TempDir() + "/gpubench_" + name + "_" + std::to_string(::getpid()) + ".json";
+    std::filesystem::copy_file(Data("h200/paused/" + name + ".json"), copy,
+                               std::filesystem::copy_options::overwrite_existing);
+    return copy;  // ReportHtml removes it
+  };
+  const std::string html = ReportHtml(copy_of("paused_gb191"));
+  EXPECT_THAT(html, HasSubstr("GB's timer paused (timing_paused=1) in 1 benchmark(s): the "
+                              "loop body calls state.PauseTiming(), which leaves the paused GPU "
+                              "work in the GPU time (use gpubench::UntimedScope): "
+                              "BM_PausedRestore/paused:1/manual_time (3 of 3 repetitions)"));
+  EXPECT_THAT(html, Not(HasSubstr("BM_PausedRestore/paused:0/manual_time (")));
+  EXPECT_THAT(ReportHtml(copy_of("sync_gb191")), Not(HasSubstr("timer paused (timing_paused=1)")));
+}
+
 // The report lists each benchmark whose GPU was busy for under 80% of its GPU time (median over
 // the repetitions) with the numbers and the loop body's runtime calls (BM_TinyKernel, not in the
 // list, made none); 95% is not listed.
