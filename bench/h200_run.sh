@@ -182,6 +182,60 @@ for path in paths:
 print("rows marked timing_paused in the %d other JSON files of this session: %d" % (len(paths), marked))
 PY
 }
+# The thermal counters and --gpubench_thermal=wait on a heavy benchmark (bench/thermal.cu, a
+# tensor-core GEMM): first with wait, while the GPU is cool (each repetition starts within the
+# margin of the coolest temperature), then a minute or more without waiting, which warms the GPU.
+# nvidia-smi is only queried (never set).
+step_thermal() {
+  local dir="$OUT/thermal" bin=$BUILD/bench/gpubench_thermal
+  mkdir -p "$dir"
+  nvidia-smi --query-gpu=temperature.gpu,power.draw,clocks.sm,power.limit --format=csv \
+    >"$dir/smi_before.txt" 2>&1
+  cat "$dir/smi_before.txt"
+  timeout ${WAIT_LIMIT:-300} $bin --gpubench_thermal=wait:${THERMAL_MARGIN:-5} \
+    --benchmark_repetitions=${WAIT_REPS:-5} --benchmark_min_time=${WAIT_MIN_TIME:-3} \
+    --benchmark_out="$dir/wait.json" --benchmark_out_format=json >"$dir/wait.log" 2>&1
+  echo "thermal=wait: exit $?"
+  timeout ${NONE_LIMIT:-200} $bin --benchmark_repetitions=${NONE_REPS:-12} \
+    --benchmark_min_time=${NONE_MIN_TIME:-5} \
+    --benchmark_out="$dir/none.json" --benchmark_out_format=json >"$dir/none.log" 2>&1
+  echo "thermal=none: exit $?"
+  grep -h "gpubench: BM_HeavyGemm" "$dir/wait.log" "$dir/none.log" | cut -c1-300 | head -4
+  python3 - "$dir" <<'PY'
+import json, os, statistics, sys
+NAMES = {0x2: "applications_clocks_setting", 0x4: "sw_power_cap", 0x8: "hw_slowdown",
+         0x10: "sync_boost", 0x20: "sw_thermal_slowdown", 0x40: "hw_thermal_slowdown",
+         0x80: "hw_power_brake_slowdown", 0x100: "display_clock_setting"}
+def reasons(value):
+    if value is None:
+        return "-"
+    names = [n for bit, n in NAMES.items() if int(value) & bit]
+    return "|".join(names) or "none"
+for name in ("wait", "none"):
+    path = os.path.join(sys.argv[1], name + ".json")
+    try:
+        d = json.load(open(path))
+    except Exception as e:
+        print(name, "no JSON:", e)
+        continue
+    print(name, d["context"].get("gpubench_thermal"), "|", d["context"].get("gpubench_gpu_thermal", "")[-120:])
+    times = []
+    for b in d["benchmarks"]:
+        if b.get("run_type") != "iteration":
+            continue
+        times.append(b["real_time"])
+        print("  rep %2d  %8.1f us  sm %5.0f MHz  %3.0f C -> %3.0f C  %4.0f W  wait %5.1f s  %s" % (
+            b.get("repetition_index", -1), b["real_time"] / 1e3, b.get("sm_clock_mhz", 0),
+            b.get("gpu_temp_start_c", -1), b.get("gpu_temp_end_c", -1), b.get("gpu_power_w", -1),
+            b.get("thermal_wait_time", 0), reasons(b.get("clock_event_reasons"))))
+    if len(times) > 1:
+        med = statistics.median(times)
+        print("  %s: %d reps, median %.1f us, (max-min)/median %.2f%%, cv %.2f%%" % (
+            name, len(times), med / 1e3, 100 * (max(times) - min(times)) / med,
+            100 * statistics.stdev(times) / statistics.mean(times)))
+PY
+  nvidia-smi --query-gpu=temperature.gpu,power.draw,clocks.sm --format=csv,noheader 2>&1
+}
 # A later session on a freshly started machine: one more rerun of each suite and the ~2% time
 # injection (Gate_Fma 524 steps), for the "rerun after a restart" files.
 step_rerun() {

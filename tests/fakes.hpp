@@ -4,10 +4,12 @@
 
 #include <benchmark/benchmark.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -285,6 +287,33 @@ class FakeProfiler : public detail::Profiler {
   Log* log_;
   int ranges_ = 0;
   int pass_ = 0;
+};
+
+// NVML's temperatures, scripted like FakeSharingMonitor; thread-safe (the watch reads on a
+// thread of its own). Readings on the thread that made the fake are logged as "thermal" (the
+// log is not thread-safe; the watch thread's readings are only counted).
+class FakeThermalMonitor : public detail::ThermalMonitor {
+ public:
+  FakeThermalMonitor(Log* log, std::vector<detail::ThermalSample> samples)
+      : log_(log), samples_(std::move(samples)), owner_(std::this_thread::get_id()) {}
+  detail::ThermalSample Sample() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++calls;
+    if (std::this_thread::get_id() == owner_) log_->Add("thermal");
+    if (samples_.empty()) return {};
+    detail::ThermalSample sample = samples_.front();
+    if (samples_.size() > 1) samples_.erase(samples_.begin());
+    return sample;
+  }
+
+ private:
+  Log* log_;
+  std::mutex mutex_;
+  std::vector<detail::ThermalSample> samples_;
+  std::thread::id owner_;
+
+ public:
+  std::atomic<int> calls{0};
 };
 
 // NVML's view, scripted: each Sample() returns the next of `samples` (the last one repeats).

@@ -250,6 +250,11 @@ class LoopTest : public ::testing::Test {
       harness.SetStreamWatchForTesting(std::move(streams_owner_));
     }
     if (with_busy_ && busy_owner_) harness.SetBusyTracerForTesting(std::move(busy_owner_));
+    if (thermal_owner_) {
+      thermal_ = thermal_owner_.get();
+      harness.SetThermalMonitorForTesting(std::move(thermal_owner_));
+    }
+    if (thermal_reference_) process.thermal_reference_c = *thermal_reference_;
     if (!child_file_.empty()) {
       // This process plays the profiling child.
       EXPECT_TRUE(process.profiling_pass
@@ -260,7 +265,8 @@ class LoopTest : public ::testing::Test {
     if (parent_of_) {
       // This process plays the parent of a child that wrote `parent_of_`.
       detail::ProfilingPass::Header header;
-      const std::string path = ::testing::TempDir() + "/gpubench_child_lines.jsonl";
+      const std::string path =
+          ::testing::TempDir() + "/gpubench_child_lines_" + std::to_string(::getpid()) + ".jsonl";
       std::ofstream(path) << *parent_of_;
       EXPECT_TRUE(process.profiling_pass.BeginTiming(path, &header).ok());
       child_header_ = header;
@@ -291,6 +297,9 @@ class LoopTest : public ::testing::Test {
   FakeBusyTracer* busy_ = nullptr;
   bool with_busy_ = false;                  // the next Run() measures busy time with busy_
   bool through_gpubench_reporter_ = false;  // the next Run() reports through ForwardingReporter
+  std::unique_ptr<FakeThermalMonitor> thermal_owner_;  // NVML's temperatures in the next Run()
+  FakeThermalMonitor* thermal_ = nullptr;
+  std::optional<double> thermal_reference_;  // the coolest temperature read before it
   FakeStreamWatch* streams_ = nullptr;
   std::string profile_out_;               // --gpubench_profile_out of the next Run()
   std::optional<int> tagged_device_;      // one device of a --gpubench_devices run
@@ -612,7 +621,7 @@ std::vector<nlohmann::json> JsonLines(const std::string& path) {
 // as it ends, after a header that carries the profiler's status and units.
 TEST_F(LoopTest, ProfilingChildProfilesEachInstanceOnceAndTimesNothing) {
   settings_.profile_iterations = 2;
-  child_file_ = ::testing::TempDir() + "/gpubench_child.jsonl";
+  child_file_ = ::testing::TempDir() + "/gpubench_child_" + std::to_string(::getpid()) + ".jsonl";
   std::remove(child_file_.c_str());
   auto runs = Run("^LoopTest_ThreeRepetitions/", true);
   int skipped = 0;
@@ -640,7 +649,8 @@ TEST_F(LoopTest, ProfilingChildProfilesEachInstanceOnceAndTimesNothing) {
 TEST_F(LoopTest, ProfilingChildWritesAFailedSessionWithItsError) {
   settings_.profile_iterations = 1;
   profiler_->fail_pass = 1;
-  child_file_ = ::testing::TempDir() + "/gpubench_child_failed.jsonl";
+  child_file_ =
+      ::testing::TempDir() + "/gpubench_child_failed_" + std::to_string(::getpid()) + ".jsonl";
   std::remove(child_file_.c_str());
   ::testing::internal::CaptureStderr();
   Run("^LoopTest_Flush/", true);
@@ -653,11 +663,13 @@ TEST_F(LoopTest, ProfilingChildWritesAFailedSessionWithItsError) {
 
 // The profile log of the child: one line per session, which belongs to no GB call (iterations 0).
 TEST_F(LoopTest, ProfilingChildLogsOneLinePerInstance) {
-  const std::string path = ::testing::TempDir() + "/gpubench_child_log.jsonl";
+  const std::string path =
+      ::testing::TempDir() + "/gpubench_child_log_" + std::to_string(::getpid()) + ".jsonl";
   std::remove(path.c_str());
   profile_out_ = path;
   settings_.profile_iterations = 1;
-  child_file_ = ::testing::TempDir() + "/gpubench_child_logged.jsonl";
+  child_file_ =
+      ::testing::TempDir() + "/gpubench_child_logged_" + std::to_string(::getpid()) + ".jsonl";
   std::remove(child_file_.c_str());
   Run("^LoopTest_(ThreeRepetitions|Flush)/", true);
   detail::ProcessState::Get().profile_log.Close();
@@ -744,7 +756,8 @@ TEST_F(LoopTest, ParentOfAChildWithoutProfilerHasNoMetrics) {
 TEST_F(LoopTest, ParentOfAChildThatWroteNothingIsToldWhy) {
   detail::ProfilingPass pass;
   detail::ProfilingPass::Header header;
-  const std::string path = ::testing::TempDir() + "/gpubench_child_empty.jsonl";
+  const std::string path =
+      ::testing::TempDir() + "/gpubench_child_empty_" + std::to_string(::getpid()) + ".jsonl";
   std::ofstream(path).close();
   const Status status = pass.BeginTiming(path, &header);
   EXPECT_FALSE(status.ok());
@@ -773,7 +786,8 @@ TEST_F(LoopTest, ProfilingChildMeasuresBusyTimeAfterTheProfiledIterations) {
   with_busy_ = true;
   settings_.profile_iterations = 2;
   busy_->calls = {{"cudaMalloc", 1, 2e-3}, {"cudaLaunchKernel", 3, 6e-6}};
-  child_file_ = ::testing::TempDir() + "/gpubench_child_busy.jsonl";
+  child_file_ =
+      ::testing::TempDir() + "/gpubench_child_busy_" + std::to_string(::getpid()) + ".jsonl";
   std::remove(child_file_.c_str());
   Run("^LoopTest_Flush/", true);
   const auto& events = log_.events;
@@ -1033,6 +1047,109 @@ TEST_F(LoopTest, PauseTimingInTimedBodiesIsMarkedOnEveryRowAndSaidOnce) {
   EXPECT_EQ(err.find("LoopTest_SetupNotPaused: GB's CPU"), std::string::npos) << err;
 }
 
+detail::ThermalSample Nvml(double celsius, double watts, uint64_t reasons) {
+  detail::ThermalSample sample;
+  sample.known = true;
+  sample.temperature_c = celsius;
+  sample.power_w = watts;
+  sample.reasons_known = true;
+  sample.clock_event_reasons = reasons;
+  return sample;
+}
+
+// NVML is read as the timed iterations begin (before the clock probe) and after they end.
+TEST_F(LoopTest, RowsCarryTheGpusTemperaturePowerAndClockEvents) {
+  thermal_owner_ = std::make_unique<FakeThermalMonitor>(
+      &log_, std::vector<detail::ThermalSample>{Nvml(40, 100, detail::kClockEventGpuIdle),
+                                                Nvml(45, 600, detail::kClockEventSwPowerCap)});
+  auto runs = Run("^LoopTest_Flush/");
+  ASSERT_EQ(runs.size(), 1u);
+  const auto& counters = runs[0].counters;
+  EXPECT_EQ(counters.at("gpu_temp_start_c").value, 40);
+  EXPECT_EQ(counters.at("gpu_temp_end_c").value, 45);
+  EXPECT_EQ(counters.at("clock_event_reasons").value, 4);  // gpu_idle left out
+  EXPECT_GT(counters.at("gpu_power_w").value, 100);        // the mean of the readings: a short span
+  EXPECT_LE(counters.at("gpu_power_w").value, 600);
+  EXPECT_EQ(counters.count("thermal_wait_time"), 0u);
+  const auto& events = log_.events;
+  const auto first = std::find(events.begin(), events.end(), "thermal");
+  const auto probe_begin = std::find(events.begin(), events.end(), "probe_begin");
+  const auto probe_end = std::find(events.begin(), events.end(), "probe_end");
+  ASSERT_NE(probe_end, events.end());
+  EXPECT_LT(first, probe_begin);
+  EXPECT_NE(std::find(probe_end, events.end(), "thermal"), events.end());
+}
+
+TEST_F(LoopTest, WithoutNvmlTheRowsHaveNoThermalCounters) {
+  auto runs = Run("^LoopTest_Flush/");
+  ASSERT_EQ(runs.size(), 1u);
+  for (const char* name : {"gpu_temp_start_c", "gpu_temp_end_c", "gpu_power_w",
+                           "clock_event_reasons", "thermal_wait_time"}) {
+    EXPECT_EQ(runs[0].counters.count(name), 0u) << name;
+  }
+}
+
+// sm_clock_throttled=1 says why, as far as NVML knows.
+TEST_F(LoopTest, AThrottledRowNamesNvmlsClockEventReasons) {
+  ops_->clock_mhz = 1500;
+  thermal_owner_ = std::make_unique<FakeThermalMonitor>(
+      &log_,
+      std::vector<detail::ThermalSample>{Nvml(61, 690, detail::kClockEventSwPowerCap),
+                                         Nvml(66, 700, detail::kClockEventSwThermalSlowdown)});
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Flush/");
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].counters.at("sm_clock_throttled").value, 1);
+  EXPECT_NE(err.find("LoopTest_Flush: the SM clock averaged 1500 MHz, below 90% of the rated "
+                     "1980 MHz (sm_clock_throttled=1); NVML's clock-event reasons during the "
+                     "timed iterations: sw_power_cap, sw_thermal_slowdown (GPU 61 C to 66 C"),
+            std::string::npos)
+      << err;
+}
+
+TEST_F(LoopTest, AThrottledRowWithoutNvmlSaysNvmlCouldNotTell) {
+  ops_->clock_mhz = 1500;
+  ::testing::internal::CaptureStderr();
+  Run("^LoopTest_Flush/");
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("(sm_clock_throttled=1); NVML could not say why (not read (test backends))"),
+            std::string::npos)
+      << err;
+}
+
+// thermal=wait: before the timed iterations (and the clock probe) the loop reads NVML until the
+// GPU is within the margin of the coolest temperature, every 0.25 s.
+TEST_F(LoopTest, ThermalWaitWaitsForACoolGpuBeforeTheTimedIterations) {
+  settings_.thermal = Thermal::kWait;
+  settings_.thermal_margin_c = 5;
+  thermal_reference_ = 35;
+  thermal_owner_ = std::make_unique<FakeThermalMonitor>(
+      &log_, std::vector<detail::ThermalSample>{Nvml(50, 90, 0), Nvml(38, 80, 0)});
+  auto runs = Run("^LoopTest_Flush/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("thermal_wait_time").value, 0.25);
+  EXPECT_EQ(runs[0].counters.at("gpu_temp_start_c").value, 38);
+  const auto& events = log_.events;
+  const auto probe_begin = std::find(events.begin(), events.end(), "probe_begin");
+  // Two readings of the wait and the watch's first, all before the probe.
+  EXPECT_EQ(std::count(events.begin(), probe_begin, "thermal"), 3);
+}
+
+TEST_F(LoopTest, ThermalWaitWithoutNvmlSaysSoOnceAndDoesNotWait) {
+  settings_.thermal = Thermal::kWait;
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_(Flush|Keep)/");
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].counters.count("thermal_wait_time"), 0u);
+  const std::string said =
+      "--gpubench_thermal=wait cannot read the GPU's temperature (not read (test backends)): "
+      "the benchmarks run without waiting";
+  ASSERT_NE(err.find(said), std::string::npos) << err;
+  EXPECT_EQ(err.find(said, err.find(said) + 1), std::string::npos) << err;
+}
+
 // After the body, an abort elsewhere is not explained as one of the body's.
 TEST(AbortNote, SaysNothingOnceTheBodyHasEnded) {
   EXPECT_DEATH(
@@ -1086,7 +1203,8 @@ TEST(BusyContext, SaysHowBusyTimeIsMeasuredAndListsTheChildsHostCalls) {
   EXPECT_EQ(off[0].second.rfind("not measured", 0), 0u) << off[0].second;
   EXPECT_NE(off[0].second.find("--gpubench_metrics=off"), std::string::npos);
 
-  const std::string path = ::testing::TempDir() + "/gpubench_child_context.jsonl";
+  const std::string path =
+      ::testing::TempDir() + "/gpubench_child_context_" + std::to_string(::getpid()) + ".jsonl";
   std::ofstream(path) << kChildHeader << "\n" << ChildBusyLine("0.25e-3") << "\n";
   detail::ProfilingPass::Header header;
   ASSERT_TRUE(pass.BeginTiming(path, &header).ok());

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace gpubench {
@@ -26,7 +27,8 @@ enum class Gating {
 struct CounterInfo {
   std::string_view name;  ///< as in GB's output; a name ending in '/' is a prefix
   std::string_view unit;  ///< bytes, bytes/s, 1/s, s, ns, MHz, %, count, flag, FLOP, FLOP/s,
-                          ///< FLOP/byte, ratio
+                          ///< FLOP/byte, ratio, C (degrees Celsius), W, reasons (a bit set,
+                          ///< kClockEventReasons)
   Better better;
   Gating gating;
   double min_threshold_percent;  ///< gated: the smallest relative change that can fail
@@ -72,6 +74,25 @@ inline constexpr double kGateHistoryAlpha = 0.01;
 /// by up to 0.12% between processes; a 1% change must stay catchable.
 inline constexpr double kGateHistoryMinimumPercent = 0.5;
 
+/// The bits of counter clock_event_reasons: NVML's clock-event reasons (why the driver held the
+/// clocks below their maximum), with the names gpubench prints.
+struct ClockEventReason {
+  uint64_t bit;
+  std::string_view name;
+  std::string_view meaning;
+};
+inline constexpr ClockEventReason kClockEventReasons[] = {
+    {0x1, "gpu_idle", "nothing ran on the GPU (left out of clock_event_reasons)"},
+    {0x2, "applications_clocks_setting", "the clocks are held at the applications clocks"},
+    {0x4, "sw_power_cap", "the driver lowered the clocks to stay under the power limit"},
+    {0x8, "hw_slowdown", "the hardware slowed the clocks (heat or an external power signal)"},
+    {0x10, "sync_boost", "the clocks follow other GPUs of a sync-boost group"},
+    {0x20, "sw_thermal_slowdown", "the driver lowered the clocks to keep the GPU cool"},
+    {0x40, "hw_thermal_slowdown", "the hardware slowed the clocks for heat"},
+    {0x80, "hw_power_brake_slowdown", "an external power brake slowed the clocks"},
+    {0x100, "display_clock_setting", "the clocks follow the display clock"},
+};
+
 inline constexpr CounterInfo kCounters[] = {
     // GB's own time fields (normalised to ns by gpubench-compare).
     // 1.75%: identical reruns of a CUB radix sort in two machine sessions moved its median by
@@ -100,6 +121,19 @@ inline constexpr CounterInfo kCounters[] = {
      "1 when GB's CPU time of the timed iterations differs from the thread's CPU time that "
      "gpubench read over them: the body calls state.PauseTiming(), which leaves the paused GPU "
      "work in the GPU time (use gpubench::UntimedScope); absent otherwise"},
+    // NVML over the timed iterations (absent without NVML: gpubench_gpu_thermal says why).
+    {"gpu_temp_start_c", "C", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "GPU temperature as the timed iterations began (NVML)"},
+    {"gpu_temp_end_c", "C", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "GPU temperature as the timed iterations ended (NVML)"},
+    {"gpu_power_w", "W", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "mean board power over the timed iterations (NVML's energy counter, or its power readings "
+     "for spans under 50 ms)"},
+    {"clock_event_reasons", "reasons", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "NVML's clock-event reasons seen during the timed iterations, a bit set "
+     "(kClockEventReasons: sw_power_cap, sw_thermal_slowdown, ...; gpu_idle left out); 0: none"},
+    {"thermal_wait_time", "s", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "--gpubench_thermal=wait: how long the call waited for the GPU to cool first"},
     {"profiled_inline", "flag", Better::kLower, Gating::kReportOnly, 0, 0,
      "1 when the metrics were profiled after each timed run (a main that starts the benchmarks "
      "with benchmark::RunSpecifiedBenchmarks): CUPTI then stays attached and held short kernels "

@@ -42,6 +42,17 @@ enum class Exclusive {
 /// The longest --gpubench_exclusive=wait waits before one benchmark (then it is skipped).
 inline constexpr double kExclusiveWaitSeconds = 600;
 
+/// What to do about the GPU's heat before each benchmark's timed iterations (through NVML).
+enum class Thermal {
+  kNone,  ///< Time the GPU as it is; the rows record its temperature, power and clock events.
+  kWait,  ///< Wait until it has cooled: at most thermal_margin_c above the coolest temperature
+          ///< read since the run started, no heat or power clock-event reason active (at most
+          ///< kThermalWaitSeconds, then time it anyway and say so).
+};
+
+/// The longest --gpubench_thermal=wait waits before one benchmark.
+inline constexpr double kThermalWaitSeconds = 120;
+
 /// The settings in effect for a run of benchmarks. Clock control is not a field: gpubench never
 /// locks clocks ("none"), it measures the clock the iterations ran at instead.
 struct Settings {
@@ -59,6 +70,10 @@ struct Settings {
   int device = 0;
   /// Other work on the GPU: warn (default), wait for it to end, or skip the benchmark.
   Exclusive exclusive = Exclusive::kWarn;
+  /// The GPU's heat before each benchmark: record it (default), or wait for it to cool first.
+  Thermal thermal = Thermal::kNone;
+  /// thermal=wait: degrees Celsius above the coolest temperature read since the start.
+  int thermal_margin_c = 5;
 };
 
 /// The metrics collected when no --gpubench_metrics is given (one replay pass on Hopper).
@@ -74,5 +89,6 @@ const char* ToString(CachePolicy cache);
 const char* ToString(ProfileRuns runs);
 const char* ToString(ProfileProcess process);
 const char* ToString(Exclusive exclusive);
+const char* ToString(Thermal thermal);
 
 }  // namespace gpubench

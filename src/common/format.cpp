@@ -46,6 +46,9 @@ CounterUnit UnitNamed(const std::string& unit) {
   if (unit == "%") return CounterUnit::kPercent;
   if (unit == "flag") return CounterUnit::kFlag;
   if (unit == "count") return CounterUnit::kCount;
+  if (unit == "C") return CounterUnit::kCelsius;
+  if (unit == "W") return CounterUnit::kWatts;
+  if (unit == "reasons") return CounterUnit::kReasons;
   return CounterUnit::kPlain;
 }
 
@@ -87,10 +90,43 @@ std::string FormatValue(double value, CounterUnit unit) {
       return value != 0 ? "yes" : "no";
     case CounterUnit::kCount:
       return Printf("%.0f%s", value, "");
+    case CounterUnit::kCelsius:
+      return Printf("%.0f %s", value, "C");
+    case CounterUnit::kWatts:
+      return Printf("%.0f %s", value, "W");
+    case CounterUnit::kReasons:
+      return value >= 0 ? DescribeClockEventReasons(static_cast<uint64_t>(value), "|")
+                        : Printf("%.4g%s", value, "");
     case CounterUnit::kPlain:
       break;
   }
   return Printf("%.4g%s", value, "");
+}
+
+std::vector<std::string> ClockEventReasonNames(uint64_t reasons) {
+  std::vector<std::string> names;
+  uint64_t named = 0;
+  for (const ClockEventReason& reason : kClockEventReasons) {
+    named |= reason.bit;
+    if ((reasons & reason.bit) != 0) names.emplace_back(reason.name);
+  }
+  for (int bit = 0; bit < 64; ++bit) {
+    const uint64_t mask = uint64_t{1} << bit;
+    if ((reasons & mask) != 0 && (named & mask) == 0) {
+      char text[24];
+      std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(mask));
+      names.emplace_back(text);
+    }
+  }
+  return names;
+}
+
+std::string DescribeClockEventReasons(uint64_t reasons, const char* separator) {
+  std::string text;
+  for (const std::string& name : ClockEventReasonNames(reasons)) {
+    text += (text.empty() ? "" : separator) + name;
+  }
+  return text.empty() ? "none" : text;
 }
 
 }  // namespace gpubench::detail

@@ -1,8 +1,10 @@
 // How gpubench's console output writes numbers: one place for every unit.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace gpubench::detail {
 
@@ -18,6 +20,9 @@ enum class CounterUnit {
   kCount,
   kFlop,
   kFlopPerSecond,
+  kCelsius,
+  kWatts,
+  kReasons,  ///< a bit set of NVML's clock-event reasons, printed by name
   kPlain
 };
 
@@ -31,7 +36,14 @@ CounterUnit UnitNamed(const std::string& unit);
 CounterUnit UnitOfCounter(const std::string& name,
                           const std::map<std::string, std::string>& metric_units = {});
 
-/// "805.3 MB", "4.21 TB/s", "233.1 us", "1980 MHz", "70.1 %", "yes", "3", "0.123".
+/// The names of the clock-event reason bits set in `reasons` (kClockEventReasons), in bit order;
+/// a bit without a name as "0x200".
+std::vector<std::string> ClockEventReasonNames(uint64_t reasons);
+/// Those names joined with `separator`; "none" when no bit is set.
+std::string DescribeClockEventReasons(uint64_t reasons, const char* separator = ", ");
+
+/// "805.3 MB", "4.21 TB/s", "233.1 us", "1980 MHz", "70.1 %", "yes", "3", "41 C", "312 W",
+/// "sw_power_cap|sw_thermal_slowdown", "0.123".
 std::string FormatValue(double value, CounterUnit unit);
 
 /// Seconds with an automatic unit (ns, us, ms, s).

@@ -40,6 +40,8 @@ const char* ToString(Exclusive exclusive) {
   return exclusive == Exclusive::kWait ? "wait" : exclusive == Exclusive::kFail ? "fail" : "warn";
 }
 
+const char* ToString(Thermal thermal) { return thermal == Thermal::kWait ? "wait" : "none"; }
+
 namespace detail {
 namespace {
 
@@ -66,6 +68,32 @@ std::string ParseInt(std::string_view text, int low, int high, int* out) {
   }
   *out = value;
   return "";
+}
+
+// --gpubench_thermal: none, wait, or wait:MARGIN_C.
+std::string ParseThermal(std::string_view text, CommandLine* line) {
+  Settings& settings = line->settings;
+  if (text == "none") {
+    settings.thermal = Thermal::kNone;
+    return "";
+  }
+  if (text.substr(0, 4) != "wait" || (text.size() > 4 && text[4] != ':')) {
+    return "'" + std::string(text) + "' is not one of none|wait|wait:MARGIN_C (e.g. wait:5)";
+  }
+  int margin = 5;
+  if (text.size() > 4) {
+    if (std::string error = ParseInt(text.substr(5), 1, 50, &margin); !error.empty()) {
+      return "wait:MARGIN_C: " + error + " (degrees Celsius above the coolest temperature)";
+    }
+  }
+  settings.thermal = Thermal::kWait;
+  settings.thermal_margin_c = margin;
+  return "";
+}
+
+std::string ThermalText(const Settings& settings) {
+  return settings.thermal == Thermal::kNone ? "none"
+                                            : "wait:" + std::to_string(settings.thermal_margin_c);
 }
 
 std::vector<std::string> SplitMetricList(std::string_view list) {
@@ -252,6 +280,18 @@ const std::vector<SettingRow> kSettingRows = {
      },
      [](const CommandLine& line) { return std::string(ToString(line.settings.exclusive)); },
      nullptr},
+    {"thermal", "none|wait[:MARGIN_C]", "none",
+     "the GPU's heat before each benchmark: time it as it is (none; every row still records "
+     "temperature, power and NVML's clock-event reasons), or first wait until it is at most "
+     "MARGIN_C degrees (default 5) above the coolest temperature read since the start, with no "
+     "heat or power clock-event reason active (wait; at most 120 s per benchmark)",
+     true, false, ParseThermal, [](const CommandLine& line) { return ThermalText(line.settings); },
+     [](const Settings& settings) -> KeyValues {
+       // A cooled GPU boosts higher at first: such numbers are not compared with uncooled ones.
+       // Absent for none, so that the fingerprints of runs made before the setting stay valid.
+       if (settings.thermal == Thermal::kNone) return {};
+       return {{"gpubench_thermal", ThermalText(settings)}};
+     }},
     {"profile_out", "FILE", "", "append per-range metric values of every profiled run (JSON lines)",
      false, false,
      [](std::string_view text, CommandLine* line) {

@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "common/format.hpp"
 #include "config/metric_groups.hpp"
 #include "gpu/launch_hold.hpp"
 #include "gpubench/counters.hpp"
@@ -214,6 +215,25 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
   context.push_back({"cuda_runtime_version", CudaVersionString(facts.runtime_version)});
   context.push_back({"cuda_cupti_api_version", std::to_string(facts.cupti_api_version)});
   return context;
+}
+
+KeyValues ThermalContext(const ThermalSample& at_start) {
+  if (!at_start.known) {
+    return {{"gpubench_gpu_thermal",
+             "unavailable: " + at_start.unknown_reason +
+                 "; no temperature, power or clock-event counters (thermal=wait does not wait)"}};
+  }
+  std::string start = FormatValue(at_start.temperature_c, CounterUnit::kCelsius);
+  if (at_start.power_w >= 0) start += ", " + FormatValue(at_start.power_w, CounterUnit::kWatts);
+  if (at_start.reasons_known) {
+    start += ", clock-event reasons " + DescribeClockEventReasons(at_start.clock_event_reasons);
+  }
+  return {{"gpubench_gpu_thermal",
+           "NVML, read on a thread of its own every 100 ms during each call's timed iterations and "
+           "once at each end: gpu_temp_start_c and gpu_temp_end_c, gpu_power_w (the energy "
+           "counter over the span, or the mean of the power readings for spans under 50 ms), "
+           "clock_event_reasons (every reason seen, gpu_idle left out); at start " +
+               start}};
 }
 
 KeyValues BusyContext(const Settings& settings, const std::string& profiler_status,

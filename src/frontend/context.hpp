@@ -10,6 +10,7 @@
 #include "config/settings_table.hpp"
 #include "gpu/device_info.hpp"
 #include "gpu/flush.hpp"
+#include "gpu/gpu_thermal.hpp"
 #include "gpubench/settings.hpp"
 #include "measure/profiling_pass.hpp"
 
@@ -38,6 +39,10 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
 /// iteration, known here from the profiling child; docs/user_guide.md "Context block").
 KeyValues BusyContext(const Settings& settings, const std::string& profiler_status,
                       const ProfilingPass& pass);
+
+/// gpubench_gpu_thermal: how the temperature, power and clock-event counters are read, with the
+/// reading `at_start` (before any benchmark), or why there are none.
+KeyValues ThermalContext(const ThermalSample& at_start);
 
 /// The gpubench_stream_watch context value.
 std::string StreamWatchDescription(const std::string& unavailable_reason);

@@ -238,6 +238,14 @@ void AddContext(const Settings& settings, const detail::DeviceFacts& facts,
                                                       detail::ProcessState::Get().profiling_pass)) {
     benchmark::AddCustomContext(key, value);
   }
+  // The GPU before any benchmark: also the first reference of --gpubench_thermal=wait.
+  detail::ThermalSample at_start;
+  at_start.unknown_reason = "no usable CUDA device";
+  if (facts.available) at_start = harness.thermal().Sample();
+  if (at_start.known) detail::ProcessState::Get().thermal_reference_c = at_start.temperature_c;
+  for (const auto& [key, value] : detail::ThermalContext(at_start)) {
+    benchmark::AddCustomContext(key, value);
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "gpu/gpu_sharing.hpp"
 
-#include <dlfcn.h>
+#include "gpu/nvml_library.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,11 +10,7 @@
 namespace gpubench::detail {
 namespace {
 
-// The few NVML declarations used (NVML's ABI, stable since the _v2/_v3 entry points).
-using NvmlReturn = int;
-constexpr NvmlReturn kNvmlSuccess = 0;
-constexpr NvmlReturn kNvmlInsufficientSize = 7;
-using NvmlDevice = struct NvmlDeviceOpaque*;
+// The NVML structures read here, as NVML's ABI has them.
 struct NvmlProcessInfo {
   unsigned int pid;
   unsigned long long used_gpu_memory;
@@ -38,57 +35,33 @@ std::string OwnExecutableName() {
 
 class NvmlMonitor final : public SharingMonitor {
  public:
-  explicit NvmlMonitor(const std::string& pci_bus_id) {
-    library_ = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (library_ == nullptr) {
-      reason_ = "libnvidia-ml.so.1 (the driver's NVML) not found";
-      return;
-    }
-    auto init = Symbol<NvmlReturn (*)()>("nvmlInit_v2");
-    auto by_bus =
-        Symbol<NvmlReturn (*)(const char*, NvmlDevice*)>("nvmlDeviceGetHandleByPciBusId_v2");
-    processes_ = Symbol<NvmlReturn (*)(NvmlDevice, unsigned*, NvmlProcessInfo*)>(
+  explicit NvmlMonitor(const std::string& pci_bus_id) : nvml_(pci_bus_id) {
+    processes_ = nvml_.Symbol<NvmlReturn (*)(NvmlDevice, unsigned*, NvmlProcessInfo*)>(
         "nvmlDeviceGetComputeRunningProcesses_v3");
     utilization_ =
-        Symbol<NvmlReturn (*)(NvmlDevice, NvmlUtilization*)>("nvmlDeviceGetUtilizationRates");
-    process_name_ = Symbol<NvmlReturn (*)(unsigned, char*, unsigned)>("nvmlSystemGetProcessName");
-    shutdown_ = Symbol<NvmlReturn (*)()>("nvmlShutdown");
-    if (!init || !by_bus || !processes_) {
-      reason_ =
-          "libnvidia-ml.so.1 lacks nvmlInit_v2, nvmlDeviceGetHandleByPciBusId_v2 or "
-          "nvmlDeviceGetComputeRunningProcesses_v3 (driver too old)";
-      return;
+        nvml_.Symbol<NvmlReturn (*)(NvmlDevice, NvmlUtilization*)>("nvmlDeviceGetUtilizationRates");
+    process_name_ =
+        nvml_.Symbol<NvmlReturn (*)(unsigned, char*, unsigned)>("nvmlSystemGetProcessName");
+    if (nvml_.device() == nullptr) {
+      reason_ = nvml_.reason();
+    } else if (!processes_) {
+      reason_ = "libnvidia-ml.so.1 lacks nvmlDeviceGetComputeRunningProcesses_v3 (driver too old)";
     }
-    if (NvmlReturn result = init(); result != kNvmlSuccess) {
-      reason_ = "nvmlInit_v2 failed (NVML error " + std::to_string(result) + ")";
-      return;
-    }
-    initialized_ = true;
-    if (NvmlReturn result = by_bus(pci_bus_id.c_str(), &device_); result != kNvmlSuccess) {
-      reason_ = "NVML does not know the device at PCI bus id " + pci_bus_id + " (NVML error " +
-                std::to_string(result) + ")";
-      device_ = nullptr;
-    }
-  }
-
-  ~NvmlMonitor() override {
-    if (initialized_ && shutdown_) shutdown_();
-    // The library stays loaded: NVML's own threads may outlive the shutdown call.
   }
 
   SharingSample Sample() override {
     SharingSample sample;
-    if (device_ == nullptr) {
+    if (!reason_.empty()) {
       sample.unknown_reason = reason_;
       return sample;
     }
     std::vector<NvmlProcessInfo> infos(16);
     unsigned count = static_cast<unsigned>(infos.size());
-    NvmlReturn result = processes_(device_, &count, infos.data());
+    NvmlReturn result = processes_(nvml_.device(), &count, infos.data());
     if (result == kNvmlInsufficientSize) {
       infos.resize(count + 8);
       count = static_cast<unsigned>(infos.size());
-      result = processes_(device_, &count, infos.data());
+      result = processes_(nvml_.device(), &count, infos.data());
     }
     if (result != kNvmlSuccess) {
       sample.unknown_reason = "nvmlDeviceGetComputeRunningProcesses_v3 failed (NVML error " +
@@ -108,26 +81,18 @@ class NvmlMonitor final : public SharingMonitor {
       sample.processes.push_back(process);
     }
     NvmlUtilization utilization{};
-    if (utilization_ && utilization_(device_, &utilization) == kNvmlSuccess) {
+    if (utilization_ && utilization_(nvml_.device(), &utilization) == kNvmlSuccess) {
       sample.utilization_percent = static_cast<int>(utilization.gpu);
     }
     return sample;
   }
 
  private:
-  template <class Function>
-  Function Symbol(const char* name) {
-    return reinterpret_cast<Function>(::dlsym(library_, name));
-  }
-
-  void* library_ = nullptr;
-  bool initialized_ = false;
-  NvmlDevice device_ = nullptr;
-  std::string reason_;
+  NvmlLibrary nvml_;
+  std::string reason_;  ///< why every sample is unknown; "" when NVML can tell
   NvmlReturn (*processes_)(NvmlDevice, unsigned*, NvmlProcessInfo*) = nullptr;
   NvmlReturn (*utilization_)(NvmlDevice, NvmlUtilization*) = nullptr;
   NvmlReturn (*process_name_)(unsigned, char*, unsigned) = nullptr;
-  NvmlReturn (*shutdown_)() = nullptr;
 };
 
 }  // namespace

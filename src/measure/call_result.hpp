@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gpu/backend.hpp"
 #include "gpu/stream_plan.hpp"
+#include "measure/thermal_watch.hpp"
 
 namespace gpubench::detail {
 
@@ -65,6 +67,8 @@ struct CallResult {
   int64_t untimed_scopes = 0;         ///< gpubench::UntimedScope pauses in the timed bodies
   int64_t warmup_scopes = 0;          ///< gpubench::UntimedScope entries in the warm-up body
   double scope_overhead_seconds = 0;  ///< taken out of the GPU time per scope (held, events)
+  ThermalSummary thermal;             ///< NVML over the timed iterations (known false: no counters)
+  std::optional<ThermalWait> thermal_wait;  ///< --gpubench_thermal=wait before them
   BusyMeasure busy;        ///< untimed iterations with activity records (iterations 0: none)
   std::string busy_error;  ///< why the busy measurement failed, if it did
 };

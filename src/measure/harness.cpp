@@ -28,6 +28,16 @@ class NoBusyTracer final : public BusyTracer {
   }
 };
 
+// Nor do they read NVML's temperatures unless they install a monitor.
+class NoThermalMonitor final : public ThermalMonitor {
+ public:
+  ThermalSample Sample() override {
+    ThermalSample sample;
+    sample.unknown_reason = "not read (test backends)";
+    return sample;
+  }
+};
+
 }  // namespace
 
 void Harness::Configure(const Settings& settings, const DeviceFacts& facts) {
@@ -64,6 +74,11 @@ SharingMonitor& Harness::sharing() {
   return *sharing_;
 }
 
+ThermalMonitor& Harness::thermal() {
+  if (!thermal_) thermal_ = MakeNvmlThermalMonitor(facts_.pci_bus_id);
+  return *thermal_;
+}
+
 StreamWatch& Harness::streams() {
   if (!streams_) streams_ = MakeCuptiStreamWatch();
   return *streams_;
@@ -83,11 +98,13 @@ void Harness::SetBackendsForTesting(std::unique_ptr<GpuOps> ops,
   profiler_status_ = profiler_ ? "on: test profiler" : "off: test";
   streams_ = std::make_unique<NoStreamWatch>();
   busy_ = std::make_unique<NoBusyTracer>();
+  thermal_ = std::make_unique<NoThermalMonitor>();
 }
 
 void Harness::ReleaseBackends() {
   busy_.reset();
   sharing_.reset();
+  thermal_.reset();
   streams_.reset();
   profiler_.reset();
   timer_.reset();

@@ -8,6 +8,7 @@
 #include "gpu/backend.hpp"
 #include "gpu/device_info.hpp"
 #include "gpu/gpu_sharing.hpp"
+#include "gpu/gpu_thermal.hpp"
 #include "gpubench/settings.hpp"
 
 namespace gpubench::detail {
@@ -34,6 +35,9 @@ class Harness {
   void SetProfilerFromChild(std::string status, std::map<std::string, std::string> metric_units);
   /// Other processes on the device (NVML), created on first use unless installed by tests.
   SharingMonitor& sharing();
+  /// The GPU's temperature, power and clock events (NVML), created on first use unless installed
+  /// by tests.
+  ThermalMonitor& thermal();
   /// The streams a body uses (CUPTI callbacks), created on first use unless installed by tests.
   StreamWatch& streams();
   /// The busy measurement (CUPTI activity), created on first use unless installed by tests.
@@ -45,6 +49,9 @@ class Harness {
   void SetBusyTracerForTesting(std::unique_ptr<BusyTracer> busy) { busy_ = std::move(busy); }
   void SetSharingMonitorForTesting(std::unique_ptr<SharingMonitor> monitor) {
     sharing_ = std::move(monitor);
+  }
+  void SetThermalMonitorForTesting(std::unique_ptr<ThermalMonitor> monitor) {
+    thermal_ = std::move(monitor);
   }
 
   /// Releases the backends' GPU resources (before the CUDA runtime is torn down at exit).
@@ -60,6 +67,7 @@ class Harness {
   std::string profiler_status_ = "off: not initialized";
   std::map<std::string, std::string> metric_units_;
   std::unique_ptr<SharingMonitor> sharing_;
+  std::unique_ptr<ThermalMonitor> thermal_;
   std::unique_ptr<StreamWatch> streams_;
   std::unique_ptr<BusyTracer> busy_;
 };

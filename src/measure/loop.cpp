@@ -1,39 +1,34 @@
 #include "gpubench/loop.hpp"
 
 #include <iostream>
-#include <optional>
 #include <string>
 
 #include "measure/abort_note.hpp"
 #include "measure/admission.hpp"
-#include "measure/busy_phase.hpp"
 #include "measure/call_result.hpp"
+#include "measure/counter_stages.hpp"
 #include "measure/instance.hpp"
-#include "measure/paused_timing.hpp"
-#include "measure/phases.hpp"
 #include "measure/process_state.hpp"
-#include "measure/profiling_pass.hpp"
 #include "measure/publish.hpp"
-#include "measure/sharing_check.hpp"
+#include "measure/timed_iterations.hpp"
+#include "measure/warmup_stages.hpp"
 
 namespace gpubench {
 namespace detail {
 
-// Sequences the phases of one call (phases.hpp). Next() is called before every body execution
-// and once after the last; it returns whether the body runs (again). Each phase leaves its data
-// in call_; Publish turns it into counters at the end. A failed Status ends the call with
-// SkipWithError, so no exception reaches GB's runner.
+// Sequences the stages of one call: the warm-up stages (warmup_stages.hpp), GB's timed
+// iterations (timed_iterations.hpp), the counter stages (counter_stages.hpp). Next() is called
+// before every body execution and once after the last; it returns whether the body runs (again).
+// Each stage leaves its data in call_; Publish turns it into counters at the end. A failed Status
+// ends the call with SkipWithError, so no exception reaches GB's runner.
 class IterationController {
  public:
   IterationController(benchmark::State& state, cudaStream_t stream)
       : state_(state),
-        stream_(stream),
         process_(ProcessState::Get()),
-        harness_(process_.harness),
-        warmup_(harness_, stream),
-        timed_(harness_, state, stream),
-        profiling_(harness_, stream),
-        busy_(harness_, stream) {}
+        warmup_(state, process_, stream),
+        timed_(state, process_, stream),
+        counters_(process_, stream) {}
   ~IterationController() {
     if (process_.active_loop == this) process_.active_loop = nullptr;
   }
@@ -56,42 +51,34 @@ class IterationController {
   void ResumeTiming() { Scope(/*pause=*/false); }
 
  private:
-  enum class Step { kStart, kWarmup, kHoldCheck, kTimed, kProfiled, kBusy, kDone };
+  /// The stage whose body runs (kStart before the first, kDone after the last).
+  enum class Step { kStart, kWarmup, kTimed, kCounters, kDone };
 
   bool Advance() {
+    if (step_ == Step::kDone) return false;
+    // Only the hold-check, timed and busy bodies pause GPU time, so a failed UntimedScope ends
+    // the call right after one of them.
+    if (!scope_error_.ok()) return Fail(scope_error_);
     switch (step_) {
       case Step::kStart:
         return Start();
       case Step::kWarmup:
-        return AfterWarmup();
-      case Step::kHoldCheck:
-        return AfterHoldCheck();
+        return AfterWarmupBody();
       case Step::kTimed:
-        return AfterTimedBody();
-      case Step::kProfiled:
-        return AfterProfiledBody();
-      case Step::kBusy:
-        return AfterBusyBody();
+        return RunTimedBody(timed_.AfterBody(&call_));
+      case Step::kCounters:
+        return RunCounterBody(counters_.AfterBody(&call_));
       case Step::kDone:
-        return false;
+        break;
     }
     return false;
   }
 
   // The body about to run outside GB's timed iterations, or null for a timed one.
   const char* UntimedPhase() const {
-    switch (step_) {
-      case Step::kWarmup:
-        return "warm-up";
-      case Step::kHoldCheck:
-        return "hold-check";
-      case Step::kProfiled:
-        return "profiled";
-      case Step::kBusy:
-        return "busy-measurement";
-      default:
-        return nullptr;
-    }
+    if (step_ == Step::kWarmup) return warmup_.body_phase();
+    if (step_ == Step::kCounters) return counters_.body_phase();
+    return nullptr;
   }
 
   bool Scope(bool pause) {
@@ -99,10 +86,10 @@ class IterationController {
     if (step_ == Step::kTimed) {
       status = pause ? timed_.Pause() : timed_.Resume(name());
       if (pause) ++call_.untimed_scopes;
-    } else if (step_ == Step::kHoldCheck) {
+    } else if (step_ == Step::kWarmup && warmup_.in_hold_check()) {
       status = pause ? warmup_.PauseHoldCheck() : warmup_.ResumeHoldCheck(name());
-    } else if (step_ == Step::kBusy) {
-      status = pause ? busy_.Pause() : busy_.Resume();
+    } else if (step_ == Step::kCounters && counters_.in_busy_body()) {
+      status = pause ? counters_.PauseBusy() : counters_.ResumeBusy();
     } else {
       if (step_ == Step::kWarmup && pause) ++call_.warmup_scopes;
       return false;  // the warm-up and the profiled bodies run whole
@@ -111,154 +98,46 @@ class IterationController {
     return status.ok();
   }
 
-  const Settings& settings() const { return harness_.settings(); }
   const std::string& name() const { return call_.instance; }
 
-  bool profiling_pass() const {
-    return process_.profiling_pass.stage() == ProfilingPass::Stage::kProfiling;
-  }
-
-  Status Prepare() {
-    // The profiling pass's calls are not GB's iteration-count trials: the detector skips them.
-    GPUBENCH_RETURN_IF_ERROR(
-        AdmitCall(state_, process_, /*count_call=*/!profiling_pass(), &call_.instance));
-    // One session per instance: GB's repetitions and later calls of it are skipped at once.
-    if (profiling_pass() && process_.profiling_pass.Find(name()) != nullptr) {
-      return Status::Error(kProfilingPassSkip);
-    }
-    GPUBENCH_RETURN_IF_ERROR(harness_.ops().Prepare(stream_, settings().cache));
-    // After Prepare: this process holds its context, so NVML lists it beside any other.
-    GPUBENCH_RETURN_IF_ERROR(CheckBeforeRun(harness_.sharing(), settings(),
-                                            harness_.profiler_status(), name(), &call_.sharing));
-    if (!profiling_pass()) harness_.timer().BeginRun();
-    return warmup_.Before();
-  }
-
   bool Start() {
-    if (Status status = Prepare(); !status.ok()) return Fail(status);
+    if (Status status = warmup_.Begin(&call_); !status.ok()) return Fail(status);
     step_ = Step::kWarmup;
     return true;
   }
 
-  bool AfterWarmup() {
-    if (Status status = warmup_.After(name(), &call_); !status.ok()) return Fail(status);
-    if (profiling_pass()) return StartProfiling();  // nothing is timed in the profiling pass
-    if (warmup_.NeedsHoldCheck() && call_.sharing.shared) {
-      // Holding would make every iteration wait for the other process's time slice.
-      call_.launch_hold = LaunchHold::kShared;
-      return StartTimed();
+  bool AfterWarmupBody() {
+    const Result<WarmupStages::Next> next = warmup_.AfterBody(&call_);
+    if (!next.ok()) return Fail(next.status());
+    switch (next.value()) {
+      case WarmupStages::Next::kHoldCheck:
+        return true;
+      case WarmupStages::Next::kTimed:
+        return RunTimedBody(timed_.Begin(&call_));
+      case WarmupStages::Next::kCounters:
+        return RunCounterBody(counters_.Begin(&call_));
     }
-    if (warmup_.NeedsHoldCheck()) {
-      if (Status status = warmup_.BeforeHoldCheck(call_); !status.ok()) return Fail(status);
-      step_ = Step::kHoldCheck;
-      return true;
-    }
-    return StartTimed();
+    return false;
   }
 
-  bool AfterHoldCheck() {
-    if (!scope_error_.ok()) return Fail(scope_error_);
-    if (Status status = warmup_.AfterHoldCheck(name(), &call_); !status.ok()) return Fail(status);
-    // A hold that timed out while another process arrived says nothing about the body.
-    if (call_.launch_hold == LaunchHold::kBodyWaits &&
-        NoteOtherProcesses(harness_.sharing(), &call_.sharing)) {
-      call_.launch_hold = LaunchHold::kShared;
-    }
-    return StartTimed();
-  }
-
-  bool StartTimed() {
-    if (Status status = timed_.Begin(call_.launch_hold, call_.streams, call_.warmup_scopes > 0,
-                                     &call_.scope_overhead_seconds);
-        !status.ok()) {
-      return Fail(status);
-    }
-    if (timed_.held()) watch_.emplace(WatchHeldIterations(harness_.sharing(), harness_.facts()));
+  // `body`: whether a timed body runs next; after the last one the counter stages follow.
+  bool RunTimedBody(const Result<bool>& body) {
+    if (!body.ok()) return Fail(body.status());
+    if (!body.value()) return RunCounterBody(counters_.Begin(&call_));
     step_ = Step::kTimed;
-    return BeforeTimedBody();
-  }
-
-  bool BeforeTimedBody() {
-    if (!state_.KeepRunning()) return EndTimed();
-    // Read after GB's timer started (inside the first KeepRunning), as the end is read after it
-    // stopped: the span lies within GB's but for a few instructions.
-    if (timed_cpu_start_ < 0) timed_cpu_start_ = ThreadCpuSeconds();
-    if (Status status = timed_.BeforeBody(name()); !status.ok()) return Fail(status);
     return true;
   }
 
-  bool AfterTimedBody() {
-    if (!scope_error_.ok()) return Fail(scope_error_);
-    if (Status status = timed_.AfterBody(name(), &call_); !status.ok()) return Fail(status);
-    if (timed_.held() &&
-        NeighbourAfterHeldIteration(*watch_, timed_.last_flush_wait_seconds(), &call_)) {
-      timed_.StopHolding();
-    }
-    return BeforeTimedBody();
-  }
-
-  bool EndTimed() {
-    if (timed_cpu_start_ >= 0) call_.timed_cpu_seconds = ThreadCpuSeconds() - timed_cpu_start_;
-    if (Status status = timed_.End(&call_); !status.ok()) return Fail(status);
-    CheckAfterRun(harness_.sharing(), process_.sharing_history, call_, &call_.sharing);
-    return StartProfiling();
-  }
-
-  bool StartProfiling() {
-    const int ranges = settings().profile_iterations;
-    if (ranges <= 0) return Done();
-    // The parent of the profiling child has no profiler of its own.
-    if (process_.profiling_pass.stage() == ProfilingPass::Stage::kTiming) {
-      process_.profiling_pass.TakeCounters(name(), &call_);
-      return Done();
-    }
-    if (harness_.profiler() == nullptr) return Done();
-    if (!profiling_pass() && process_.policy.CopyCountersForTrial(
-                                 settings(), name(), call_.gpu_seconds, &call_.profile)) {
-      return Done();
-    }
-    bool body = false;
-    if (Status status = profiling_.Begin(name(), ranges, &call_.profile, &body); !status.ok()) {
-      return Fail(status);
-    }
-    if (!body) return StartBusy();
-    step_ = Step::kProfiled;
+  // `body`: whether a profiled or busy body runs next; after the last one the call is done.
+  bool RunCounterBody(const Result<bool>& body) {
+    if (!body.ok()) return Fail(body.status());
+    if (!body.value()) return Done();
+    step_ = Step::kCounters;
     return true;
-  }
-
-  bool AfterProfiledBody() {
-    bool body = false;
-    if (Status status = profiling_.AfterBody(harness_.facts(), &call_.profile, &body);
-        !status.ok()) {
-      return Fail(status);
-    }
-    return body || StartBusy();
-  }
-
-  // The busy measurement runs where the metrics are profiled, after them.
-  bool StartBusy() {
-    bool body = false;
-    if (Status status = busy_.Begin(name(), settings().profile_iterations, &call_, &body);
-        !status.ok()) {
-      return Fail(status);
-    }
-    if (!body) return Done();
-    step_ = Step::kBusy;
-    return true;
-  }
-
-  bool AfterBusyBody() {
-    if (!scope_error_.ok()) return Fail(scope_error_);
-    bool body = false;
-    if (Status status = busy_.AfterBody(&call_, &body); !status.ok()) return Fail(status);
-    return body || Done();
   }
 
   bool Done() {
-    if (profiling_pass()) {
-      KeepForTimedPass(harness_.sharing(), call_, process_);
-      return Fail(Status::Error(kProfilingPassSkip));
-    }
+    if (Status kept = counters_.EndProfilingPassCall(call_); !kept.ok()) return Fail(kept);
     if (Status span = CheckTimedSpan(call_); !span.ok()) return Fail(span);
     Publish(call_, state_, process_);
     step_ = Step::kDone;
@@ -271,8 +150,7 @@ class IterationController {
                                               : name() + ": " + status.message());
     }
     timed_.CloseRange();  // also releases a hold the warm-up's check left pending
-    profiling_.Abort();
-    busy_.Abort();
+    counters_.Abort();
     const std::string message = "gpubench: " + status.message();
     state_.SkipWithError(message.c_str());
     step_ = Step::kDone;
@@ -280,17 +158,12 @@ class IterationController {
   }
 
   benchmark::State& state_;
-  cudaStream_t stream_;
   ProcessState& process_;
-  Harness& harness_;
-  WarmupPhase warmup_;
-  TimedPhase timed_;
-  ProfilingPhase profiling_;
-  BusyPhase busy_;
-  Status scope_error_ = Status::Ok();        ///< an UntimedScope that could not pause or resume
-  std::optional<HeldIterationWatch> watch_;  ///< while the timed bodies are held
+  WarmupStages warmup_;
+  TimedIterations timed_;
+  CounterStages counters_;
+  Status scope_error_ = Status::Ok();  ///< an UntimedScope that could not pause or resume
   Step step_ = Step::kStart;
-  double timed_cpu_start_ = -1;  ///< the thread's CPU time as GB's timed iterations began
   CallResult call_;
 };
 

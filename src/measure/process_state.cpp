@@ -33,6 +33,7 @@ void ProcessState::ResetForTesting() {
   timed_cpu = TimedCpuReadings();
   context_lost_reason.clear();
   active_loop = nullptr;
+  thermal_reference_c = -1;
   tagged_device.reset();
   gpu_lock.Release();
 }

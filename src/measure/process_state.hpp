@@ -41,6 +41,9 @@ struct ProcessState {
   /// The device of one device's run of --gpubench_devices: every name gets /gpu:N.
   std::optional<int> tagged_device;
 
+  /// --gpubench_thermal=wait: the coolest GPU temperature read so far (< 0: none yet).
+  double thermal_reference_c = -1;
+
   /// The loop whose body runs now (gpubench::UntimedScope finds it here); null between bodies.
   IterationController* active_loop = nullptr;
 

@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "common/format.hpp"
 #include "gpu/launch_hold.hpp"
 #include "measure/busy_phase.hpp"
 #include "measure/metrics.hpp"
@@ -125,6 +126,60 @@ void PublishBusy(const CallResult& call, benchmark::State& state, ProfilingPolic
   }
 }
 
+// NVML's view of the timed iterations, and why a throttled clock was low.
+void PublishThermal(const CallResult& call, benchmark::State& state, ProcessState& process) {
+  ProfilingPolicy& policy = process.policy;
+  if (call.thermal_wait) {
+    const ThermalWait& wait = *call.thermal_wait;
+    if (!wait.known) {
+      if (policy.FirstTime("thermal_wait:unknown")) {
+        std::cerr << "gpubench: --gpubench_thermal=wait cannot read the GPU's temperature ("
+                  << wait.unknown_reason << "): the benchmarks run without waiting\n";
+      }
+    } else {
+      state.counters["thermal_wait_time"] = wait.waited_seconds;
+      if (wait.timed_out && policy.FirstTime("thermal_wait:" + call.instance)) {
+        std::cerr << "gpubench: " << call.instance << ": --gpubench_thermal=wait: after "
+                  << FormatSeconds(wait.waited_seconds) << " the GPU is at "
+                  << FormatValue(wait.temperature_c, CounterUnit::kCelsius) << " (target "
+                  << FormatValue(wait.target_c, CounterUnit::kCelsius) << "), clock-event reasons: "
+                  << DescribeClockEventReasons(wait.clock_event_reasons)
+                  << "; timed anyway (thermal_wait_time)\n";
+      }
+    }
+  }
+  const ThermalSummary& thermal = call.thermal;
+  if (thermal.known) {
+    state.counters["gpu_temp_start_c"] = thermal.temperature_start_c;
+    state.counters["gpu_temp_end_c"] = thermal.temperature_end_c;
+    if (thermal.power_w >= 0) state.counters["gpu_power_w"] = thermal.power_w;
+    if (thermal.reasons_known) {
+      state.counters["clock_event_reasons"] = static_cast<double>(thermal.clock_event_reasons);
+    }
+  }
+  const DeviceFacts& facts = process.harness.facts();
+  const bool throttled = facts.sm_clock_rated_mhz > 0 &&
+                         call.sm_clock_mhz < kThrottleFraction * facts.sm_clock_rated_mhz;
+  if (throttled && policy.FirstTime("throttled:" + call.instance)) {
+    std::cerr << "gpubench: " << call.instance << ": the SM clock averaged "
+              << FormatValue(call.sm_clock_mhz, CounterUnit::kMegahertz) << ", below "
+              << static_cast<int>(100 * kThrottleFraction) << "% of the rated "
+              << FormatValue(facts.sm_clock_rated_mhz, CounterUnit::kMegahertz)
+              << " (sm_clock_throttled=1); ";
+    if (!thermal.known) {
+      std::cerr << "NVML could not say why (" << thermal.unknown_reason << ")\n";
+    } else if (!thermal.reasons_known) {
+      std::cerr << "this driver's NVML reports no clock-event reasons\n";
+    } else {
+      std::cerr << "NVML's clock-event reasons during the timed iterations: "
+                << DescribeClockEventReasons(thermal.clock_event_reasons) << " (GPU "
+                << FormatValue(thermal.temperature_start_c, CounterUnit::kCelsius) << " to "
+                << FormatValue(thermal.temperature_end_c, CounterUnit::kCelsius)
+                << "; clock_event_reasons)\n";
+    }
+  }
+}
+
 }  // namespace
 
 void Publish(const CallResult& call, benchmark::State& state, ProcessState& process) {
@@ -132,6 +187,7 @@ void Publish(const CallResult& call, benchmark::State& state, ProcessState& proc
   PublishLaunchHold(call, state, process.policy);
   PublishStreams(call, state, process.policy);
   PublishBusy(call, state, process.policy);
+  PublishThermal(call, state, process);
   for (const auto& [name, value] : ClockCounters(call.sm_clock_mhz, process.harness.facts())) {
     state.counters[name] = value;
   }

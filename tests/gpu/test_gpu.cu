@@ -4,6 +4,7 @@
 
 #include <gpubench/gpubench.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -11,11 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "common/format.hpp"
 #include "frontend/gb_compat.hpp"
 #include "gpu/cupti_attach.hpp"
 #include "gpu/device_info.hpp"
 #include "kernels.cuh"
 #include "measure/process_state.hpp"
+#include "measure/thermal_watch.hpp"
 
 namespace {
 
@@ -374,3 +377,51 @@ TEST_F(Gpu, BodyThatWaitsForTheGpuRunsWithoutHoldsAndSaysSo) {
 }
 
 }  // namespace
+
+// NVML's temperature, power and clock events on a real device: plausible values on every row,
+// and what the reads cost (one reading; a call's watch on the loop's thread).
+TEST_F(Gpu, ThermalCountersArePlausibleAndTheirReadsCheap) {
+  Init({"--gpubench_profile_iterations=0"});
+  if (IsSkipped()) return;
+  auto& harness = gpubench::detail::ProcessState::Get().harness;
+  const gpubench::detail::ThermalSample first = harness.thermal().Sample();
+  if (!first.known) GTEST_SKIP() << "NVML cannot read this GPU: " << first.unknown_reason;
+  using Clock = std::chrono::steady_clock;
+  auto median = [](std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+  };
+  std::vector<double> reads, watches;
+  for (int i = 0; i < 50; ++i) {
+    const auto start = Clock::now();
+    harness.thermal().Sample();
+    reads.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  for (int i = 0; i < 20; ++i) {
+    gpubench::detail::ThermalWatch watch(harness.thermal());
+    const auto start = Clock::now();
+    watch.Start();
+    watch.Stop();
+    watches.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  auto runs = RunMatching("^Gpu_Spin/200000");
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_EQ(gpubench::detail::RunErrorMessage(runs[0]), "");
+  const double start_c = Counter(runs[0], "gpu_temp_start_c");
+  const double end_c = Counter(runs[0], "gpu_temp_end_c");
+  const double watts = Counter(runs[0], "gpu_power_w");
+  const double reasons = Counter(runs[0], "clock_event_reasons");
+  std::printf(
+      "[gpu] NVML: one reading %.3f ms (median of 50, max %.3f); a call's watch costs the loop's "
+      "thread %.3f ms (Start + Stop, median of 20); Gpu_Spin: %.0f C to %.0f C, %.0f W, "
+      "clock-event reasons %s\n",
+      median(reads) * 1e3, *std::max_element(reads.begin(), reads.end()) * 1e3,
+      median(watches) * 1e3, start_c, end_c, watts,
+      gpubench::detail::DescribeClockEventReasons(static_cast<uint64_t>(reasons)).c_str());
+  EXPECT_GT(start_c, 5);
+  EXPECT_LT(end_c, 110);
+  EXPECT_GT(watts, 10);
+  EXPECT_LT(watts, 2000);
+  EXPECT_GE(reasons, 0);
+  EXPECT_LT(median(reads), 5e-3);
+}

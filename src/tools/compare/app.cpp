@@ -68,6 +68,80 @@ std::vector<LoadOutcome> LoadAll(const std::vector<std::string>& paths) {
   return outcomes;
 }
 
+// The baselines (each run once, the contender not among them), then the contender, loaded into
+// *loaded; false after printing every file's error.
+bool LoadRuns(const AppOptions& options, std::ostream& err, std::vector<LoadOutcome>* loaded) {
+  // The same run twice would shrink the history's spread; the contender is no baseline of itself.
+  std::vector<std::string> warnings;
+  std::vector<std::string> paths =
+      options.baseline_paths.size() > 1
+          ? DistinctBaselines(options.baseline_paths, options.contender_path, warnings)
+          : options.baseline_paths;
+  for (const std::string& warning : warnings)
+    err << "gpubench-compare: warning: " << warning << "\n";
+  paths.push_back(options.contender_path);
+  *loaded = LoadAll(paths);
+  bool bad_input = false;
+  for (const LoadOutcome& outcome : *loaded) {
+    if (!outcome.error.empty()) {
+      err << "gpubench-compare: error: " << outcome.error << "\n";
+      bad_input = true;
+    }
+  }
+  return !bad_input;
+}
+
+// On stderr as well as in the report: whoever reads the log must not miss it.
+void WarnAboutCutOffs(const std::vector<const BenchmarkFile*>& baselines,
+                      const BenchmarkFile& contender, std::ostream& err) {
+  for (const BenchmarkFile* baseline : baselines) {
+    for (const CutOffFile& cut : baseline->cut_off) {
+      err << "gpubench-compare: warning: baseline " << DescribeCutOff(cut)
+          << (baselines.size() > 1
+                  ? " (its benchmarks after the cut are left out of the history)\n"
+                  : " (the contender's benchmarks after the cut are shown as new and not "
+                    "judged)\n");
+    }
+  }
+  for (const CutOffFile& cut : contender.cut_off) {
+    err << "gpubench-compare: warning: contender " << DescribeCutOff(cut)
+        << "; a cut-off contender never passes the gate\n";
+  }
+}
+
+// The report on stdout, or in options.output_path with the console table on stdout as well;
+// false when the file cannot be written.
+bool WriteReport(const ComparisonReport& report, const AppOptions& options, bool out_is_terminal,
+                 std::ostream& out, std::ostream& err) {
+  const bool color_allowed = std::getenv("NO_COLOR") == nullptr;
+  const bool stdout_color = options.color == ColorMode::kAlways ||
+                            (options.color == ColorMode::kAuto && out_is_terminal && color_allowed);
+  if (options.output_path.empty()) {
+    Write(report, options.format, stdout_color, out);
+  } else {
+    std::ofstream file(options.output_path, std::ios::binary | std::ios::trunc);
+    Write(report, options.format, options.color == ColorMode::kAlways, file);
+    file.close();
+    if (!file) {
+      err << "gpubench-compare: error: cannot write " << options.output_path << "\n";
+      return false;
+    }
+    if (options.format != OutputFormat::kConsole) out << FormatConsole(report, stdout_color);
+  }
+  out.flush();
+  return true;
+}
+
+void ExplainSettingsRefusal(const ComparisonReport& report, std::ostream& err) {
+  err << "gpubench-compare: the benchmark settings differ (" << report.settings.differences.size()
+      << " setting(s)"
+      << (report.baseline_paths.size() > 1 ? " in baseline run " + report.settings.baseline_path
+                                           : std::string())
+      << "); not comparing. Pass --allow-settings-mismatch to compare anyway"
+      << (report.baseline_paths.size() > 1 ? ", or leave that run out of the history" : "")
+      << ".\n";
+}
+
 }  // namespace
 
 int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& err,
@@ -89,43 +163,13 @@ int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& er
   } keep_allocated{data, !options.free_memory};
   ComparisonReport& report = data->report;
 
-  // The same run twice would shrink the history's spread; the contender is no baseline of itself.
-  std::vector<std::string> warnings;
-  std::vector<std::string> paths =
-      options.baseline_paths.size() > 1
-          ? DistinctBaselines(options.baseline_paths, options.contender_path, warnings)
-          : options.baseline_paths;
-  for (const std::string& warning : warnings)
-    err << "gpubench-compare: warning: " << warning << "\n";
-  paths.push_back(options.contender_path);
-  data->loaded = LoadAll(paths);
-  bool bad_input = false;
-  for (const LoadOutcome& outcome : data->loaded) {
-    if (!outcome.error.empty()) {
-      err << "gpubench-compare: error: " << outcome.error << "\n";
-      bad_input = true;
-    }
-  }
-  if (bad_input) return kExitBadInput;
+  if (!LoadRuns(options, err, &data->loaded)) return kExitBadInput;
   const BenchmarkFile& contender = *data->loaded.back().file;
   std::vector<const BenchmarkFile*> baselines;
   for (std::size_t i = 0; i + 1 < data->loaded.size(); ++i) {
     baselines.push_back(&*data->loaded[i].file);
   }
-  // On stderr as well as in the report: whoever reads the log must not miss it.
-  for (const BenchmarkFile* baseline : baselines) {
-    for (const CutOffFile& cut : baseline->cut_off) {
-      err << "gpubench-compare: warning: baseline " << DescribeCutOff(cut)
-          << (baselines.size() > 1
-                  ? " (its benchmarks after the cut are left out of the history)\n"
-                  : " (the contender's benchmarks after the cut are shown as new and not "
-                    "judged)\n");
-    }
-  }
-  for (const CutOffFile& cut : contender.cut_off) {
-    err << "gpubench-compare: warning: contender " << DescribeCutOff(cut)
-        << "; a cut-off contender never passes the gate\n";
-  }
+  WarnAboutCutOffs(baselines, contender, err);
 
   detail::Result<ComparisonReport> compared =
       CompareWithHistory(baselines, contender, options.compare);
@@ -135,31 +179,8 @@ int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& er
   }
   report = std::move(compared).value();
 
-  const bool color_allowed = std::getenv("NO_COLOR") == nullptr;
-  const bool stdout_color = options.color == ColorMode::kAlways ||
-                            (options.color == ColorMode::kAuto && out_is_terminal && color_allowed);
-  if (options.output_path.empty()) {
-    Write(report, options.format, stdout_color, out);
-  } else {
-    std::ofstream file(options.output_path, std::ios::binary | std::ios::trunc);
-    Write(report, options.format, options.color == ColorMode::kAlways, file);
-    file.close();
-    if (!file) {
-      err << "gpubench-compare: error: cannot write " << options.output_path << "\n";
-      return kExitBadInput;
-    }
-    if (options.format != OutputFormat::kConsole) out << FormatConsole(report, stdout_color);
-  }
-  out.flush();
-  if (report.refused_for_settings) {
-    err << "gpubench-compare: the benchmark settings differ (" << report.settings.differences.size()
-        << " setting(s)"
-        << (report.baseline_paths.size() > 1 ? " in baseline run " + report.settings.baseline_path
-                                             : std::string())
-        << "); not comparing. Pass --allow-settings-mismatch to compare anyway"
-        << (report.baseline_paths.size() > 1 ? ", or leave that run out of the history" : "")
-        << ".\n";
-  }
+  if (!WriteReport(report, options, out_is_terminal, out, err)) return kExitBadInput;
+  if (report.refused_for_settings) ExplainSettingsRefusal(report, err);
   return report.exit_code;
 }
 

@@ -67,6 +67,11 @@ bool Shared(const BenchmarkRecord& record, std::size_t* count = nullptr);
 /// used it) in at least one repetition; *count: in how many.
 bool NotHeld(const BenchmarkRecord& record, std::size_t* count = nullptr);
 
+/// The heat or power clock-event reasons (sw_power_cap, thermal and hardware slowdowns) seen in
+/// any repetition's clock_event_reasons, by name joined with ", "; "" when none (or no counter).
+/// *count: in how many repetitions.
+std::string HeatOrPowerReasons(const BenchmarkRecord& record, std::size_t* count = nullptr);
+
 /// True when timing_paused was 1 (the body paused GB's timer with state.PauseTiming(), whose GPU
 /// work stays in the GPU time) in at least one row; *count: in how many.
 bool TimingPaused(const BenchmarkRecord& record, std::size_t* count = nullptr);

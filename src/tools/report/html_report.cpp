@@ -252,7 +252,7 @@ void AddFileWarnings(const ReportInputs& inputs, std::vector<Warning>* warnings)
 // Rows whose numbers are doubtful: throttled clock, shared GPU, launches not held, a paused GB
 // timer, failures.
 void AddRowWarnings(const BenchmarkFile& run, std::vector<Warning>* warnings) {
-  std::vector<std::string> throttled, shared, not_held, paused;
+  std::vector<std::string> throttled, shared, not_held, paused, held_down;
   std::size_t failed = 0;
   for (const BenchmarkRecord& record : run.benchmarks) {
     std::size_t count = 0;
@@ -262,6 +262,9 @@ void AddRowWarnings(const BenchmarkFile& run, std::vector<Warning>* warnings) {
     // A shared row is not held either; its cause is said above.
     if (!is_shared && NotHeld(record, &count)) not_held.push_back(WithRepetitions(record, count));
     if (TimingPaused(record, &count)) paused.push_back(WithRepetitions(record, count));
+    if (const std::string reasons = HeatOrPowerReasons(record, &count); !reasons.empty()) {
+      held_down.push_back(WithRepetitions(record, count) + ": " + reasons);
+    }
     if (record.failed) ++failed;
   }
   if (!throttled.empty()) {
@@ -284,6 +287,13 @@ void AddRowWarnings(const BenchmarkFile& run, std::vector<Warning>* warnings) {
                             " benchmark(s): the loop body waits for the GPU, so the host's "
                             "launch time may be inside their GPU time: ",
                         not_held)});
+  }
+  if (!held_down.empty()) {
+    warnings->push_back(
+        {"warn", Listed("clocks held down for heat or power (NVML's clock_event_reasons) in " +
+                            std::to_string(held_down.size()) +
+                            " benchmark(s); their times depend on the GPU's temperature: ",
+                        held_down)});
   }
   if (!paused.empty()) {
     warnings->push_back(

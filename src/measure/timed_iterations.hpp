@@ -1,0 +1,53 @@
+// GB's timed iterations of one call: GB's KeepRunning around each timed body (TimedPhase's steps
+// inside it), the watch for another process while the bodies are held, the thread CPU time over
+// the iterations (paused_timing.hpp), the GPU's heat around them (thermal_watch.hpp, and the wait
+// for a cool GPU before them), and the look for other processes after them. Apart from
+// IterationController (loop.cpp) so that the controller only sequences the stages and runs the
+// bodies they ask for.
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <optional>
+#include <string>
+
+#include "common/status.hpp"
+#include "measure/call_result.hpp"
+#include "measure/phases.hpp"
+#include "measure/process_state.hpp"
+#include "measure/sharing_check.hpp"
+#include "measure/thermal_watch.hpp"
+
+namespace gpubench::detail {
+
+class TimedIterations {
+ public:
+  TimedIterations(benchmark::State& state, ProcessState& process, cudaStream_t stream)
+      : state_(state), process_(process), timed_(process.harness, state, stream) {}
+
+  /// After the warm-up stages (call->launch_hold, call->streams): whether a timed body runs
+  /// next. False once GB's iterations are over and the call's timing is complete.
+  Result<bool> Begin(CallResult* call);
+  /// After each timed body: whether another one runs, as in Begin.
+  Result<bool> AfterBody(CallResult* call);
+
+  /// gpubench::UntimedScope inside a timed body.
+  Status Pause() { return timed_.Pause(); }
+  Status Resume(const std::string& instance) { return timed_.Resume(instance); }
+  /// Releases a hold and pops an NVTX range an early exit left open.
+  void CloseRange() { timed_.CloseRange(); }
+
+ private:
+  Result<bool> BeforeBody(CallResult* call);
+  Status End(CallResult* call);
+
+  benchmark::State& state_;
+  ProcessState& process_;
+  TimedPhase timed_;
+  std::optional<HeldIterationWatch> watch_;  ///< while the timed bodies are held
+  std::optional<ThermalWatch> thermal_;      ///< NVML from before the first body to after the last
+  double timed_cpu_start_ = -1;  ///< the thread's CPU time as GB's timed iterations began
+};
+
+}  // namespace gpubench::detail
