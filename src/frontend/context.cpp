@@ -229,8 +229,9 @@ KeyValues ThermalContext(const ThermalSample& at_start) {
     start += ", clock-event reasons " + DescribeClockEventReasons(at_start.clock_event_reasons);
   }
   return {{"gpubench_gpu_thermal",
-           "NVML, read on a thread of its own every 100 ms during each call's timed iterations and "
-           "once at each end: gpu_temp_start_c and gpu_temp_end_c, gpu_power_w (the energy "
+           "NVML, read on a thread of its own as each call's timed iterations begin, 10 ms later "
+           "and every 100 ms while they run, and once after they end: gpu_temp_start_c and "
+           "gpu_temp_end_c, gpu_power_w (the energy "
            "counter over the span, or the mean of the power readings for spans under 50 ms), "
            "clock_event_reasons (every reason seen, gpu_idle left out); at start " +
                start}};

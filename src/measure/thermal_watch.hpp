@@ -1,6 +1,7 @@
-// The GPU's heat around one call's timed iterations: NVML read from a thread of its own every
-// 100 ms while they run (and once at each end), so the loop's own thread never waits for NVML
-// inside the timed span; and, for --gpubench_thermal=wait, the wait for a cool GPU before them.
+// The GPU's heat around one call's timed iterations: NVML read from a thread of its own as they
+// begin, 10 ms later and then every 100 ms while they run, and once more after they end (on the
+// loop's thread), so the loop's thread never waits for NVML inside the timed span; and, for
+// --gpubench_thermal=wait, the wait for a cool GPU before them.
 #pragma once
 
 #include <chrono>
@@ -31,8 +32,8 @@ struct ThermalSummary {
   double read_seconds = 0;  ///< host time spent in NVML's reads (all threads)
 };
 
-/// Samples one call's timed span. Start() reads once on the calling thread and starts the
-/// sampling thread; Stop() ends it, reads once more and sums up. The destructor stops it.
+/// Samples one call's timed span. Start() starts the sampling thread (which reads at once);
+/// Stop() ends it, reads once more and sums up. The destructor stops it.
 class ThermalWatch {
  public:
   explicit ThermalWatch(ThermalMonitor& monitor,
