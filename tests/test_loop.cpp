@@ -801,6 +801,8 @@ TEST_F(LoopTest, ProfilingChildMeasuresBusyTimeAfterTheProfiledIterations) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[1]["busy"]["iterations"], 2);
   EXPECT_DOUBLE_EQ(lines[1]["busy"]["seconds"].get<double>(), 0.25e-3);
+  // What measuring took, for the parent's "profiling pass done" line.
+  EXPECT_GT(lines[1]["busy"]["host_seconds"].get<double>(), 0);
   EXPECT_EQ(lines[1]["busy"]["calls"][0][0], "cudaMalloc");
   EXPECT_DOUBLE_EQ(lines[1]["busy"]["calls"][1][1].get<double>(), 3);
 }

@@ -93,6 +93,14 @@ ProfilingChildResult RunProfilingChild(const std::vector<std::string>& args, std
   std::snprintf(took, sizeof(took), "%.1f", seconds);
   log << "gpubench: profiling pass done: " << pass.size() << " benchmark instance(s) profiled in "
       << took << " s";
+  // What the busy measurement (gpu_busy_time) took of it, summed over the instances.
+  double busy_seconds = 0;
+  for (const auto& [instance, entry] : pass.entries()) busy_seconds += entry.busy.host_seconds;
+  if (busy_seconds > 0) {
+    char busy[32];
+    std::snprintf(busy, sizeof(busy), "%.2f", busy_seconds);
+    log << " (busy measurement " << busy << " s of it)";
+  }
   if (code != 0) log << "; the child ended with exit code " << code;
   log << "; timing starts\n";
   return result;

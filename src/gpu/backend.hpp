@@ -83,6 +83,7 @@ struct BusyMeasure {
   double busy_seconds = 0;      ///< per iteration: the union of kernel, memcpy and memset intervals
   double work_items = 0;        ///< per iteration: kernels, memcpy and memset on the GPU
   std::vector<HostCall> calls;  ///< the body's runtime API calls, largest host time first
+  double host_seconds = 0;      ///< what measuring took: tracing on, the iterations, tracing off
 };
 
 /// The GPU's own activity and the host's runtime calls in iterations of a body, from CUPTI

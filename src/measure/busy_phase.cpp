@@ -31,6 +31,7 @@ Status BusyPhase::Begin(const std::string& instance, int iterations, CallResult*
     call->busy_error = why;
     return Status::Ok();
   }
+  started_ = std::chrono::steady_clock::now();
   // Work left from the profiled iterations must not run into the first traced one.
   if (Status status = harness_.ops().Synchronize(stream_); !status.ok()) {
     return BodyError(instance, status);
@@ -88,6 +89,8 @@ Status BusyPhase::AfterBody(CallResult* call, bool* body) {
     if (status.code() == Status::Code::kContextLost) return BodyError(instance_, status);
     return Failed(status, call, body);
   }
+  call->busy.host_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   return Status::Ok();
 }
 

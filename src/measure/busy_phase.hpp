@@ -6,6 +6,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
+
 #include <string>
 
 #include "common/status.hpp"
@@ -41,6 +43,7 @@ class BusyPhase {
   cudaStream_t stream_;
   std::string instance_;
   int remaining_ = 0;
+  std::chrono::steady_clock::time_point started_;  ///< Begin, for BusyMeasure::host_seconds
   bool open_ = false;
   bool in_body_ = false;
 };

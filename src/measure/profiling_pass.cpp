@@ -37,6 +37,7 @@ nlohmann::json EntryLine(const std::string& instance, const ProfilingPass::Entry
     line["busy"] = {{"iterations", entry.busy.iterations},
                     {"seconds", entry.busy.busy_seconds},
                     {"work_items", entry.busy.work_items},
+                    {"host_seconds", entry.busy.host_seconds},
                     {"calls", calls}};
   }
   if (!entry.busy_error.empty()) line["busy_error"] = entry.busy_error;
@@ -61,6 +62,7 @@ ProfilingPass::Entry ReadEntry(const nlohmann::json& line) {
     const nlohmann::json& busy = line.at("busy");
     entry.busy.iterations = busy.at("iterations").get<int>();
     entry.busy.busy_seconds = busy.at("seconds").get<double>();
+    entry.busy.host_seconds = busy.value("host_seconds", 0.0);
     entry.busy.work_items = busy.value("work_items", 0.0);
     for (const nlohmann::json& call : busy.at("calls")) {
       entry.busy.calls.push_back(

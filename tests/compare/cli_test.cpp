@@ -922,6 +922,35 @@ TEST(RealH200Report, PausedRowsAreAmongTheWarnings) {
   EXPECT_THAT(ReportHtml(copy_of("sync_gb191")), Not(HasSubstr("timer paused (timing_paused=1)")));
 }
 
+// Real H200 runs of bench/thermal.cu (tests/compare/data/h200/README.md, thermal/): the GEMM
+// ran into the power limit (sw_power_cap) in every repetition, which the report names; the
+// thermal counters load as numbers.
+TEST(RealH200Report, ClocksHeldDownForPowerAreAmongTheWarnings) {
+  for (const char* run : {"run1_none", "run2_none", "run2_wait"}) {
+    const std::string copy =
+        ::testing::TempDir() + "/gpubench_" + run + "_" + std::to_string(::getpid()) + ".json";
+    std::filesystem::copy_file(Data(std::string("h200/thermal/") + run + ".json"), copy,
+                               std::filesystem::copy_options::overwrite_existing);
+    const std::string repetitions = std::string(run).find("wait") != std::string::npos
+                                        ? "(4 of 4 repetitions)"
+                                        : "(12 of 12 repetitions)";
+    EXPECT_THAT(ReportHtml(copy),
+                HasSubstr("clocks held down for heat or power (NVML's clock_event_reasons) in 1 "
+                          "benchmark(s); their times depend on the GPU's temperature: "
+                          "BM_HeavyGemm/8192/manual_time " +
+                          repetitions + ": sw_power_cap"))
+        << run;
+  }
+  // Short kernels (clock_event_reasons 0 on every row) name no reason.
+  const std::string short_copy =
+      ::testing::TempDir() + "/gpubench_short_thermal_" + std::to_string(::getpid()) + ".json";
+  std::filesystem::copy_file(Data("h200/thermal/short_kernels.json"), short_copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string short_html = ReportHtml(short_copy);
+  EXPECT_THAT(short_html, Not(HasSubstr("clocks held down")));
+  EXPECT_THAT(short_html, HasSubstr("BM_TinyKernel"));
+}
+
 // The report lists each benchmark whose GPU was busy for under 80% of its GPU time (median over
 // the repetitions) with the numbers and the loop body's runtime calls (BM_TinyKernel, not in the
 // list, made none); 95% is not listed.
