@@ -115,8 +115,8 @@ Status TimedPhase::Begin(LaunchHold hold, const StreamPlan& streams, bool scopes
 }
 
 // A scope splits a held region in two: [start, scope start] and [scope end, stop]. With nothing
-// before the scope, the first part is an empty pair of events, which on an H200 still spans about
-// a microsecond. The median of a few empty held regions is that part, taken out per scope.
+// before the scope, the first part is an empty pair of events, which the GPU may still span for
+// a moment. The median of a few empty held regions is that part, taken out per scope.
 Status TimedPhase::MeasureScopeOverhead(double* seconds) {
   constexpr int kSamples = 7;
   IterationTimer& timer = harness_.timer();
