@@ -934,7 +934,9 @@ TEST(RealH200Report, ClocksHeldDownForPowerAreAmongTheWarnings) {
     const std::string repetitions = std::string(run).find("wait") != std::string::npos
                                         ? "(4 of 4 repetitions)"
                                         : "(12 of 12 repetitions)";
-    EXPECT_THAT(ReportHtml(copy),
+    const std::string html = ReportHtml(copy);
+    EXPECT_THAT(html, HasSubstr("NVML, read on a thread of its own")) << run;  // the settings
+    EXPECT_THAT(html,
                 HasSubstr("clocks held down for heat or power (NVML's clock_event_reasons) in 1 "
                           "benchmark(s); their times depend on the GPU's temperature: "
                           "BM_HeavyGemm/8192/manual_time " +

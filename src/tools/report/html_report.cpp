@@ -393,6 +393,13 @@ std::string Header(const ReportInputs& inputs) {
   if (const std::string* busy = run.ContextValue(kGpuBusyKey)) {
     settings.insert(settings.end() - 1, {"GPU busy time", *busy});
   }
+  // The GPU's heat: the setting, and how the thermal counters were read (or why there are none).
+  if (const std::string* thermal = run.ContextValue("gpubench_thermal")) {
+    settings.insert(settings.end() - 1, {"thermal", *thermal});
+  }
+  if (const std::string* read = run.ContextValue("gpubench_gpu_thermal")) {
+    settings.insert(settings.end() - 1, {"GPU temperature, power", *read});
+  }
   if (inputs.baseline) {
     settings.push_back(
         {"baseline fingerprint", ContextOr(*inputs.baseline, kSettingsFingerprintKey, "none")});
