@@ -289,6 +289,19 @@ class FakeProfiler : public detail::Profiler {
   int pass_ = 0;
 };
 
+// One NVML reading of the GPU (energy_j -1: NVML did not say).
+inline detail::ThermalSample ThermalReading(double celsius, double watts, double energy_j,
+                                            uint64_t reasons) {
+  detail::ThermalSample sample;
+  sample.known = true;
+  sample.temperature_c = celsius;
+  sample.power_w = watts;
+  sample.energy_j = energy_j;
+  sample.reasons_known = true;
+  sample.clock_event_reasons = reasons;
+  return sample;
+}
+
 // NVML's temperatures, scripted like FakeSharingMonitor; thread-safe (the watch reads on a
 // thread of its own). Readings on the thread that made the fake are logged as "thermal" (the
 // log is not thread-safe; the watch thread's readings are only counted).

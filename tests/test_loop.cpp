@@ -1050,13 +1050,7 @@ TEST_F(LoopTest, PauseTimingInTimedBodiesIsMarkedOnEveryRowAndSaidOnce) {
 }
 
 detail::ThermalSample Nvml(double celsius, double watts, uint64_t reasons) {
-  detail::ThermalSample sample;
-  sample.known = true;
-  sample.temperature_c = celsius;
-  sample.power_w = watts;
-  sample.reasons_known = true;
-  sample.clock_event_reasons = reasons;
-  return sample;
+  return ThermalReading(celsius, watts, /*energy_j=*/-1, reasons);
 }
 
 // NVML is read as the timed iterations begin (on the watch's thread) and after they end (on the

@@ -11,22 +11,14 @@
 #include "common/format.hpp"
 #include "config/settings_parse.hpp"
 #include "config/settings_table.hpp"
+#include "fakes.hpp"
 #include "frontend/context.hpp"
 #include "measure/thermal_watch.hpp"
 
 namespace gpubench::detail {
 namespace {
 
-ThermalSample Reading(double celsius, double watts, double joules, uint64_t reasons) {
-  ThermalSample sample;
-  sample.known = true;
-  sample.temperature_c = celsius;
-  sample.power_w = watts;
-  sample.energy_j = joules;
-  sample.reasons_known = true;
-  sample.clock_event_reasons = reasons;
-  return sample;
-}
+using testing::ThermalReading;
 
 // Plays back `readings`, repeating the last one.
 class ScriptedMonitor : public ThermalMonitor {
@@ -45,9 +37,9 @@ class ScriptedMonitor : public ThermalMonitor {
 
 TEST(SummarizeThermal, StartEndMaximumReasonsAndEnergyPower) {
   const std::vector<ThermalSample> samples = {
-      Reading(40, 100, 1000.0, kClockEventGpuIdle),
-      Reading(55, 650, 1030.0, kClockEventSwPowerCap),
-      Reading(53, 640, 1066.0, kClockEventSwThermalSlowdown | kClockEventGpuIdle),
+      ThermalReading(40, 100, 1000.0, kClockEventGpuIdle),
+      ThermalReading(55, 650, 1030.0, kClockEventSwPowerCap),
+      ThermalReading(53, 640, 1066.0, kClockEventSwThermalSlowdown | kClockEventGpuIdle),
   };
   const ThermalSummary summary = SummarizeThermal(samples, 0.1);
   ASSERT_TRUE(summary.known);
@@ -61,10 +53,10 @@ TEST(SummarizeThermal, StartEndMaximumReasonsAndEnergyPower) {
 }
 
 TEST(SummarizeThermal, ShortSpansAverageThePowerReadings) {
-  const ThermalSummary summary =
-      SummarizeThermal({Reading(40, 100, 1000.0, 0), Reading(41, 300, 1000.0, 0)}, 0.01);
+  const ThermalSummary summary = SummarizeThermal(
+      {ThermalReading(40, 100, 1000.0, 0), ThermalReading(41, 300, 1000.0, 0)}, 0.01);
   EXPECT_DOUBLE_EQ(summary.power_w, 200.0);
-  ThermalSample no_power = Reading(40, -1, -1, 0);
+  ThermalSample no_power = ThermalReading(40, -1, -1, 0);
   no_power.reasons_known = false;
   const ThermalSummary unknown = SummarizeThermal({no_power}, 0.01);
   EXPECT_EQ(unknown.power_w, -1);
@@ -80,8 +72,9 @@ TEST(SummarizeThermal, WithoutNvmlItSaysWhy) {
 }
 
 TEST(ThermalWatch, ReadsAtBothEndsAndOnItsThreadInBetween) {
-  ScriptedMonitor monitor({Reading(40, 100, 10.0, 0), Reading(45, 500, 10.5, kClockEventSwPowerCap),
-                           Reading(47, 500, 11.0, 0)});
+  ScriptedMonitor monitor({ThermalReading(40, 100, 10.0, 0),
+                           ThermalReading(45, 500, 10.5, kClockEventSwPowerCap),
+                           ThermalReading(47, 500, 11.0, 0)});
   ThermalWatch watch(monitor, std::chrono::milliseconds(2));
   watch.Start();
   std::this_thread::sleep_for(std::chrono::milliseconds(40));
@@ -112,9 +105,10 @@ void FakeSleep(std::chrono::duration<double> seconds) { g_slept += seconds.count
 
 TEST(WaitForCoolGpu, WaitsUntilNearTheCoolestAndNoHeatOrPowerReason) {
   g_slept = 0;
-  ScriptedMonitor monitor({Reading(70, 90, -1, kClockEventSwThermalSlowdown),
-                           Reading(50, 90, -1, 0), Reading(38, 90, -1, kClockEventSwPowerCap),
-                           Reading(38, 90, -1, kClockEventGpuIdle), Reading(30, 90, -1, 0)});
+  ScriptedMonitor monitor(
+      {ThermalReading(70, 90, -1, kClockEventSwThermalSlowdown), ThermalReading(50, 90, -1, 0),
+       ThermalReading(38, 90, -1, kClockEventSwPowerCap),
+       ThermalReading(38, 90, -1, kClockEventGpuIdle), ThermalReading(30, 90, -1, 0)});
   double reference = 35;  // read at the start of the run
   const ThermalWait wait = WaitForCoolGpu(monitor, 5, &reference, std::chrono::seconds(120),
                                           std::chrono::milliseconds(250), FakeSleep);
@@ -128,7 +122,7 @@ TEST(WaitForCoolGpu, WaitsUntilNearTheCoolestAndNoHeatOrPowerReason) {
 }
 
 TEST(WaitForCoolGpu, TimesOutWithTheLastReadingAndLowersTheReferenceWhenCooler) {
-  ScriptedMonitor hot({Reading(80, 600, -1, kClockEventSwThermalSlowdown)});
+  ScriptedMonitor hot({ThermalReading(80, 600, -1, kClockEventSwThermalSlowdown)});
   double reference = 35;
   const ThermalWait wait = WaitForCoolGpu(hot, 5, &reference, std::chrono::seconds(2),
                                           std::chrono::milliseconds(500), FakeSleep);
@@ -137,7 +131,7 @@ TEST(WaitForCoolGpu, TimesOutWithTheLastReadingAndLowersTheReferenceWhenCooler) 
   EXPECT_EQ(wait.temperature_c, 80);
   EXPECT_EQ(wait.clock_event_reasons, kClockEventSwThermalSlowdown);
 
-  ScriptedMonitor cool({Reading(31, 70, -1, 0)});
+  ScriptedMonitor cool({ThermalReading(31, 70, -1, 0)});
   double first = -1;  // no reading yet: the first one is the reference
   EXPECT_FALSE(WaitForCoolGpu(cool, 5, &first, std::chrono::seconds(2),
                               std::chrono::milliseconds(500), FakeSleep)
@@ -216,7 +210,7 @@ TEST(ThermalSetting, OnlyWaitIsFingerprinted) {
 }
 
 TEST(ThermalContext, SaysHowItReadsOrWhyItCannot) {
-  const auto known = ThermalContext(Reading(34, 72.4, 5.0, kClockEventGpuIdle));
+  const auto known = ThermalContext(ThermalReading(34, 72.4, 5.0, kClockEventGpuIdle));
   ASSERT_EQ(known.size(), 1u);
   EXPECT_EQ(known[0].first, "gpubench_gpu_thermal");
   EXPECT_NE(known[0].second.find("every 100 ms"), std::string::npos);

@@ -92,6 +92,10 @@ inline constexpr ClockEventReason kClockEventReasons[] = {
     {0x80, "hw_power_brake_slowdown", "an external power brake slowed the clocks"},
     {0x100, "display_clock_setting", "the clocks follow the display clock"},
 };
+/// The reasons that lower the clock for heat or power: sw_power_cap, hw_slowdown,
+/// sw_thermal_slowdown, hw_thermal_slowdown, hw_power_brake_slowdown (what a cool-down waits out
+/// and what gpubench-report warns about).
+inline constexpr uint64_t kClockEventsOfHeatOrPower = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
 
 inline constexpr CounterInfo kCounters[] = {
     // GB's own time fields (normalised to ns by gpubench-compare).

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "gpubench/counters.hpp"
+
 namespace gpubench::detail {
 
 /// NVML's clock-event reason bits (nvmlClocksEventReason*), as its ABI has them; their names are
@@ -20,10 +22,12 @@ inline constexpr uint64_t kClockEventSwThermalSlowdown = 0x20;
 inline constexpr uint64_t kClockEventHwThermalSlowdown = 0x40;
 inline constexpr uint64_t kClockEventHwPowerBrake = 0x80;
 inline constexpr uint64_t kClockEventDisplayClock = 0x100;
-/// The reasons that lower the clock for heat or power (what a cool-down waits out).
-inline constexpr uint64_t kClockEventsOfHeatOrPower =
-    kClockEventSwPowerCap | kClockEventHwSlowdown | kClockEventSwThermalSlowdown |
-    kClockEventHwThermalSlowdown | kClockEventHwPowerBrake;
+/// The reasons that lower the clock for heat or power: the vocabulary's mask.
+using gpubench::kClockEventsOfHeatOrPower;
+static_assert(kClockEventsOfHeatOrPower ==
+                  (kClockEventSwPowerCap | kClockEventHwSlowdown | kClockEventSwThermalSlowdown |
+                   kClockEventHwThermalSlowdown | kClockEventHwPowerBrake),
+              "NVML's heat and power bits and the vocabulary's mask agree");
 
 /// One reading of the device.
 struct ThermalSample {

@@ -159,14 +159,12 @@ bool NotHeld(const BenchmarkRecord& record, std::size_t* count) {
 }
 
 std::string HeatOrPowerReasons(const BenchmarkRecord& record, std::size_t* count) {
-  // sw_power_cap, hw_slowdown, sw_thermal_slowdown, hw_thermal_slowdown, hw_power_brake_slowdown.
-  constexpr uint64_t kHeatOrPower = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
   uint64_t seen = 0;
   std::size_t repetitions = 0;
   if (const MetricSeries* series = record.FindMetric("clock_event_reasons")) {
     for (double value : series->values) {
       if (!(value >= 0) || value > 1.8e19) continue;  // not a bit set
-      const uint64_t reasons = static_cast<uint64_t>(value) & kHeatOrPower;
+      const uint64_t reasons = static_cast<uint64_t>(value) & kClockEventsOfHeatOrPower;
       seen |= reasons;
       repetitions += reasons != 0;
     }
