@@ -126,8 +126,9 @@ void PublishBusy(const CallResult& call, benchmark::State& state, ProfilingPolic
   }
 }
 
-// NVML's view of the timed iterations, and why a throttled clock was low.
-void PublishThermal(const CallResult& call, benchmark::State& state, ProcessState& process) {
+// NVML's view of the timed iterations, and why a throttled clock (sm_clock_throttled) was low.
+void PublishThermal(const CallResult& call, bool throttled, benchmark::State& state,
+                    ProcessState& process) {
   ProfilingPolicy& policy = process.policy;
   if (call.thermal_wait) {
     const ThermalWait& wait = *call.thermal_wait;
@@ -158,8 +159,6 @@ void PublishThermal(const CallResult& call, benchmark::State& state, ProcessStat
     }
   }
   const DeviceFacts& facts = process.harness.facts();
-  const bool throttled = facts.sm_clock_rated_mhz > 0 &&
-                         call.sm_clock_mhz < kThrottleFraction * facts.sm_clock_rated_mhz;
   if (throttled && policy.FirstTime("throttled:" + call.instance)) {
     std::cerr << "gpubench: " << call.instance << ": the SM clock averaged "
               << FormatValue(call.sm_clock_mhz, CounterUnit::kMegahertz) << ", below "
@@ -187,10 +186,9 @@ void Publish(const CallResult& call, benchmark::State& state, ProcessState& proc
   PublishLaunchHold(call, state, process.policy);
   PublishStreams(call, state, process.policy);
   PublishBusy(call, state, process.policy);
-  PublishThermal(call, state, process);
-  for (const auto& [name, value] : ClockCounters(call.sm_clock_mhz, process.harness.facts())) {
-    state.counters[name] = value;
-  }
+  const auto clock = ClockCounters(call.sm_clock_mhz, process.harness.facts());
+  PublishThermal(call, clock.at("sm_clock_throttled") != 0, state, process);
+  for (const auto& [name, value] : clock) state.counters[name] = value;
   for (const auto& [kernel, seconds] : call.kernel_seconds) {
     state.counters["kernel_time/" + kernel] = seconds / static_cast<double>(call.iterations);
   }
