@@ -125,7 +125,8 @@ step_gatehistory() {
 }
 # Issue #21: the synchronising example against ncu (bench/sync_crosscheck.py).
 step_sync() {
-  python3 bench/sync_crosscheck.py $BUILD/bench/gpubench_sync "$OUT/sync" 2>&1 | tee "$OUT/sync.txt"
+  python3 bench/sync_crosscheck.py $BUILD/bench/gpubench_sync "$OUT/sync" \
+    $BUILD/bench/libgpubench_activity_trace.so 2>&1 | tee "$OUT/sync.txt"
 }
 # state.PauseTiming() in the loop body (bench/paused_timing.cu): GB 1.7 (the build above) aborts
 # in gpubench's warm-up body, which gpubench explains; GB 1.9.1 built for release (source carried

@@ -5,9 +5,14 @@
    the busy message, per benchmark (JSON and stderr kept in OUT_DIR).
 2. ncu --nvtx inside gpubench's range of BM_SyncLoop: the kernels' gpu__time_duration per
    iteration (ncu does not time memcpy or memset; nsys, where present, adds them).
-3. ncu inside BM_RestoreThenKernel/untimed:1: the ~100 us kernel's duration, against the GPU
-   time gpubench reports with the restore in an UntimedScope.
-Usage: sync_crosscheck.py GPUBENCH_SYNC OUT_DIR
+3. ncu inside BM_RestoreThenKernel/untimed:1 and BM_KernelWithoutRestore: the ~100 us kernel's
+   duration, against the GPU time gpubench reports with the restore in an UntimedScope and for
+   the kernel alone (the same timer without any scope).
+4. An activity trace that shares no code with gpubench (bench/activity_trace.cpp, injected with
+   CUDA_INJECTION64_PATH, metrics off): every kernel, memcpy and memset of BM_SyncLoop and
+   BM_RestoreThenKernel/untimed:0, grouped into iterations by the body's own sequence of GPU
+   work; the median union per iteration against gpubench's gpu_busy_time (ncu times kernels only).
+Usage: sync_crosscheck.py GPUBENCH_SYNC OUT_DIR [ACTIVITY_TRACE_LIBRARY]
 """
 import csv
 import io
@@ -19,6 +24,7 @@ import subprocess
 import sys
 
 binary, out = sys.argv[1], sys.argv[2]
+tracer = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else ""
 os.makedirs(out, exist_ok=True)
 
 
@@ -35,13 +41,14 @@ result = run([binary, "--benchmark_repetitions=3", "--benchmark_min_time=0.2",
               "--benchmark_out=" + json_path, "--benchmark_out_format=json"], "sync")
 print("gpubench exit", result.returncode)
 for line in result.stderr.splitlines():
-    if "GPU busy" in line or "launch_held" in line or "UntimedScope" in line:
+    if ("GPU busy" in line or "launch_held" in line or "UntimedScope" in line or
+            "profiling pass done" in line):
         print("  stderr:", line[:400])
 rows = {}
 try:
     for row in json.load(open(json_path))["benchmarks"]:
         if row.get("aggregate_name") == "median":
-            rows[row["run_name"]] = row
+            rows[row["run_name"].replace("/manual_time", "")] = row
 except (OSError, ValueError) as error:
     print("no JSON:", error)
 for name, row in rows.items():
@@ -55,26 +62,30 @@ print("  gpubench_gpu_busy:", context.get("gpubench_gpu_busy", "")[:200])
 print("  gpubench_host_calls:", context.get("gpubench_host_calls", "")[:600])
 
 
-def ncu_kernels(instance, filter_regex, count):
+def ncu_kernels(instance, filter_regex, count, min_time):
+    # Under ncu an iteration takes 0.1-1 s of GPU time (ncu's own work is inside the events), so
+    # GB needs a long min_time to run more than one. gpubench's own kernels are left out.
     command = ["ncu", "--nvtx", "--nvtx-include", "gpubench@%s/" % instance, "--metrics",
                "gpu__time_duration.sum", "--clock-control", "none", "--csv", "--print-units", "base", "-c", str(count),
-               binary, "--benchmark_filter=" + filter_regex, "--benchmark_min_time=0.01"]
+               binary, "--benchmark_filter=" + filter_regex, "--benchmark_min_time=%g" % min_time,
+               "--gpubench_profile_iterations=0"]
     result = run(command, "ncu_" + instance.replace("/", "_").replace(":", "_"), timeout=400)
     text = result.stdout[result.stdout.find('"ID"'):]
     durations = []
     for record in csv.DictReader(io.StringIO(text)):
-        if record.get("Metric Name") == "gpu__time_duration.sum":
+        if (record.get("Metric Name") == "gpu__time_duration.sum" and
+                not record["Kernel Name"].startswith("gpubench::")):
             durations.append((record["Kernel Name"], float(record["Metric Value"].replace(",", ""))))
     return durations
 
 
 # 2. BM_SyncLoop: three kernels per iteration
-kernels = ncu_kernels("BM_SyncLoop/1048576", "BM_SyncLoop/1048576", 30)
+kernels = ncu_kernels("BM_SyncLoop/1048576", "BM_SyncLoop/1048576", 30, 3)
 small = [sum(d for _, d in kernels[i:i + 3]) for i in range(0, len(kernels) - 2, 3)]
 if small:
     print("ncu BM_SyncLoop/1048576: %d kernels; kernel time per iteration median %.2f us" %
           (len(kernels), statistics.median(small) / 1e3))
-kernels = ncu_kernels("BM_SyncLoop/16777216", "BM_SyncLoop/16777216", 30)
+kernels = ncu_kernels("BM_SyncLoop/16777216", "BM_SyncLoop/16777216", 30, 3)
 per_iteration = [sum(d for _, d in kernels[i:i + 3]) for i in range(0, len(kernels) - 2, 3)]
 if per_iteration:
     print("ncu BM_SyncLoop/16777216: %d kernels; kernel time per iteration median %.2f us "
@@ -83,12 +94,107 @@ if per_iteration:
 else:
     print("ncu BM_SyncLoop: no kernels (see ncu log)")
 
-# 3. the kernel after an untimed restore
-kernels = ncu_kernels("BM_RestoreThenKernel/1", "BM_RestoreThenKernel/untimed:1", 20)
-if kernels:
+# 3. the kernel after an untimed restore, and alone
+for instance, filter_regex in (("BM_RestoreThenKernel/1", "BM_RestoreThenKernel/untimed:1"),
+                               ("BM_KernelWithoutRestore/33554432", "BM_KernelWithoutRestore/")):
+    kernels = ncu_kernels(instance, filter_regex, 40, 3)
+    if not kernels:
+        print("ncu %s: no kernels (see ncu log)" % filter_regex)
+        continue
     values = [d for _, d in kernels]
-    print("ncu BM_RestoreThenKernel/untimed:1 kernel: median %.2f us over %d (min %.2f, max %.2f)" %
-          (statistics.median(values) / 1e3, len(values), min(values) / 1e3, max(values) / 1e3))
+    name = {"BM_KernelWithoutRestore/": "BM_KernelWithoutRestore/33554432"}.get(filter_regex,
+                                                                            filter_regex)
+    kernel_us = statistics.median(values) / 1e3
+    print("ncu %s kernel: median %.2f us over %d (min %.2f, max %.2f)" %
+          (name, kernel_us, len(values), min(values) / 1e3, max(values) / 1e3))
+    if name in rows:
+        gpu_us = rows[name]["real_time"] / 1e3
+        print("  gpubench GPU time %.2f us: %+.2f%% of ncu's kernel" %
+              (gpu_us, 100 * (gpu_us / kernel_us - 1)))
+if "BM_RestoreThenKernel/untimed:1" in rows and "BM_KernelWithoutRestore/33554432" in rows:
+    scoped = rows["BM_RestoreThenKernel/untimed:1"]["real_time"]
+    alone = rows["BM_KernelWithoutRestore/33554432"]["real_time"]
+    print("gpubench: restore in the scope %.2f us, kernel alone %.2f us: the scope adds %+.2f%%" %
+          (scoped / 1e3, alone / 1e3, 100 * (scoped / alone - 1)))
+
+
+# 4. memcpy and memset: an independent activity trace, grouped by the body's sequence
+def traced_iterations(records, starts_with, then):
+    """Per iteration, the union of GPU activity: a record matching starts_with, followed on its
+    stream by records matching `then`, in order. Returns (union, kinds) per iteration."""
+    by_stream = {}
+    for record in records:
+        by_stream.setdefault(record["stream"], []).append(record)
+    found = []
+    for stream_records in by_stream.values():
+        stream_records.sort(key=lambda r: r["start"])
+        for i, record in enumerate(stream_records):
+            if not starts_with(record) or i + len(then) >= len(stream_records):
+                continue
+            group = [record] + stream_records[i + 1:i + 1 + len(then)]
+            if all(match(r) for match, r in zip(then, group[1:])):
+                spans = sorted((r["start"], r["end"]) for r in group)
+                union, reach = 0, spans[0][0]
+                for start, end in spans:
+                    union += max(0, end - max(start, reach))
+                    reach = max(reach, end)
+                found.append((union, [(r["kind"], r["end"] - r["start"]) for r in group]))
+    return found
+
+
+def is_copy(kind, size=None):
+    return lambda r: (r["kind"] == "memcpy" and r["name"] == kind and
+                      (size is None or r["bytes"] == size))
+
+
+def is_kernel(name):
+    return lambda r: r["kind"] == "kernel" and name in r["name"]
+
+
+if tracer and os.path.exists(tracer):
+    trace_path = os.path.join(out, "activity_trace.csv")
+    environment = dict(os.environ, CUDA_INJECTION64_PATH=tracer, ACTIVITY_TRACE_OUT=trace_path)
+    traced_json = os.path.join(out, "sync_traced.json")
+    result = subprocess.run(
+        [binary, "--benchmark_filter=BM_SyncLoop/|BM_RestoreThenKernel/untimed:0",
+         "--gpubench_profile_iterations=0", "--benchmark_min_time=0.05",
+         "--benchmark_out=" + traced_json, "--benchmark_out_format=json"],
+        capture_output=True, text=True, timeout=300, env=environment)
+    with open(os.path.join(out, "traced.log"), "w") as log:
+        log.write(result.stdout + "\n--- stderr\n" + result.stderr)
+    records = []
+    try:
+        with open(trace_path) as trace:
+            for row in csv.DictReader(trace):
+                records.append({"kind": row["kind"], "name": row["name"], "bytes": int(row["bytes"]),
+                                "start": int(row["start_ns"]), "end": int(row["end_ns"]),
+                                "stream": row["stream"]})
+    except OSError as error:
+        print("activity trace: none (%s); exit %d" % (error, result.returncode))
+    print("activity trace (bench/activity_trace.cpp, metrics off): exit %d, %d records" %
+          (result.returncode, len(records)))
+    sync_body = [lambda r: r["kind"] == "memset" and r["bytes"] == 4, is_kernel("AffineKernel"),
+                 is_kernel("AffineKernel"), is_kernel("SumKernel"), is_copy("DtoH", 4)]
+    checks = [("BM_SyncLoop/%d" % n, is_copy("DtoD", 4 * n), sync_body) for n in (1 << 20, 1 << 24)]
+    checks.append(("BM_RestoreThenKernel/untimed:0", is_copy("DtoD", 4 * (5 << 26)),
+                   [is_kernel("AffineKernel")]))
+    for name, first, then in checks:
+        iterations = traced_iterations(records, first, then)
+        if not iterations:
+            print("  %s: no iteration found in the trace" % name)
+            continue
+        union_us = statistics.median(u for u, _ in iterations) / 1e3
+        middle = sorted(iterations, key=lambda it: it[0])[len(iterations) // 2]
+        parts = ", ".join("%s %.2f" % (kind, ns / 1e3) for kind, ns in middle[1])
+        line = "  %s: %d iterations traced; busy (union) per iteration median %.2f us [%s]" % (
+            name, len(iterations), union_us, parts)
+        if name in rows and "gpu_busy_time" in rows[name]:
+            busy_us = rows[name]["gpu_busy_time"] * 1e6
+            line += "; gpubench gpu_busy_time %.2f us (%+.2f%%)" % (busy_us,
+                                                                  100 * (busy_us / union_us - 1))
+        print(line)
+else:
+    print("activity trace: no tracer library given")
 
 # nsys, where present: memcpy and memset too
 if shutil.which("nsys"):

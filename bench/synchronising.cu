@@ -4,7 +4,8 @@
 // mostly the GPU waiting for the host; BM_SyncLoopConverted is the same work converted: buffers
 // allocated once, the restore in a gpubench::UntimedScope, the copy-back after the loop.
 // BM_RestoreThenKernel times a ~100 us kernel after a ~1 ms restore, with the restore kept out
-// of the time by the scope (/untimed) or not (/timed).
+// of the time by the scope (/untimed:1) or not (/untimed:0); BM_KernelWithoutRestore is the
+// kernel alone.
 #include <gpubench/gpubench.hpp>
 
 #include "device_array.cuh"
@@ -115,6 +116,19 @@ void BM_RestoreThenKernel(benchmark::State& state) {
   state.SetLabel(untimed ? "restore untimed" : "restore timed");
 }
 GPUBENCH_BENCHMARK(BM_RestoreThenKernel)->ArgName("untimed")->Arg(1)->Arg(0);
+
+// The control: the same kernel with no restore at all, so that BM_RestoreThenKernel/untimed:1
+// can be compared with what the same timer gives the kernel alone.
+void BM_KernelWithoutRestore(benchmark::State& state) {
+  const size_t kernel_n = static_cast<size_t>(state.range(0));
+  DeviceArray<float> data(state, kernel_n);
+  if (!data) return;
+  Fill(data.get(), kernel_n);
+  for (auto _ : gpubench::Loop(state)) {
+    AffineKernel<<<kBlocks, 256>>>(data.get(), kernel_n, 1.5f, 0.5f);
+  }
+}
+GPUBENCH_BENCHMARK(BM_KernelWithoutRestore)->Arg(1 << 25);
 
 }  // namespace
 

@@ -1,13 +1,11 @@
 #include "gpubench/loop.hpp"
 
-#include <iostream>
 #include <string>
 
 #include "measure/abort_note.hpp"
 #include "measure/admission.hpp"
 #include "measure/call_result.hpp"
 #include "measure/counter_stages.hpp"
-#include "measure/instance.hpp"
 #include "measure/process_state.hpp"
 #include "measure/publish.hpp"
 #include "measure/timed_iterations.hpp"

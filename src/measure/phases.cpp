@@ -87,6 +87,11 @@ Status WarmupPhase::ResumeHoldCheck(const std::string& instance) {
 Status TimedPhase::Pause() {
   GPUBENCH_RETURN_IF_ERROR(harness_.timer().Pause(stream_));
   if (hold_ == LaunchHold::kHeld) harness_.ops().ReleaseStream();
+  if (range_open_) {
+    harness_.ops().PopRange();
+    range_open_ = false;
+    range_paused_ = true;
+  }
   return Status::Ok();
 }
 
@@ -98,6 +103,11 @@ Status TimedPhase::Resume(const std::string& instance) {
   if (hold_ == LaunchHold::kHeld) {
     if (Status status = ops.Synchronize(stream_); !status.ok()) return BodyError(instance, status);
     GPUBENCH_RETURN_IF_ERROR(ops.HoldStream(stream_));
+  }
+  if (range_paused_) {
+    ops.PushRange(instance);
+    range_open_ = true;
+    range_paused_ = false;
   }
   return harness_.timer().Resume(stream_);
 }

@@ -77,6 +77,8 @@ class TimedPhase {
   /// gpubench::UntimedScope inside a timed body: the timer leaves the span out. Behind a hold,
   /// the scope releases it (its work may wait for the GPU), and at its end waits for that work
   /// and holds the stream again, so the rest of the body starts back to back as after a flush.
+  /// The NVTX range closes with the scope and opens again after its flush and hold, so that a
+  /// profiler filtering on the range (ncu --nvtx-include) sees the timed work only.
   Status Pause();
   Status Resume(const std::string& instance);
 
@@ -96,6 +98,7 @@ class TimedPhase {
   LaunchHold hold_ = LaunchHold::kNotApplicable;
   std::vector<StreamHandle> joined_;
   bool range_open_ = false;
+  bool range_paused_ = false;  ///< a scope closed the range; Resume opens it again
   bool region_open_ = false;
   int64_t iterations_in_region_ = 0;
   double last_flush_wait_seconds_ = 0;

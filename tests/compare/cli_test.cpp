@@ -902,6 +902,24 @@ TEST(RealH200Report, TheSynchronisingExampleIsWarnedAboutWithItsHostCalls) {
   EXPECT_THAT(html, Not(HasSubstr("BM_RestoreThenKernel/untimed:1/manual_time (medians")));
 }
 
+// A later H200 run of the same example (sync_2026-12-01.json), with the kernel-alone control
+// BM_KernelWithoutRestore: the same verdicts, and the control, fully busy, is not warned about.
+TEST(RealH200Report, TheSynchronisingExampleKeepsItsVerdictsInALaterRun) {
+  const std::string copy =
+      ::testing::TempDir() + "/gpubench_sync2_" + std::to_string(::getpid()) + ".json";
+  std::filesystem::copy_file(Data("h200/sync/sync_2026-12-01.json"), copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string html = ReportHtml(copy);
+  EXPECT_THAT(html, HasSubstr("BM_SyncLoop/1048576/manual_time (medians of 3 repetitions): GPU "
+                              "time "));
+  EXPECT_THAT(html, HasSubstr("per iteration the loop calls cudaMemcpy 2x"));
+  EXPECT_THAT(html, HasSubstr("BM_SyncLoopConverted/1048576/manual_time (medians of 3 "
+                              "repetitions): GPU time "));
+  EXPECT_THAT(html, Not(HasSubstr("BM_SyncLoopConverted/16777216/manual_time (medians")));
+  EXPECT_THAT(html, Not(HasSubstr("BM_RestoreThenKernel/untimed:1/manual_time (medians")));
+  EXPECT_THAT(html, Not(HasSubstr("BM_KernelWithoutRestore/33554432/manual_time (medians")));
+}
+
 // A real H200 run with GB 1.9.1 of bench/paused_timing.cu (tests/compare/data/h200/README.md,
 // paused/): the benchmark that pauses GB's timer is marked on every row and the report warns
 // about it; the same work unpaused, and the synchronising example with the same GB, are not.

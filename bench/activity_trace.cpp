@@ -1,0 +1,120 @@
+// A tracer that shares no code with gpubench: a CUDA injection library
+// (CUDA_INJECTION64_PATH=libgpubench_activity_trace.so) that writes every kernel, memcpy and
+// memset the process runs, with CUPTI's start and end times, to the CSV file named by
+// ACTIVITY_TRACE_OUT. bench/sync_crosscheck.py reads it to check gpu_busy_time's memcpy and
+// memset part, which Nsight Compute does not time (docs/user_guide.md "Benchmarks that
+// synchronise"). Run the traced binary with metrics off: CUPTI takes one set of activity
+// callbacks per process, and gpubench's busy measurement would replace these.
+#include <cupti.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+namespace {
+
+std::FILE* out = nullptr;
+std::mutex out_mutex;
+constexpr size_t kBufferBytes = 8 << 20;
+
+const char* CopyKindName(uint8_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+      return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+      return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+      return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return "PtoP";
+    default:
+      return "other";
+  }
+}
+
+// Kernel names may hold commas (template arguments); the CSV quotes them.
+void WriteRow(const char* kind, const std::string& name, unsigned long long bytes,
+              unsigned long long start, unsigned long long end, unsigned stream) {
+  std::string quoted = "\"";
+  for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  quoted += '"';
+  std::fprintf(out, "%s,%s,%llu,%llu,%llu,%u\n", kind, quoted.c_str(), bytes, start, end, stream);
+}
+
+void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  std::lock_guard<std::mutex> lock(out_mutex);
+  CUpti_Activity* record = nullptr;
+  while (out != nullptr && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    switch (record->kind) {
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      case CUPTI_ACTIVITY_KIND_KERNEL: {
+        const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+        WriteRow("kernel", kernel->name != nullptr ? kernel->name : "?", 0, kernel->start,
+                 kernel->end, kernel->streamId);
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        const auto* copy = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+        WriteRow("memcpy", CopyKindName(copy->copyKind), copy->bytes, copy->start, copy->end,
+                 copy->streamId);
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MEMSET: {
+        const auto* set = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+        WriteRow("memset", "memset", set->bytes, set->start, set->end, set->streamId);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  std::free(buffer);
+}
+
+void FlushAtExit() {
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::lock_guard<std::mutex> lock(out_mutex);
+  if (out != nullptr) std::fclose(out);
+  out = nullptr;
+}
+
+}  // namespace
+
+extern "C" int InitializeInjection() {
+  const char* path = std::getenv("ACTIVITY_TRACE_OUT");
+  if (path == nullptr || *path == '\0') {
+    std::fprintf(stderr, "activity_trace: set ACTIVITY_TRACE_OUT to the CSV file to write\n");
+    return 0;
+  }
+  out = std::fopen(path, "w");
+  if (out == nullptr) {
+    std::fprintf(stderr, "activity_trace: cannot write %s: %s\n", path, std::strerror(errno));
+    return 0;
+  }
+  std::fprintf(out, "kind,name,bytes,start_ns,end_ns,stream\n");
+  bool ok = cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted) == CUPTI_SUCCESS;
+  // ACTIVITY_TRACE_KIND=kernel: CUPTI's serialized kernel records instead of the concurrent
+  // ones, for which CUPTI instruments every kernel's code.
+  const char* kind_name = std::getenv("ACTIVITY_TRACE_KIND");
+  const bool serialized = kind_name != nullptr && std::strcmp(kind_name, "kernel") == 0;
+  const CUpti_ActivityKind kernels =
+      serialized ? CUPTI_ACTIVITY_KIND_KERNEL : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  for (CUpti_ActivityKind kind :
+       {kernels, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET}) {
+    ok = ok && cuptiActivityEnable(kind) == CUPTI_SUCCESS;
+  }
+  if (!ok) std::fprintf(stderr, "activity_trace: CUPTI refused the activity tracing\n");
+  std::atexit(FlushAtExit);
+  return 1;
+}
