@@ -119,67 +119,15 @@ if "BM_RestoreThenKernel/untimed:1" in rows and "BM_KernelWithoutRestore/3355443
 
 
 # 4. memcpy and memset: an independent activity trace, grouped by the body's sequence
-def traced_iterations(records, starts_with, then):
-    """Per iteration, the union of GPU activity: a record matching starts_with, followed on its
-    stream by records matching `then`, in order. Returns (union, kinds) per iteration."""
-    by_stream = {}
-    for record in records:
-        by_stream.setdefault(record["stream"], []).append(record)
-    found = []
-    for stream_records in by_stream.values():
-        stream_records.sort(key=lambda r: r["start"])
-        for i, record in enumerate(stream_records):
-            if not starts_with(record) or i + len(then) >= len(stream_records):
-                continue
-            group = [record] + stream_records[i + 1:i + 1 + len(then)]
-            if all(match(r) for match, r in zip(then, group[1:])):
-                spans = sorted((r["start"], r["end"]) for r in group)
-                union, reach = 0, spans[0][0]
-                for start, end in spans:
-                    union += max(0, end - max(start, reach))
-                    reach = max(reach, end)
-                found.append((union, [(r["kind"], r["end"] - r["start"]) for r in group]))
-    return found
-
-
-def is_copy(kind, size=None):
-    return lambda r: (r["kind"] == "memcpy" and r["name"] == kind and
-                      (size is None or r["bytes"] == size))
-
-
-def is_kernel(name):
-    return lambda r: r["kind"] == "kernel" and name in r["name"]
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import activity_groups  # noqa: E402
 
 if tracer and os.path.exists(tracer):
-    trace_path = os.path.join(out, "activity_trace.csv")
-    environment = dict(os.environ, CUDA_INJECTION64_PATH=tracer, ACTIVITY_TRACE_OUT=trace_path)
-    traced_json = os.path.join(out, "sync_traced.json")
-    result = subprocess.run(
-        [binary, "--benchmark_filter=BM_SyncLoop/|BM_RestoreThenKernel/untimed:0",
-         "--gpubench_profile_iterations=0", "--benchmark_min_time=0.05",
-         "--benchmark_out=" + traced_json, "--benchmark_out_format=json"],
-        capture_output=True, text=True, timeout=300, env=environment)
-    with open(os.path.join(out, "traced.log"), "w") as log:
-        log.write(result.stdout + "\n--- stderr\n" + result.stderr)
-    records = []
-    try:
-        with open(trace_path) as trace:
-            for row in csv.DictReader(trace):
-                records.append({"kind": row["kind"], "name": row["name"], "bytes": int(row["bytes"]),
-                                "start": int(row["start_ns"]), "end": int(row["end_ns"]),
-                                "stream": row["stream"]})
-    except OSError as error:
-        print("activity trace: none (%s); exit %d" % (error, result.returncode))
+    code, records, _ = activity_groups.run_traced(binary, tracer, out)
     print("activity trace (bench/activity_trace.cpp, metrics off): exit %d, %d records" %
-          (result.returncode, len(records)))
-    sync_body = [lambda r: r["kind"] == "memset" and r["bytes"] == 4, is_kernel("AffineKernel"),
-                 is_kernel("AffineKernel"), is_kernel("SumKernel"), is_copy("DtoH", 4)]
-    checks = [("BM_SyncLoop/%d" % n, is_copy("DtoD", 4 * n), sync_body) for n in (1 << 20, 1 << 24)]
-    checks.append(("BM_RestoreThenKernel/untimed:0", is_copy("DtoD", 4 * (5 << 26)),
-                   [is_kernel("AffineKernel")]))
-    for name, first, then in checks:
-        iterations = traced_iterations(records, first, then)
+          (code, len(records)))
+    for name, (first, then) in activity_groups.SYNC_EXAMPLE.items():
+        iterations = activity_groups.traced_iterations(records, first, then)
         if not iterations:
             print("  %s: no iteration found in the trace" % name)
             continue

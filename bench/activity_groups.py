@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""An activity trace of bench/synchronising.cu grouped into loop iterations, independently of
+gpubench: bench/activity_trace.cpp (a CUDA injection library) writes every kernel, memcpy and
+memset with CUPTI's start and end; an iteration is found by the body's own sequence of GPU work
+on one stream, and its busy time is the union of those records. Used by bench/sync_crosscheck.py
+and tests/gpu/check_busy.py. `activity_groups.py --self-test` checks the grouping on made-up
+records (no GPU).
+"""
+import csv
+import os
+import subprocess
+import sys
+
+
+def read_trace(path):
+    records = []
+    with open(path) as trace:
+        for row in csv.DictReader(trace):
+            records.append({"kind": row["kind"], "name": row["name"], "bytes": int(row["bytes"]),
+                            "start": int(row["start_ns"]), "end": int(row["end_ns"]),
+                            "stream": row["stream"]})
+    return records
+
+
+def union_length(spans):
+    total, reach = 0, None
+    for start, end in sorted(spans):
+        reach = start if reach is None else reach
+        total += max(0, end - max(start, reach))
+        reach = max(reach, end)
+    return total
+
+
+def traced_iterations(records, starts_with, then):
+    """Per iteration, (union in ns, [(kind, duration in ns)]): a record matching starts_with,
+    followed on its stream by records matching the predicates in `then`, in order."""
+    by_stream = {}
+    for record in records:
+        by_stream.setdefault(record["stream"], []).append(record)
+    found = []
+    for stream_records in by_stream.values():
+        stream_records.sort(key=lambda r: r["start"])
+        for i, record in enumerate(stream_records):
+            if not starts_with(record) or i + len(then) >= len(stream_records):
+                continue
+            group = [record] + stream_records[i + 1:i + 1 + len(then)]
+            if all(match(r) for match, r in zip(then, group[1:])):
+                found.append((union_length([(r["start"], r["end"]) for r in group]),
+                              [(r["kind"], r["end"] - r["start"]) for r in group]))
+    return found
+
+
+def is_copy(kind, size=None):
+    return lambda r: (r["kind"] == "memcpy" and r["name"] == kind and
+                      (size is None or r["bytes"] == size))
+
+
+def is_memset(size):
+    return lambda r: r["kind"] == "memset" and r["bytes"] == size
+
+
+def is_kernel(name):
+    return lambda r: r["kind"] == "kernel" and name in r["name"]
+
+
+# bench/synchronising.cu: instance -> (first record, the records that follow it per iteration).
+SYNC_LOOP_BODY = [is_memset(4), is_kernel("AffineKernel"), is_kernel("AffineKernel"),
+                  is_kernel("SumKernel"), is_copy("DtoH", 4)]
+SYNC_EXAMPLE = {
+    "BM_SyncLoop/1048576": (is_copy("DtoD", 4 << 20), SYNC_LOOP_BODY),
+    "BM_SyncLoop/16777216": (is_copy("DtoD", 4 << 24), SYNC_LOOP_BODY),
+    "BM_RestoreThenKernel/untimed:0": (is_copy("DtoD", 4 * (5 << 26)), [is_kernel("AffineKernel")]),
+}
+SYNC_FILTER = "BM_SyncLoop/|BM_RestoreThenKernel/untimed:0"
+
+
+def run_traced(binary, tracer, out, min_time="0.05"):
+    """Runs the sync example's instances under the tracer with metrics off (CUPTI takes one set
+    of activity callbacks per process). Returns (exit code, records, log path)."""
+    trace_path = os.path.join(out, "activity_trace.csv")
+    environment = dict(os.environ, CUDA_INJECTION64_PATH=os.path.abspath(tracer),
+                       ACTIVITY_TRACE_OUT=trace_path)
+    result = subprocess.run(
+        [binary, "--benchmark_filter=" + SYNC_FILTER, "--gpubench_profile_iterations=0",
+         "--benchmark_min_time=" + min_time,
+         "--benchmark_out=" + os.path.join(out, "sync_traced.json"),
+         "--benchmark_out_format=json"],
+        capture_output=True, text=True, timeout=300, env=environment)
+    log = os.path.join(out, "traced.log")
+    with open(log, "w") as handle:
+        handle.write(result.stdout + "\n--- stderr\n" + result.stderr)
+    records = read_trace(trace_path) if os.path.exists(trace_path) else []
+    return result.returncode, records, log
+
+
+def self_test():
+    def record(kind, name, size, start, end):
+        return {"kind": kind, "name": name, "bytes": size, "start": start, "end": end,
+                "stream": "7"}
+    records = [record("memcpy", "DtoD", 16, 0, 10), record("kernel", "AffineKernel(float*)", 0, 12, 20),
+               record("kernel", "gpubench::FlushL2Kernel", 0, 30, 40),
+               record("memcpy", "DtoD", 16, 50, 60), record("kernel", "AffineKernel(float*)", 0, 55, 70),
+               record("memcpy", "DtoD", 16, 80, 90), record("memset", "memset", 4, 91, 92)]
+    found = traced_iterations(records, is_copy("DtoD", 16), [is_kernel("AffineKernel")])
+    # The overlap in the second iteration counts once; the third has no kernel after the copy.
+    expected = [(18, [("memcpy", 10), ("kernel", 8)]), (20, [("memcpy", 10), ("kernel", 15)])]
+    if found != expected:
+        print("self-test failed: %r != %r" % (found, expected))
+        return 1
+    if union_length([(0, 5), (3, 4), (10, 12)]) != 7:
+        print("self-test failed: union_length")
+        return 1
+    print("activity_groups self-test passed")
+    return 0
+
+
+if __name__ == "__main__" and "--self-test" in sys.argv:
+    sys.exit(self_test())
