@@ -90,7 +90,6 @@ Status TimedPhase::Pause() {
   if (range_open_) {
     harness_.ops().PopRange();
     range_open_ = false;
-    range_paused_ = true;
   }
   return Status::Ok();
 }
@@ -104,10 +103,10 @@ Status TimedPhase::Resume(const std::string& instance) {
     if (Status status = ops.Synchronize(stream_); !status.ok()) return BodyError(instance, status);
     GPUBENCH_RETURN_IF_ERROR(ops.HoldStream(stream_));
   }
-  if (range_paused_) {
+  // The body's range is open from BeforeBody on, so only the scope's Pause closed it.
+  if (!range_open_) {
     ops.PushRange(instance);
     range_open_ = true;
-    range_paused_ = false;
   }
   return harness_.timer().Resume(stream_);
 }

@@ -98,7 +98,6 @@ class TimedPhase {
   LaunchHold hold_ = LaunchHold::kNotApplicable;
   std::vector<StreamHandle> joined_;
   bool range_open_ = false;
-  bool range_paused_ = false;  ///< a scope closed the range; Resume opens it again
   bool region_open_ = false;
   int64_t iterations_in_region_ = 0;
   double last_flush_wait_seconds_ = 0;

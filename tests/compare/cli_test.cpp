@@ -882,15 +882,23 @@ std::string ReportHtml(const std::string& run) {
   return text;
 }
 
+// A copy of committed data (tests/compare/data/RELATIVE) in the test's temp folder, for
+// ReportHtml, which removes it.
+std::string CopyOfData(const std::string& relative) {
+  std::string flat = relative;
+  std::replace(flat.begin(), flat.end(), '/', '_');
+  const std::string copy =
+      ::testing::TempDir() + "/gpubench_" + std::to_string(::getpid()) + "_" + flat;
+  std::filesystem::copy_file(Data(relative), copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  return copy;
+}
+
 // The real H200 run of bench/synchronising.cu (tests/compare/data/h200/README.md, sync/): the
 // synchronising loops below 80% busy are warned about with their host calls, the converted large
 // one (96%) and the restore benchmarks are not.
 TEST(RealH200Report, TheSynchronisingExampleIsWarnedAboutWithItsHostCalls) {
-  const std::string copy =
-      ::testing::TempDir() + "/gpubench_sync_" + std::to_string(::getpid()) + ".json";
-  std::filesystem::copy_file(Data("h200/sync/sync.json"), copy,
-                             std::filesystem::copy_options::overwrite_existing);
-  const std::string html = ReportHtml(copy);
+  const std::string html = ReportHtml(CopyOfData("h200/sync/sync.json"));
   EXPECT_THAT(html, HasSubstr("BM_SyncLoop/1048576/manual_time (medians of 3 repetitions): GPU "
                               "time 34.33 us, GPU busy 14.88 us (43%): per iteration the loop "
                               "calls cudaMemcpy 2x"));
@@ -905,11 +913,7 @@ TEST(RealH200Report, TheSynchronisingExampleIsWarnedAboutWithItsHostCalls) {
 // A later H200 run of the same example (sync_2026-12-01.json), with the kernel-alone control
 // BM_KernelWithoutRestore: the same verdicts, and the control, fully busy, is not warned about.
 TEST(RealH200Report, TheSynchronisingExampleKeepsItsVerdictsInALaterRun) {
-  const std::string copy =
-      ::testing::TempDir() + "/gpubench_sync2_" + std::to_string(::getpid()) + ".json";
-  std::filesystem::copy_file(Data("h200/sync/sync_2026-12-01.json"), copy,
-                             std::filesystem::copy_options::overwrite_existing);
-  const std::string html = ReportHtml(copy);
+  const std::string html = ReportHtml(CopyOfData("h200/sync/sync_2026-12-01.json"));
   EXPECT_THAT(html, HasSubstr("BM_SyncLoop/1048576/manual_time (medians of 3 repetitions): GPU "
                               "time "));
   EXPECT_THAT(html, HasSubstr("per iteration the loop calls cudaMemcpy 2x"));
@@ -925,11 +929,7 @@ TEST(RealH200Report, TheSynchronisingExampleKeepsItsVerdictsInALaterRun) {
 // about it; the same work unpaused, and the synchronising example with the same GB, are not.
 TEST(RealH200Report, PausedRowsAreAmongTheWarnings) {
   auto copy_of = [](const std::string& name) {
-    const std::string copy =
-        ::testing::TempDir() + "/gpubench_" + name + "_" + std::to_string(::getpid()) + ".json";
-    std::filesystem::copy_file(Data("h200/paused/" + name + ".json"), copy,
-                               std::filesystem::copy_options::overwrite_existing);
-    return copy;  // ReportHtml removes it
+    return CopyOfData("h200/paused/" + name + ".json");
   };
   const std::string html = ReportHtml(copy_of("paused_gb191"));
   EXPECT_THAT(html, HasSubstr("GB's timer paused (timing_paused=1) in 1 benchmark(s): the "
@@ -945,14 +945,10 @@ TEST(RealH200Report, PausedRowsAreAmongTheWarnings) {
 // thermal counters load as numbers.
 TEST(RealH200Report, ClocksHeldDownForPowerAreAmongTheWarnings) {
   for (const char* run : {"run1_none", "run2_none", "run2_wait"}) {
-    const std::string copy =
-        ::testing::TempDir() + "/gpubench_" + run + "_" + std::to_string(::getpid()) + ".json";
-    std::filesystem::copy_file(Data(std::string("h200/thermal/") + run + ".json"), copy,
-                               std::filesystem::copy_options::overwrite_existing);
     const std::string repetitions = std::string(run).find("wait") != std::string::npos
                                         ? "(4 of 4 repetitions)"
                                         : "(12 of 12 repetitions)";
-    const std::string html = ReportHtml(copy);
+    const std::string html = ReportHtml(CopyOfData(std::string("h200/thermal/") + run + ".json"));
     EXPECT_THAT(html, HasSubstr("NVML, read on a thread of its own")) << run;  // the settings
     EXPECT_THAT(html,
                 HasSubstr("clocks held down for heat or power (NVML's clock_event_reasons) in 1 "
@@ -962,11 +958,7 @@ TEST(RealH200Report, ClocksHeldDownForPowerAreAmongTheWarnings) {
         << run;
   }
   // Short kernels (clock_event_reasons 0 on every row) name no reason.
-  const std::string short_copy =
-      ::testing::TempDir() + "/gpubench_short_thermal_" + std::to_string(::getpid()) + ".json";
-  std::filesystem::copy_file(Data("h200/thermal/short_kernels.json"), short_copy,
-                             std::filesystem::copy_options::overwrite_existing);
-  const std::string short_html = ReportHtml(short_copy);
+  const std::string short_html = ReportHtml(CopyOfData("h200/thermal/short_kernels.json"));
   EXPECT_THAT(short_html, Not(HasSubstr("clocks held down")));
   EXPECT_THAT(short_html, HasSubstr("BM_TinyKernel"));
 }
