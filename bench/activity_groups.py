@@ -69,7 +69,7 @@ SYNC_LOOP_BODY = [is_memset(4), is_kernel("AffineKernel"), is_kernel("AffineKern
 SYNC_EXAMPLE = {
     "BM_SyncLoop/1048576": (is_copy("DtoD", 4 << 20), SYNC_LOOP_BODY),
     "BM_SyncLoop/16777216": (is_copy("DtoD", 4 << 24), SYNC_LOOP_BODY),
-    "BM_RestoreThenKernel/untimed:0": (is_copy("DtoD", 4 * (5 << 26)), [is_kernel("AffineKernel")]),
+    "BM_RestoreThenKernel/untimed:0": (is_copy("DtoD", 4 << 29), [is_kernel("AffineKernel")]),
 }
 SYNC_FILTER = "BM_SyncLoop/|BM_RestoreThenKernel/untimed:0"
 

@@ -62,14 +62,16 @@ print("  gpubench_gpu_busy:", context.get("gpubench_gpu_busy", "")[:200])
 print("  gpubench_host_calls:", context.get("gpubench_host_calls", "")[:600])
 
 
-def ncu_kernels(instance, filter_regex, count, min_time):
+def ncu_kernels(instance, filter_regex, count, min_time, cache_control="all"):
     # Under ncu an iteration takes 0.1-1 s of GPU time (ncu's own work is inside the events), so
     # GB needs a long min_time to run more than one. gpubench's own kernels are left out.
     command = ["ncu", "--nvtx", "--nvtx-include", "gpubench@%s/" % instance, "--metrics",
-               "gpu__time_duration.sum", "--clock-control", "none", "--csv", "--print-units", "base", "-c", str(count),
+               "gpu__time_duration.sum", "--clock-control", "none", "--cache-control",
+               cache_control, "--csv", "--print-units", "base", "-c", str(count),
                binary, "--benchmark_filter=" + filter_regex, "--benchmark_min_time=%g" % min_time,
                "--gpubench_profile_iterations=0"]
-    result = run(command, "ncu_" + instance.replace("/", "_").replace(":", "_"), timeout=400)
+    result = run(command, "ncu_%s_cache_%s" % (instance.replace("/", "_").replace(":", "_"),
+                                               cache_control), timeout=400)
     text = result.stdout[result.stdout.find('"ID"'):]
     durations = []
     for record in csv.DictReader(io.StringIO(text)):
@@ -79,31 +81,40 @@ def ncu_kernels(instance, filter_regex, count, min_time):
     return durations
 
 
-# 2. BM_SyncLoop: three kernels per iteration
-kernels = ncu_kernels("BM_SyncLoop/1048576", "BM_SyncLoop/1048576", 30, 3)
-small = [sum(d for _, d in kernels[i:i + 3]) for i in range(0, len(kernels) - 2, 3)]
-if small:
-    print("ncu BM_SyncLoop/1048576: %d kernels; kernel time per iteration median %.2f us" %
-          (len(kernels), statistics.median(small) / 1e3))
-kernels = ncu_kernels("BM_SyncLoop/16777216", "BM_SyncLoop/16777216", 30, 3)
-per_iteration = [sum(d for _, d in kernels[i:i + 3]) for i in range(0, len(kernels) - 2, 3)]
-if per_iteration:
-    print("ncu BM_SyncLoop/16777216: %d kernels; kernel time per iteration median %.2f us "
-          "(min %.2f, max %.2f)" % (len(kernels), statistics.median(per_iteration) / 1e3,
-                                    min(per_iteration) / 1e3, max(per_iteration) / 1e3))
-else:
-    print("ncu BM_SyncLoop: no kernels (see ncu log)")
+# 2. BM_SyncLoop: three kernels per iteration. Inside an iteration they run back to back after the
+# body's own restore, on whatever it left in L2; ncu's default (--cache-control all) flushes L2
+# before each of them, a different experiment. Both are printed; the busy comparison in 4 uses
+# "none", the body's own cache state.
+ncu_sync = {}
+for size in ("1048576", "16777216"):
+    name = "BM_SyncLoop/" + size
+    for cache_control in ("none", "all"):
+        kernels = ncu_kernels(name, name, 30, 3, cache_control)
+        per_iteration = [sum(d for _, d in kernels[i:i + 3])
+                         for i in range(0, len(kernels) - 2, 3)]
+        if not per_iteration:
+            print("ncu %s --cache-control %s: no kernels (see ncu log)" % (name, cache_control))
+            continue
+        ncu_sync[(name, cache_control)] = statistics.median(per_iteration)
+        print("ncu %s --cache-control %s: %d kernels; kernel time per iteration median %.2f us "
+              "(min %.2f, max %.2f)" % (name, cache_control, len(kernels),
+                                        statistics.median(per_iteration) / 1e3,
+                                        min(per_iteration) / 1e3, max(per_iteration) / 1e3))
 
 # 3. the kernel after an untimed restore, and alone
-for instance, filter_regex in (("BM_RestoreThenKernel/1", "BM_RestoreThenKernel/untimed:1"),
-                               ("BM_KernelWithoutRestore/33554432", "BM_KernelWithoutRestore/")):
+# gpubench flushes L2 (clean lines only) before each iteration and after an UntimedScope, so the
+# kernel starts on a clean, cold L2: ncu's default flush matches.
+control = next((name for name in rows if name.startswith("BM_KernelWithoutRestore/")),
+               "BM_KernelWithoutRestore/39845888")
+for instance, filter_regex, name in (
+        ("BM_RestoreThenKernel/1", "BM_RestoreThenKernel/untimed:1",
+         "BM_RestoreThenKernel/untimed:1"),
+        (control, "BM_KernelWithoutRestore/", control)):
     kernels = ncu_kernels(instance, filter_regex, 40, 3)
     if not kernels:
         print("ncu %s: no kernels (see ncu log)" % filter_regex)
         continue
     values = [d for _, d in kernels]
-    name = {"BM_KernelWithoutRestore/": "BM_KernelWithoutRestore/33554432"}.get(filter_regex,
-                                                                            filter_regex)
     kernel_us = statistics.median(values) / 1e3
     print("ncu %s kernel: median %.2f us over %d (min %.2f, max %.2f)" %
           (name, kernel_us, len(values), min(values) / 1e3, max(values) / 1e3))
@@ -111,9 +122,9 @@ for instance, filter_regex in (("BM_RestoreThenKernel/1", "BM_RestoreThenKernel/
         gpu_us = rows[name]["real_time"] / 1e3
         print("  gpubench GPU time %.2f us: %+.2f%% of ncu's kernel" %
               (gpu_us, 100 * (gpu_us / kernel_us - 1)))
-if "BM_RestoreThenKernel/untimed:1" in rows and "BM_KernelWithoutRestore/33554432" in rows:
+if "BM_RestoreThenKernel/untimed:1" in rows and control in rows:
     scoped = rows["BM_RestoreThenKernel/untimed:1"]["real_time"]
-    alone = rows["BM_KernelWithoutRestore/33554432"]["real_time"]
+    alone = rows[control]["real_time"]
     print("gpubench: restore in the scope %.2f us, kernel alone %.2f us: the scope adds %+.2f%%" %
           (scoped / 1e3, alone / 1e3, 100 * (scoped / alone - 1)))
 
@@ -141,6 +152,17 @@ if tracer and os.path.exists(tracer):
             line += "; gpubench gpu_busy_time %.2f us (%+.2f%%)" % (busy_us,
                                                                   100 * (busy_us / union_us - 1))
         print(line)
+        # ncu times kernels only: its kernels plus the traced memcpy and memset of each
+        # iteration. The body is serial (synchronous copies, one stream), so the sum is the union.
+        if (name, "none") in ncu_sync and name in rows and "gpu_busy_time" in rows[name]:
+            copies_us = statistics.median(
+                sum(ns for kind, ns in parts if kind != "kernel") for _, parts in iterations) / 1e3
+            reference_us = ncu_sync[(name, "none")] / 1e3 + copies_us
+            busy_us = rows[name]["gpu_busy_time"] * 1e6
+            print("  %s: ncu's kernels (--cache-control none) %.2f us + traced memcpy/memset "
+                  "%.2f us = %.2f us; gpubench gpu_busy_time %.2f us (%+.2f%%)" %
+                  (name, ncu_sync[(name, "none")] / 1e3, copies_us, reference_us, busy_us,
+                   100 * (busy_us / reference_us - 1)))
 else:
     print("activity trace: no tracer library given")
 
