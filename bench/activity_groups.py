@@ -2,11 +2,13 @@
 """An activity trace of bench/synchronising.cu grouped into loop iterations, independently of
 gpubench: bench/activity_trace.cpp (a CUDA injection library) writes every kernel, memcpy and
 memset with CUPTI's start and end; an iteration is found by the body's own sequence of GPU work
-on one stream, and its busy time is the union of those records. Used by bench/sync_crosscheck.py
-and tests/gpu/check_busy.py. `activity_groups.py --self-test` checks the grouping on made-up
-records (no GPU).
+on one stream, and its busy time is the union of those records. Also Nsight Compute's kernel
+durations inside one of gpubench's NVTX ranges, the other reference. Used by
+bench/sync_crosscheck.py, tests/gpu/check_busy.py and tests/gpu/check_sync_ncu.py.
+`activity_groups.py --self-test` checks the grouping and the ncu parsing on made-up input (no GPU).
 """
 import csv
+import io
 import os
 import subprocess
 import sys
@@ -93,6 +95,39 @@ def run_traced(binary, tracer, out, min_time="0.05"):
     return result.returncode, records, log
 
 
+NCU_UNITS_NS = {"nsecond": 1.0, "ns": 1.0, "usecond": 1e3, "us": 1e3, "msecond": 1e6, "ms": 1e6,
+                "second": 1e9, "s": 1e9}
+
+
+def ncu_durations_from_csv(text):
+    """[(kernel name, gpu__time_duration in ns)] from ncu --csv output, in launch order; gpubench's
+    own kernels (flush, hold, clock probe) are left out."""
+    durations = []
+    for row in csv.DictReader(io.StringIO(text[text.find('"ID"'):])):
+        if (row.get("Metric Name") == "gpu__time_duration.sum" and
+                not row["Kernel Name"].startswith("gpubench::")):
+            value = float(row["Metric Value"].replace(",", ""))
+            durations.append((row["Kernel Name"], value * NCU_UNITS_NS[row["Metric Unit"]]))
+    return durations
+
+
+def ncu_kernel_durations(ncu, binary, instance, filter_regex, count, min_time, cache_control,
+                         log_path):
+    """ncu's gpu__time_duration of the first `count` kernels inside gpubench's NVTX range of
+    `instance`, clocks not locked. Under ncu an iteration takes 0.1-1 s (ncu's own work is inside
+    the events), so GB needs a long min_time to run more than one; the profiling child brings
+    nothing there and is skipped."""
+    command = [ncu, "--nvtx", "--nvtx-include", "gpubench@%s/" % instance, "--metrics",
+               "gpu__time_duration.sum", "--clock-control", "none", "--cache-control",
+               cache_control, "--csv", "--print-units", "base", "-c", str(count), binary,
+               "--benchmark_filter=" + filter_regex, "--benchmark_min_time=%g" % min_time,
+               "--gpubench_profile_iterations=0"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=400)
+    with open(log_path, "w") as log:
+        log.write(" ".join(command) + "\n" + result.stdout + "\n--- stderr\n" + result.stderr)
+    return ncu_durations_from_csv(result.stdout)
+
+
 def self_test():
     def record(kind, name, size, start, end):
         return {"kind": kind, "name": name, "bytes": size, "start": start, "end": end,
@@ -109,6 +144,13 @@ def self_test():
         return 1
     if union_length([(0, 5), (3, 4), (10, 12)]) != 7:
         print("self-test failed: union_length")
+        return 1
+    ncu_csv = ('==PROF== Connected\n"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'
+               '"0","AffineKernel","gpu__time_duration.sum","nsecond","2,880"\n'
+               '"1","gpubench::FlushL2Kernel","gpu__time_duration.sum","nsecond","30000"\n'
+               '"2","SumKernel","gpu__time_duration.sum","usecond","3.94"\n')
+    if ncu_durations_from_csv(ncu_csv) != [("AffineKernel", 2880.0), ("SumKernel", 3940.0)]:
+        print("self-test failed: ncu_durations_from_csv gave %r" % ncu_durations_from_csv(ncu_csv))
         return 1
     print("activity_groups self-test passed")
     return 0

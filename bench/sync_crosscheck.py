@@ -14,14 +14,15 @@
    work; the median union per iteration against gpubench's gpu_busy_time (ncu times kernels only).
 Usage: sync_crosscheck.py GPUBENCH_SYNC OUT_DIR [ACTIVITY_TRACE_LIBRARY]
 """
-import csv
-import io
 import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import activity_groups  # noqa: E402
 
 binary, out = sys.argv[1], sys.argv[2]
 tracer = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else ""
@@ -63,22 +64,10 @@ print("  gpubench_host_calls:", context.get("gpubench_host_calls", "")[:600])
 
 
 def ncu_kernels(instance, filter_regex, count, min_time, cache_control="all"):
-    # Under ncu an iteration takes 0.1-1 s of GPU time (ncu's own work is inside the events), so
-    # GB needs a long min_time to run more than one. gpubench's own kernels are left out.
-    command = ["ncu", "--nvtx", "--nvtx-include", "gpubench@%s/" % instance, "--metrics",
-               "gpu__time_duration.sum", "--clock-control", "none", "--cache-control",
-               cache_control, "--csv", "--print-units", "base", "-c", str(count),
-               binary, "--benchmark_filter=" + filter_regex, "--benchmark_min_time=%g" % min_time,
-               "--gpubench_profile_iterations=0"]
-    result = run(command, "ncu_%s_cache_%s" % (instance.replace("/", "_").replace(":", "_"),
-                                               cache_control), timeout=400)
-    text = result.stdout[result.stdout.find('"ID"'):]
-    durations = []
-    for record in csv.DictReader(io.StringIO(text)):
-        if (record.get("Metric Name") == "gpu__time_duration.sum" and
-                not record["Kernel Name"].startswith("gpubench::")):
-            durations.append((record["Kernel Name"], float(record["Metric Value"].replace(",", ""))))
-    return durations
+    log = os.path.join(out, "ncu_%s_cache_%s.log" % (
+        instance.replace("/", "_").replace(":", "_"), cache_control))
+    return activity_groups.ncu_kernel_durations("ncu", binary, instance, filter_regex, count,
+                                                min_time, cache_control, log)
 
 
 # 2. BM_SyncLoop: three kernels per iteration. Inside an iteration they run back to back after the
@@ -130,9 +119,6 @@ if "BM_RestoreThenKernel/untimed:1" in rows and control in rows:
 
 
 # 4. memcpy and memset: an independent activity trace, grouped by the body's sequence
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import activity_groups  # noqa: E402
-
 if tracer and os.path.exists(tracer):
     code, records, _ = activity_groups.run_traced(binary, tracer, out)
     print("activity trace (bench/activity_trace.cpp, metrics off): exit %d, %d records" %
