@@ -10,6 +10,7 @@ bench/sync_crosscheck.py, tests/gpu/check_busy.py and tests/gpu/check_sync_ncu.p
 import csv
 import io
 import os
+import statistics
 import subprocess
 import sys
 
@@ -66,6 +67,7 @@ def is_kernel(name):
 
 
 # bench/synchronising.cu: instance -> (first record, the records that follow it per iteration).
+SYNC_LOOP_KERNELS = 3  # AffineKernel twice, SumKernel
 SYNC_LOOP_BODY = [is_memset(4), is_kernel("AffineKernel"), is_kernel("AffineKernel"),
                   is_kernel("SumKernel"), is_copy("DtoH", 4)]
 SYNC_EXAMPLE = {
@@ -111,6 +113,20 @@ def ncu_durations_from_csv(text):
     return durations
 
 
+def sums_per_iteration(durations, per_iteration):
+    """Kernel durations in launch order, summed per iteration of `per_iteration` kernels; an
+    incomplete last iteration is dropped."""
+    values = [d for _, d in durations]
+    return [sum(values[i:i + per_iteration])
+            for i in range(0, len(values) - per_iteration + 1, per_iteration)]
+
+
+def median_copy_time(iterations):
+    """The median memcpy and memset time per traced iteration (ns): what ncu does not time."""
+    return statistics.median(sum(ns for kind, ns in parts if kind != "kernel")
+                             for _, parts in iterations)
+
+
 def ncu_kernel_durations(ncu, binary, instance, filter_regex, count, min_time, cache_control,
                          log_path):
     """ncu's gpu__time_duration of the first `count` kernels inside gpubench's NVTX range of
@@ -151,6 +167,12 @@ def self_test():
                '"2","SumKernel","gpu__time_duration.sum","usecond","3.94"\n')
     if ncu_durations_from_csv(ncu_csv) != [("AffineKernel", 2880.0), ("SumKernel", 3940.0)]:
         print("self-test failed: ncu_durations_from_csv gave %r" % ncu_durations_from_csv(ncu_csv))
+        return 1
+    if sums_per_iteration([("a", 1), ("b", 2), ("c", 3), ("a", 4), ("b", 5)], 2) != [3, 7]:
+        print("self-test failed: sums_per_iteration")
+        return 1
+    if median_copy_time(expected + [(5, [("memset", 5), ("kernel", 1)])]) != 10:
+        print("self-test failed: median_copy_time")
         return 1
     print("activity_groups self-test passed")
     return 0

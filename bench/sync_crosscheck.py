@@ -79,8 +79,8 @@ for size in ("1048576", "16777216"):
     name = "BM_SyncLoop/" + size
     for cache_control in ("none", "all"):
         kernels = ncu_kernels(name, name, 30, 3, cache_control)
-        per_iteration = [sum(d for _, d in kernels[i:i + 3])
-                         for i in range(0, len(kernels) - 2, 3)]
+        per_iteration = activity_groups.sums_per_iteration(kernels,
+                                                            activity_groups.SYNC_LOOP_KERNELS)
         if not per_iteration:
             print("ncu %s --cache-control %s: no kernels (see ncu log)" % (name, cache_control))
             continue
@@ -141,8 +141,7 @@ if tracer and os.path.exists(tracer):
         # ncu times kernels only: its kernels plus the traced memcpy and memset of each
         # iteration. The body is serial (synchronous copies, one stream), so the sum is the union.
         if (name, "none") in ncu_sync and name in rows and "gpu_busy_time" in rows[name]:
-            copies_us = statistics.median(
-                sum(ns for kind, ns in parts if kind != "kernel") for _, parts in iterations) / 1e3
+            copies_us = activity_groups.median_copy_time(iterations) / 1e3
             reference_us = ncu_sync[(name, "none")] / 1e3 + copies_us
             busy_us = rows[name]["gpu_busy_time"] * 1e6
             print("  %s: ncu's kernels (--cache-control none) %.2f us + traced memcpy/memset "

@@ -60,11 +60,10 @@ def gpubench_medians():
     return rows
 
 
-def ncu_seconds(ncu, instance, filter_regex, count, cache_control):
+def ncu_durations(ncu, instance, filter_regex, count, cache_control):
     log = os.path.join(out, "ncu_%s_%s.log" % (instance.replace("/", "_"), cache_control))
-    durations = activity_groups.ncu_kernel_durations(ncu, binary, instance, filter_regex, count, 3,
-                                                     cache_control, log)
-    return [ns * 1e-9 for _, ns in durations], log
+    return activity_groups.ncu_kernel_durations(ncu, binary, instance, filter_regex, count, 3,
+                                                cache_control, log), log
 
 
 def main():
@@ -83,16 +82,16 @@ def main():
     for name in LOOPS:
         first, then = activity_groups.SYNC_EXAMPLE[name]
         iterations = activity_groups.traced_iterations(records, first, then)
-        kernels, ncu_log = ncu_seconds(ncu, name, name, 30, "none")
-        per_iteration = [sum(kernels[i:i + 3]) for i in range(0, len(kernels) - 2, 3)]
+        kernels, ncu_log = ncu_durations(ncu, name, name, 30, "none")
+        per_iteration = [ns * 1e-9 for ns in activity_groups.sums_per_iteration(
+            kernels, activity_groups.SYNC_LOOP_KERNELS)]
         busy = rows.get(name, {}).get("gpu_busy_time")
         if len(iterations) < 10 or len(per_iteration) < 5 or busy is None:
             print("FAIL %s: %d traced iterations, %d ncu iterations (%s), gpu_busy_time %s" %
                   (name, len(iterations), len(per_iteration), ncu_log, busy))
             failures += 1
             continue
-        copies = statistics.median(
-            sum(ns for kind, ns in parts if kind != "kernel") for _, parts in iterations) * 1e-9
+        copies = activity_groups.median_copy_time(iterations) * 1e-9
         reference = statistics.median(per_iteration) + copies
         ratio = busy / reference
         held = name in HELD_TO_TOLERANCE
@@ -105,13 +104,13 @@ def main():
 
     control = next((n for n in rows if n.startswith("BM_KernelWithoutRestore/")), None)
     scoped = rows.get("BM_RestoreThenKernel/untimed:1")
-    kernel, ncu_log = ncu_seconds(ncu, "BM_RestoreThenKernel/1", "BM_RestoreThenKernel/untimed:1",
-                                  40, "all")
+    kernel, ncu_log = ncu_durations(ncu, "BM_RestoreThenKernel/1",
+                                    "BM_RestoreThenKernel/untimed:1", 40, "all")
     if scoped is None or control is None or len(kernel) < 10:
         print("FAIL: scoped row %s, control %s, %d ncu kernels (%s)" %
               (scoped is not None, control, len(kernel), ncu_log))
         return 1
-    ncu_kernel = statistics.median(kernel)
+    ncu_kernel = statistics.median(ns for _, ns in kernel) * 1e-9
     for reference, label, tolerance in (
             (ncu_kernel, "ncu's kernel duration", SCOPE_TOLERANCE_NCU),
             (rows[control]["gpu_time"], control + " (no restore, no scope)",
