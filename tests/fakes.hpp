@@ -152,8 +152,8 @@ class FakeTimer : public detail::IterationTimer {
     scope_overhead = seconds;
   }
   Status Collect(bool wait_all, std::vector<double>* seconds) override {
-    // Like the event pool: results come back when waited for.
-    if (!wait_all) return Status::Ok();
+    // Like the event pool: results come back when waited for, or (prompt) once timed.
+    if (!wait_all && !prompt) return Status::Ok();
     const bool slow = slow_from_run > 0 && runs >= slow_from_run;
     const double paused = open_ > 0 ? pauses_ * (pause_seconds + scope_overhead) / open_ : 0;
     for (; open_ > 0; --open_) {
@@ -162,7 +162,10 @@ class FakeTimer : public detail::IterationTimer {
         empty_regions.erase(empty_regions.begin());
         continue;
       }
-      seconds->push_back(region_seconds * (slow ? slow_factor : 1.0) - paused);
+      const double region = region_cycle.empty()
+                                ? region_seconds
+                                : region_cycle[collected_++ % region_cycle.size()];
+      seconds->push_back(region * (slow ? slow_factor : 1.0) - paused);
     }
     pauses_ = 0;
     return Status::Ok();
@@ -172,6 +175,11 @@ class FakeTimer : public detail::IterationTimer {
   double scope_overhead = 0;          // SetScopeOverhead's, taken out per pause
   Status pause_status = Status::Ok();
   double region_seconds = 1e-3;
+  /// When not empty, the regions' seconds in turn (in place of region_seconds).
+  std::vector<double> region_cycle;
+  /// Collect without wait_all returns the regions ended so far (the event timer does once the
+  /// GPU has passed their stop events).
+  bool prompt = false;
   int runs = 0;           // GB calls so far (BeginRun)
   int slow_from_run = 0;  // from this call on, regions take slow_factor times longer
   double slow_factor = 1;
@@ -180,6 +188,7 @@ class FakeTimer : public detail::IterationTimer {
   Log* log_;
   int open_ = 0;
   int pauses_ = 0;
+  size_t collected_ = 0;
 };
 
 // The busy measurement, scripted: each iteration's GPU work is `busy_seconds`; the calls are

@@ -81,7 +81,7 @@ TEST(Context, CarriesEverySettingAndDeviceFact) {
 // The stream hold comes with cache=flush only, and the context says how each run was timed.
 TEST(Context, StatesTheLaunchHoldOfTheCachePolicy) {
   auto flush = AsMap(BuildContext(Defaults(), H200(), "on"));
-  EXPECT_EQ(flush["gpubench_method_version"], "3");
+  EXPECT_EQ(flush["gpubench_method_version"], "4");
   EXPECT_EQ(flush["gpubench_launch_hold"], "hold_kernel");
   EXPECT_EQ(flush["gpubench_warmup_iterations"], "2");
   EXPECT_NE(flush["gpubench_launch_hold_description"].find("launch_held=0"), std::string::npos);
@@ -152,14 +152,14 @@ TEST(Fingerprint, IsStableAndHexadecimal) {
   EXPECT_EQ(first.find_first_not_of("0123456789abcdef"), std::string::npos);
 }
 
-// Every stored baseline taken with default settings since method version 3 carries this value
-// (method version 2 carried 48342d814c636132, the files in tests/compare/data/h200 from method
-// version 1 b4318ba04f6a40f1). A change to
+// Every stored baseline taken with default settings since method version 4 carries this value
+// (method version 3 carried ba500b7f76709202, method version 2 48342d814c636132, the files in
+// tests/compare/data/h200 from method version 1 b4318ba04f6a40f1). A change to
 // the hash, the key format or a default makes every CI baseline "different settings"
 // (gpubench-compare exit 3): do it only together with a gpubench_method_version bump, when the
 // numbers' meaning really changed (docs/user_guide.md, Context block).
 TEST(Fingerprint, DefaultSettingsValueIsPinned) {
-  EXPECT_EQ(SettingsFingerprint(Defaults()), "ba500b7f76709202");
+  EXPECT_EQ(SettingsFingerprint(Defaults()), "1cfc85484d1e75eb");
 }
 
 // FNV-1a 64 written out here, over the documented "key=value\n" lines in sorted key order.
@@ -169,11 +169,12 @@ TEST(Fingerprint, RecomputedIndependentlyFromTheDocumentedRule) {
       "gpubench_clock_control=none\n",
       "gpubench_flush_method=l2_read_evict\n",
       "gpubench_launch_hold=hold_kernel\n",
-      "gpubench_method_version=3\n",
+      "gpubench_method_version=4\n",
       "gpubench_metrics=dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,"
       "sm__cycles_elapsed.avg.per_second\n",
       "gpubench_profile_process=child\n",
       "gpubench_profiling=on\n",
+      "gpubench_stopping_rule=precision:0.2%,min_samples=10,min_seconds=0.01,max_seconds=0.5\n",
       "gpubench_timer=events\n",
   };
   unsigned long long hash = 14695981039346656037ull;
@@ -203,7 +204,16 @@ TEST(Fingerprint, ChangesWithEverySettingThatChangesMeaning) {
                        FindMetricGroup("l2")->metrics.end());
   Settings same_process = Defaults();  // the profiler in the timed process slows short kernels
   same_process.profile_process = ProfileProcess::kSame;
-  for (const Settings* changed : {&timer, &cache, &metrics, &off, &group, &same_process}) {
+  // How many samples a repetition takes: the rule and each of its settings.
+  Settings gb_rule = Defaults(), precision = Defaults(), min_samples = Defaults(),
+           min_seconds = Defaults(), max_seconds = Defaults();
+  gb_rule.stopping = Stopping::kGb;
+  precision.precision_percent = 0.5;
+  min_samples.min_samples = 20;
+  min_seconds.min_seconds = 0.1;
+  max_seconds.max_seconds = 2;
+  for (const Settings* changed : {&timer, &cache, &metrics, &off, &group, &same_process, &gb_rule,
+                                  &precision, &min_samples, &min_seconds, &max_seconds}) {
     EXPECT_NE(SettingsFingerprint(*changed), base);
   }
   EXPECT_NE(SettingsFingerprint(timer), SettingsFingerprint(cache));

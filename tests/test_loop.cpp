@@ -6,12 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <sys/wait.h>
@@ -21,6 +23,7 @@
 #include "frontend/context.hpp"
 #include "frontend/devices.hpp"
 #include "frontend/gb_compat.hpp"
+#include "frontend/gpubench_counts.hpp"
 #include "frontend/paused_rows.hpp"
 
 #include "gb_version.hpp"
@@ -328,6 +331,163 @@ std::vector<std::string> Join(std::initializer_list<std::vector<std::string>> pa
   std::vector<std::string> out;
   for (const auto& part : parts) out.insert(out.end(), part.begin(), part.end());
   return out;
+}
+
+// --- gpubench's stopping rule (issue #35) --------------------------------------------------------
+
+// Families whose count gpubench takes over in the tests below (as Initialize does for every
+// family registered through gpubench with neither a count nor a min_time of its own).
+BenchmarkHandle* const stops_registration =
+    gpubench::RegisterBenchmark("LoopTest_Stops", [](benchmark::State& state) {
+      for (auto _ : Loop(state)) Body();
+      state.SetItemsProcessed(state.iterations());
+    });
+BenchmarkHandle* const stops_slow_registration =
+    gpubench::RegisterBenchmark("LoopTest_StopsSlow", [](benchmark::State& state) {
+      for (auto _ : Loop(state)) {
+        Body();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    });
+BenchmarkHandle* const stops_repeated_registration =
+    gpubench::RegisterBenchmark("LoopTest_StopsRepeated", [](benchmark::State& state) {
+      for (auto _ : Loop(state)) Body();
+    })->Arg(64)->Repetitions(3);
+
+// Regions of 1 ms +-`spread` in turn: a mean of 1 ms and a standard deviation of `spread`.
+std::vector<double> Alternating(double spread) { return {1e-3 * (1 + spread), 1e-3 * (1 - spread)}; }
+
+TEST_F(LoopTest, TheRuleStopsAtTheMinimumSamplesWhenTheyArePreciseAlready) {
+  ASSERT_TRUE(detail::TakeOverCount(stops_registration) ||
+              detail::CountSetByGpubench("LoopTest_Stops"));
+  timer_->prompt = true;
+  timer_->region_cycle = Alternating(0.001);  // 0.1% noise: precise at once
+  settings_.min_seconds = 0;
+  through_gpubench_reporter_ = true;
+  auto runs = Run("^LoopTest_Stops/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  EXPECT_EQ(runs[0].iterations, 10);  // --gpubench_min_samples
+  EXPECT_EQ(log_.Count("timer_begin"), 10);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("stop_reason").value, 1);  // precision
+  EXPECT_LT(runs[0].counters.at("precision_pct").value, 0.2);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("samples").value, 10);
+  // GB's time and rates are over the samples taken: 1 ms per sample.
+  EXPECT_NEAR(runs[0].real_accumulated_time / runs[0].iterations, 1e-3, 1e-9);
+  EXPECT_NEAR(runs[0].counters.at("items_per_second").value, 1000, 1e-6);
+  // GB calls it "LoopTest_Stops/iterations:2/manual_time"; gpubench's reporter restores the name.
+  EXPECT_EQ(runs[0].benchmark_name(), "LoopTest_Stops/manual_time");
+}
+
+TEST_F(LoopTest, NoisySamplesAreTakenUntilTheMeanIsPrecise) {
+  detail::TakeOverCount(stops_registration);
+  timer_->prompt = true;
+  timer_->region_cycle = Alternating(0.05);  // sd 5%
+  settings_.min_seconds = 0;
+  settings_.precision_percent = 1;
+  settings_.max_seconds = 30;
+  auto runs = Run("^LoopTest_Stops/");
+  ASSERT_EQ(runs.size(), 1u);
+  // t x 5% / sqrt(n) <= 1% needs about (1.96 x 5)^2 = 96 samples.
+  EXPECT_GT(runs[0].iterations, 80);
+  EXPECT_LT(runs[0].iterations, 120);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("stop_reason").value, 1);
+  EXPECT_LE(runs[0].counters.at("precision_pct").value, 1.0);
+  // Without gpubench's reporter the row keeps GB's name, count included.
+  EXPECT_EQ(runs[0].benchmark_name(), "LoopTest_Stops/iterations:2/manual_time");
+}
+
+TEST_F(LoopTest, TheWallBudgetEndsARepetitionBeforeThePrecisionTarget) {
+  detail::TakeOverCount(stops_slow_registration);
+  timer_->prompt = true;
+  timer_->region_cycle = Alternating(0.2);
+  settings_.max_seconds = 0.05;
+  auto runs = Run("^LoopTest_StopsSlow/");  // 2 ms of host time per body
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("stop_reason").value, 2);  // max_seconds
+  // Warm-up, hold check and samples of 2 ms each within 50 ms: about 23 samples.
+  EXPECT_GE(runs[0].iterations, 15);
+  EXPECT_LE(runs[0].iterations, 24);
+  EXPECT_GT(runs[0].counters.at("precision_pct").value, 0.2);
+  // The call's warm-up and samples stayed within the budget (the next sample would not have).
+  const double spent =
+      runs[0].counters.at("wall_warmup").value + runs[0].counters.at("wall_timed").value;
+  EXPECT_LE(spent, 0.05);
+  EXPECT_GE(runs[0].counters.at("wall_time").value, spent);
+}
+
+TEST_F(LoopTest, EveryRepetitionTakesItsOwnSamples) {
+  detail::TakeOverCount(stops_repeated_registration);
+  timer_->prompt = true;
+  timer_->region_cycle = Alternating(0.001);
+  settings_.min_seconds = 0;
+  through_gpubench_reporter_ = true;
+  auto runs = Run("^LoopTest_StopsRepeated/");
+  std::vector<benchmark::BenchmarkReporter::Run> repetitions;
+  for (const auto& run : runs) {
+    if (run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration) repetitions.push_back(run);
+  }
+  ASSERT_EQ(repetitions.size(), 3u);
+  for (const auto& run : repetitions) {
+    EXPECT_EQ(run.iterations, 10);
+    EXPECT_DOUBLE_EQ(run.counters.at("stop_reason").value, 1);
+    EXPECT_EQ(run.benchmark_name(), "LoopTest_StopsRepeated/64/repeats:3/manual_time");
+  }
+  // GB's aggregates keep the restored name too.
+  EXPECT_EQ(runs.back().run_name.str(), "LoopTest_StopsRepeated/64/repeats:3/manual_time");
+}
+
+TEST_F(LoopTest, KeepStopsAtTheMinimumsForItHasOneRegion) {
+  detail::TakeOverCount(stops_registration);
+  settings_.cache = CachePolicy::kKeep;
+  settings_.min_seconds = 0;
+  auto runs = Run("^LoopTest_Stops/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].iterations, 10);
+  EXPECT_EQ(log_.Count("timer_begin"), 1);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at("stop_reason").value, 3);  // minimum
+  EXPECT_EQ(runs[0].counters.count("precision_pct"), 0u);
+  EXPECT_NEAR(runs[0].real_accumulated_time, 1e-3, 1e-12);  // the one region, spread over 10
+}
+
+// What the user asked GB for wins: an explicit count, a min_time of the benchmark's own.
+TEST_F(LoopTest, AnExplicitCountKeepsGbsRuleAndSaysSo) {
+  EXPECT_FALSE(detail::TakeOverCount(lambda_registration));        // ->Iterations(1)
+  EXPECT_FALSE(detail::TakeOverCount(own_min_time_registration));  // ->MinTime(0.25)
+  auto counted = Run("^LoopTest_Lambda/");
+  ASSERT_EQ(counted.size(), 1u);
+  EXPECT_EQ(counted[0].iterations, 1);
+  EXPECT_DOUBLE_EQ(counted[0].counters.at("stop_reason").value, 5);  // iterations
+  EXPECT_DOUBLE_EQ(counted[0].counters.at("samples").value, 1);
+}
+
+TEST_F(LoopTest, GbsMinTimeRuleSaysSoAndCarriesWhatItsTrialCallsCost) {
+  auto timed = Run("^LoopTest_Search/");  // GB's growth to --benchmark_min_time
+  ASSERT_EQ(timed.size(), 1u);
+  EXPECT_DOUBLE_EQ(timed[0].counters.at("stop_reason").value, 4);  // min_time
+  // Its row carries what its trial calls cost: their samples, and their wall time.
+  EXPECT_GT(timed[0].counters.at("samples").value, static_cast<double>(timed[0].iterations));
+  EXPECT_GT(timed[0].counters.at("wall_time").value,
+            timed[0].counters.at("wall_timed").value + timed[0].counters.at("wall_warmup").value);
+}
+
+TEST(WidenFilterForCounts, MatchesTheNamesGbGivesWhereTheUserWroteTheNamesGpubenchPrints) {
+  EXPECT_EQ(detail::WidenFilterForCounts("BM_Copy/1048576/manual_time"),
+            "BM_Copy/1048576/(iterations:2/)?manual_time");
+  EXPECT_EQ(detail::WidenFilterForCounts("BM_Copy/8/repeats:3/manual_time$"),
+            "BM_Copy/8/(iterations:2/)?repeats:3/(iterations:2/)?manual_time$");
+  EXPECT_EQ(detail::WidenFilterForCounts("BM_Copy|BM_Fma"), "BM_Copy|BM_Fma");
+  EXPECT_EQ(detail::WidenFilterForCounts(""), "");
+}
+
+TEST_F(LoopTest, AWidenedFilterSelectsAnInstanceByTheNameGpubenchPrints) {
+  detail::TakeOverCount(stops_registration);
+  timer_->prompt = true;
+  timer_->region_cycle = Alternating(0.001);
+  settings_.min_seconds = 0;
+  EXPECT_TRUE(Run("^LoopTest_Stops/manual_time$").empty());  // GB's name has the count
+  auto runs = Run(detail::WidenFilterForCounts("^LoopTest_Stops/manual_time$"));
+  ASSERT_EQ(runs.size(), 1u);
 }
 
 TEST_F(LoopTest, FlushPolicyWarmsUpThenTimesEachIterationInsideItsRange) {

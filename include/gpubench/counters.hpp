@@ -28,7 +28,7 @@ struct CounterInfo {
   std::string_view name;  ///< as in GB's output; a name ending in '/' is a prefix
   std::string_view unit;  ///< bytes, bytes/s, 1/s, s, ns, MHz, %, count, flag, FLOP, FLOP/s,
                           ///< FLOP/byte, ratio, C (degrees Celsius), W, reasons (a bit set,
-                          ///< kClockEventReasons)
+                          ///< kClockEventReasons), reason (a code of kStopReasons)
   Better better;
   Gating gating;
   double min_threshold_percent;  ///< gated: the smallest relative change that can fail
@@ -97,6 +97,38 @@ inline constexpr ClockEventReason kClockEventReasons[] = {
 /// and what gpubench-report warns about).
 inline constexpr uint64_t kClockEventsOfHeatOrPower = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
 
+/// The codes of counter stop_reason: why a repetition's timed samples ended.
+struct StopReasonName {
+  int code;
+  std::string_view name;
+  std::string_view meaning;
+};
+inline constexpr StopReasonName kStopReasons[] = {
+    {1, "precision",
+     "gpubench's rule: the 95% confidence half-width of the mean GPU time reached "
+     "--gpubench_precision, after --gpubench_min_samples samples and --gpubench_min_seconds"},
+    {2, "max_seconds",
+     "gpubench's rule: the wall budget --gpubench_max_seconds ended the repetition before the "
+     "precision target (precision_pct says how far it got)"},
+    {3, "minimum",
+     "gpubench's rule without per-sample times (cache=keep times the repetition in one region, "
+     "timer=cupti hands its records over at the end): the minimum samples and seconds ended it"},
+    {4, "min_time",
+     "GB's rule: GB's trial calls until one held its min_time of GPU time (--benchmark_min_time, "
+     "->MinTime(), --gpubench_stopping=gb, a main of your own, or a benchmark registered with "
+     "GB's own macros)"},
+    {5, "iterations",
+     "an explicit count of GB's: ->Iterations(n) or --benchmark_min_time=<n>x"},
+};
+
+/// The name of a stop_reason code ("" for an unknown code).
+constexpr std::string_view StopReasonNameOf(int code) {
+  for (const StopReasonName& reason : kStopReasons) {
+    if (reason.code == code) return reason.name;
+  }
+  return {};
+}
+
 inline constexpr CounterInfo kCounters[] = {
     // GB's own time fields (normalised to ns by gpubench-compare).
     // 1.75%: identical reruns of a CUB radix sort in two machine sessions moved its median by
@@ -138,6 +170,29 @@ inline constexpr CounterInfo kCounters[] = {
      "(kClockEventReasons: sw_power_cap, sw_thermal_slowdown, ...; gpu_idle left out); 0: none"},
     {"thermal_wait_time", "s", Better::kNeither, Gating::kReportOnly, 0, 0,
      "--gpubench_thermal=wait: how long the call waited for the GPU to cool first"},
+    // How the repetition's samples ended and what it cost (measure/stopping_rule.hpp,
+    // measure/run_cost.hpp). Report-only: they describe the measurement, not the kernel.
+    {"stop_reason", "reason", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "why the repetition's timed samples ended, a code of kStopReasons: 1 precision, 2 "
+     "max_seconds, 3 minimum, 4 min_time, 5 iterations"},
+    {"precision_pct", "%", Better::kLower, Gating::kReportOnly, 0, 0,
+     "the half-width of the 95% confidence interval of the repetition's mean GPU time, % of it, "
+     "from its samples' own times (cache=flush, timer=events; absent otherwise)"},
+    {"samples", "count", Better::kNeither, Gating::kReportOnly, 0, 0,
+     "timed bodies the row took: its iterations, plus those of GB's trial calls before it (GB's "
+     "rule)"},
+    {"wall_time", "s", Better::kLower, Gating::kReportOnly, 0, 0,
+     "wall seconds the row cost: the benchmark function's call (its set-up, warm-up and timed "
+     "samples), GB's trial calls before it, and its instance's profiling (on the instance's first "
+     "row)"},
+    {"wall_warmup", "s", Better::kLower, Gating::kReportOnly, 0, 0,
+     "wall seconds of the call's warm-up stages: the warm-up body, the hold check, a thermal wait"},
+    {"wall_timed", "s", Better::kLower, Gating::kReportOnly, 0, 0,
+     "wall seconds of the call's timed samples"},
+    {"wall_profiling", "s", Better::kLower, Gating::kReportOnly, 0, 0,
+     "wall seconds of the row's profiling: its instance's call in the profiling child (on the "
+     "instance's first row, 0 on the others), or its own profiled and busy bodies with "
+     "profile_process=same"},
     {"profiled_inline", "flag", Better::kLower, Gating::kReportOnly, 0, 0,
      "1 when the metrics were profiled after each timed run (a main that starts the benchmarks "
      "with benchmark::RunSpecifiedBenchmarks): CUPTI then stays attached and held short kernels "

@@ -28,6 +28,7 @@ class Fixture : public benchmark::Fixture {
  public:
   /// Sets UseManualTime(): GB reports the GPU time measured by Iterations().
   Fixture();
+  ~Fixture() override;
 
   /// Runs SetUp, the benchmark case and TearDown with the instance name known to gpubench.
   void Run(benchmark::State& state) override;

@@ -53,6 +53,14 @@ enum class Thermal {
 /// The longest --gpubench_thermal=wait waits before one benchmark.
 inline constexpr double kThermalWaitSeconds = 120;
 
+/// How a repetition of a gpubench benchmark decides that it has taken enough timed samples.
+enum class Stopping {
+  kPrecision,  ///< gpubench's rule: sample until the mean GPU time is precise enough (precision,
+               ///< min_samples, min_seconds), or until the wall budget max_seconds is spent.
+  kGb,         ///< GB's rule: growing trial calls until one holds min_time of GPU time (0.5 s
+               ///< by default).
+};
+
 /// The settings in effect for a run of benchmarks. Clock control is not a field: gpubench never
 /// locks clocks ("none"), it measures the clock the iterations ran at instead.
 struct Settings {
@@ -74,6 +82,20 @@ struct Settings {
   Thermal thermal = Thermal::kNone;
   /// thermal=wait: degrees Celsius above the coolest temperature read since the start.
   int thermal_margin_c = 5;
+  /// The rule in effect: gpubench's (default) or GB's. Initialize turns it to GB's where the
+  /// user asked GB for a time or count (--benchmark_min_time) or gpubench cannot apply its own
+  /// (a main of your own), and says why in stopping_note.
+  Stopping stopping = Stopping::kPrecision;
+  std::string stopping_note;
+  /// stopping=precision: the target, in percent of the mean GPU time, of the half-width of its
+  /// 95% confidence interval.
+  double precision_percent = 0.2;
+  /// stopping=precision: the fewest timed samples and wall seconds of them per repetition.
+  int min_samples = 10;
+  double min_seconds = 0.01;
+  /// stopping=precision: the most wall seconds a repetition spends (its warm-up included); it
+  /// ends the repetition before the precision target when it comes first (two samples at least).
+  double max_seconds = 0.5;
 };
 
 /// The metrics collected when no --gpubench_metrics is given (one replay pass on Hopper).
@@ -90,5 +112,6 @@ const char* ToString(ProfileRuns runs);
 const char* ToString(ProfileProcess process);
 const char* ToString(Exclusive exclusive);
 const char* ToString(Thermal thermal);
+const char* ToString(Stopping stopping);
 
 }  // namespace gpubench

@@ -49,6 +49,7 @@ CounterUnit UnitNamed(const std::string& unit) {
   if (unit == "C") return CounterUnit::kCelsius;
   if (unit == "W") return CounterUnit::kWatts;
   if (unit == "reasons") return CounterUnit::kReasons;
+  if (unit == "reason") return CounterUnit::kStopReason;
   return CounterUnit::kPlain;
 }
 
@@ -85,7 +86,8 @@ std::string FormatValue(double value, CounterUnit unit) {
     case CounterUnit::kMegahertz:
       return Printf("%.0f %s", value, "MHz");
     case CounterUnit::kPercent:
-      return Printf("%.1f %s", value, "%");
+      // Two significant digits below 1%: a 0.04% confidence half-width is not "0.0 %".
+      return Printf(value != 0 && std::fabs(value) < 1 ? "%.2g %s" : "%.1f %s", value, "%");
     case CounterUnit::kFlag:
       return value != 0 ? "yes" : "no";
     case CounterUnit::kCount:
@@ -97,6 +99,11 @@ std::string FormatValue(double value, CounterUnit unit) {
     case CounterUnit::kReasons:
       return value >= 0 ? DescribeClockEventReasons(static_cast<uint64_t>(value), "|")
                         : Printf("%.4g%s", value, "");
+    case CounterUnit::kStopReason: {
+      const std::string_view name = StopReasonNameOf(static_cast<int>(value));
+      if (!name.empty()) return std::string(name);
+      break;
+    }
     case CounterUnit::kPlain:
       break;
   }

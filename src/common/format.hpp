@@ -23,6 +23,7 @@ enum class CounterUnit {
   kCelsius,
   kWatts,
   kReasons,  ///< a bit set of NVML's clock-event reasons, printed by name
+  kStopReason,  ///< a code of kStopReasons, printed by name
   kPlain
 };
 

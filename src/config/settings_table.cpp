@@ -4,7 +4,9 @@
 #include <cctype>
 #include <charconv>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "config/metric_groups.hpp"
 #include "gpubench/counters.hpp"
@@ -42,6 +44,10 @@ const char* ToString(Exclusive exclusive) {
 
 const char* ToString(Thermal thermal) { return thermal == Thermal::kWait ? "wait" : "none"; }
 
+const char* ToString(Stopping stopping) {
+  return stopping == Stopping::kGb ? "gb" : "precision";
+}
+
 namespace detail {
 namespace {
 
@@ -68,6 +74,37 @@ std::string ParseInt(std::string_view text, int low, int high, int* out) {
   }
   *out = value;
   return "";
+}
+
+// A decimal number in [low, high] (low itself only when low_included); `what` names the unit.
+std::string ParseNumber(std::string_view text, double low, bool low_included, double high,
+                        const char* what, double* out) {
+  const std::string copy(text);
+  char* end = nullptr;
+  const double value = copy.empty() ? 0 : std::strtod(copy.c_str(), &end);
+  const bool read = !copy.empty() && end == copy.c_str() + copy.size() && std::isfinite(value);
+  if (!read || value > high || value < low || (!low_included && value == low)) {
+    char range[96];
+    std::snprintf(range, sizeof(range), "%s %g to %g", low_included ? "from" : "above", low, high);
+    return "'" + copy + "' is not a number " + range + " (" + what + ")";
+  }
+  *out = value;
+  return "";
+}
+
+std::string PrintNumber(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%g", value);
+  return buffer;
+}
+
+// What gpubench_stopping_rule fingerprints: the rule and, for gpubench's, its settings.
+std::string StoppingRuleText(const Settings& settings) {
+  if (settings.stopping == Stopping::kGb) return "gb";
+  return "precision:" + PrintNumber(settings.precision_percent) +
+         "%,min_samples=" + std::to_string(settings.min_samples) +
+         ",min_seconds=" + PrintNumber(settings.min_seconds) +
+         ",max_seconds=" + PrintNumber(settings.max_seconds);
 }
 
 // --gpubench_thermal: none, wait, or wait:MARGIN_C.
@@ -292,6 +329,52 @@ const std::vector<SettingRow> kSettingRows = {
        if (settings.thermal == Thermal::kNone) return {};
        return {{"gpubench_thermal", ThermalText(settings)}};
      }},
+    {"stopping", "precision|gb", "precision",
+     "when a repetition has taken enough timed samples: precision (the 95% confidence "
+     "half-width of its mean GPU time within --gpubench_precision percent of it, after "
+     "--gpubench_min_samples samples and --gpubench_min_seconds, or --gpubench_max_seconds of "
+     "wall time if that comes first) or gb (GB's trial calls until one holds "
+     "--benchmark_min_time of GPU time, 0.5 s by default); --benchmark_min_time, ->MinTime() and "
+     "->Iterations() keep GB's rule, and so does a main of your own",
+     true, true,
+     [](std::string_view text, CommandLine* line) {
+       return ParseChoice(text, {Stopping::kPrecision, Stopping::kGb}, &line->settings.stopping);
+     },
+     [](const CommandLine& line) { return std::string(ToString(line.settings.stopping)); },
+     [](const Settings& settings) -> KeyValues {
+       return {{"gpubench_stopping_rule", StoppingRuleText(settings)}};
+     }},
+    {"precision", "PERCENT", "0.2",
+     "stopping=precision: the target half-width of the 95% confidence interval of a "
+     "repetition's mean GPU time, in percent of it",
+     true, false,
+     [](std::string_view text, CommandLine* line) {
+       if (!text.empty() && text.back() == '%') text.remove_suffix(1);
+       return ParseNumber(text, 0, false, 100, "percent of the mean GPU time, e.g. 0.2",
+                          &line->settings.precision_percent);
+     },
+     [](const CommandLine& line) { return PrintNumber(line.settings.precision_percent); },
+     nullptr},
+    {"min_samples", "N>=2", "10", "stopping=precision: the fewest timed samples per repetition",
+     true, false,
+     [](std::string_view text, CommandLine* line) {
+       return ParseInt(text, 2, 1000000000, &line->settings.min_samples);
+     },
+     [](const CommandLine& line) { return std::to_string(line.settings.min_samples); }, nullptr},
+    {"min_seconds", "SECONDS", "0.01",
+     "stopping=precision: the fewest wall seconds of timed samples per repetition", true, false,
+     [](std::string_view text, CommandLine* line) {
+       return ParseNumber(text, 0, true, 3600, "seconds", &line->settings.min_seconds);
+     },
+     [](const CommandLine& line) { return PrintNumber(line.settings.min_seconds); }, nullptr},
+    {"max_seconds", "SECONDS", "0.5",
+     "stopping=precision: the most wall seconds a repetition spends, its warm-up included; it "
+     "wins over the precision target and the minimums (but a repetition takes two samples)",
+     true, false,
+     [](std::string_view text, CommandLine* line) {
+       return ParseNumber(text, 0, false, 3600, "seconds", &line->settings.max_seconds);
+     },
+     [](const CommandLine& line) { return PrintNumber(line.settings.max_seconds); }, nullptr},
     {"profile_out", "FILE", "", "append per-range metric values of every profiled run (JSON lines)",
      false, false,
      [](std::string_view text, CommandLine* line) {

@@ -61,7 +61,9 @@ const std::vector<SettingRow>& ActionRows();
 /// 2: cache=flush holds each timed body's launches behind a stream hold (launch_held).
 /// 3: with hardware metrics on, a child process profiles (profile_process=child), so the timed
 ///    process never sets up CUPTI's profiler (held short kernels were 5-10% slower with it).
-inline constexpr int kMethodVersion = 3;
+/// 4: a repetition samples until its mean GPU time is precise enough or its wall budget is spent
+///    (stopping=precision), instead of GB's min_time of GPU time.
+inline constexpr int kMethodVersion = 4;
 
 /// The settings that change what a number means, as context keys and values: the method version,
 /// then each row's fingerprint entries. The fingerprint is a hash of exactly these.

@@ -183,6 +183,9 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
   for (const SettingRow& row : SettingRows()) {
     if (row.in_context) context.push_back({"gpubench_" + std::string(row.name), row.print(line)});
   }
+  if (!settings.stopping_note.empty()) {
+    context.push_back({"gpubench_stopping_note", settings.stopping_note});
+  }
   context.push_back({"gpubench_profiler", profiler_status});
   context.push_back({"gpubench_stream_watch", StreamWatchDescription(stream_watch_unavailable)});
   // Groups expand into metric names (fingerprinted in gpubench_metrics); this names them.

@@ -1,4 +1,6 @@
 #include "frontend/devices.hpp"
+
+#include "frontend/gpubench_counts.hpp"
 #include "common/text_files.hpp"
 #include "frontend/paused_rows.hpp"
 #include "frontend/run_self.hpp"
@@ -174,6 +176,7 @@ bool ForwardingReporter::ReportContext(const Context& context) {
 
 void ForwardingReporter::ReportRuns(const std::vector<Run>& reports) {
   std::vector<Run> marked = reports;
+  RestoreRunNames(&marked);
   MarkPausedTiming(&marked, ProcessState::Get());  // before the tag: it matches untagged names
   for (Run& run : marked) {
     std::string& args = run.run_name.args;

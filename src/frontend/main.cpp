@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "config/settings_parse.hpp"
 #include "frontend/context.hpp"
 #include "frontend/devices.hpp"
+#include "frontend/gpubench_counts.hpp"
 #include "frontend/profiling_run.hpp"
 #include "gpu/cuda_status.hpp"
 #include "gpubench/reporter.hpp"
@@ -53,8 +55,41 @@ bool UseColor(int argc, char** argv) {
 }
 
 // Set by Main before it calls Initialize: --gpubench_devices needs Main's reporters, which name
-// every row after its device.
+// every row after its device, and so does gpubench's stopping rule (GB names the rows of a
+// family whose count gpubench set ".../iterations:2/...", and Main's reporters restore them).
 bool main_reports = false;
+
+// Initialize set the count of this many families (stopping=precision).
+int counts_taken = 0;
+
+// Whether the closing line on the run's cost has been printed (Main prints it after the run; a
+// main of your own gets it at exit).
+bool cost_printed = false;
+
+void PrintRunCost() {
+  if (cost_printed || !detail::ProfilingChildFile().empty()) return;
+  cost_printed = true;
+  std::cerr << detail::ProcessState::Get().cost.Summary();
+}
+
+// stopping=precision needs Main's reporters and no GB time or count asked for on the command
+// line; otherwise GB's rule stays, and the note says why (context gpubench_stopping_note).
+void ChooseStopping(int argc, char** argv, Settings* settings) {
+  if (settings->stopping != Stopping::kPrecision) return;
+  const std::string min_time = GoogleBenchmarkFlag(argc, argv, "min_time");
+  if (!min_time.empty()) {
+    settings->stopping = Stopping::kGb;
+    settings->stopping_note = "GB's rule: --benchmark_min_time=" + min_time +
+                              " (or BENCHMARK_MIN_TIME) was given, and what a user asks GB for "
+                              "wins over gpubench's rule";
+  } else if (!main_reports) {
+    settings->stopping = Stopping::kGb;
+    settings->stopping_note =
+        "GB's rule: a main of your own runs GB's reporters, which would show the count gpubench "
+        "sets in every name (.../iterations:2/...); call gpubench::Main(argc, argv) from your "
+        "main, or use GPUBENCH_MAIN(), for gpubench's rule";
+  }
+}
 
 bool IsTrue(const std::string& flag) { return flag == "true" || flag == "yes" || flag == "1"; }
 
@@ -70,7 +105,10 @@ bool ProfileInChild(const Settings& settings, const detail::DeviceFacts& facts,
 }
 
 // GB's last call of the process had no successor to show whether it was a trial.
-void CheckLastCallAtExit() { std::cerr << detail::ProcessState::Get().policy.trials().Finish(); }
+void CheckLastCallAtExit() {
+  std::cerr << detail::ProcessState::Get().policy.trials().Finish();
+  PrintRunCost();
+}
 
 // The CUPTI Range Profiler, or none with the reason (the gpubench_profiler context value).
 void StartProfiler(detail::Harness& harness) {
@@ -273,8 +311,12 @@ InitResult Initialize(int* argc, char** argv) {
                  "trace a process; use --gpubench_timer=events under that tool\n";
     return {false, 2};
   }
-  detail::DeviceFacts facts = detail::QueryDeviceFacts(settings.device);
   auto& process = detail::ProcessState::Get();
+  process.cost.Start();
+  ChooseStopping(*argc, argv, &settings);
+  // Before any child runs (each takes the counts over in its own process, from the same code).
+  if (settings.stopping == Stopping::kPrecision) counts_taken = detail::TakeOverCounts();
+  detail::DeviceFacts facts = detail::QueryDeviceFacts(settings.device);
   const std::string lock_note = TakeGpuTurn(settings, facts, command_line);
   // Before this process creates its context too: the child's NVML checks see no parent there.
   // Nothing is measured for a listing or for --help (GB prints it in benchmark::Initialize).
@@ -282,7 +324,10 @@ InitResult Initialize(int* argc, char** argv) {
   const bool nothing_runs = IsTrue(GoogleBenchmarkFlag(*argc, argv, "list_tests")) ||
                             std::find(args.begin() + 1, args.end(), "--help") != args.end();
   if (ProfileInChild(settings, facts, command_line, nothing_runs)) {
+    const auto child_start = std::chrono::steady_clock::now();
     child = detail::RunProfilingChild(detail::OwnCommandLine(args), std::cerr);
+    process.cost.AddProfilingPass(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - child_start).count());
   }
   if (facts.available && !command_line.list_metrics) {
     // The benchmarked device becomes the current one before any benchmark function runs, so a
@@ -337,7 +382,12 @@ int Main(int argc, char** argv) {
     }
     return 2;
   }
+  // GB matches the filter against names that carry the counts gpubench set.
+  if (counts_taken > 0) {
+    benchmark::SetBenchmarkFilter(detail::WidenFilterForCounts(benchmark::GetBenchmarkFilter()));
+  }
   RunBenchmarks(format, out, out_format, color);
+  PrintRunCost();
   benchmark::Shutdown();
   detail::ProcessState::Get().Shutdown();
   return 0;

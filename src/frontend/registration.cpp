@@ -1,13 +1,19 @@
 #include <benchmark/benchmark.h>
 
 #include "frontend/gb_compat.hpp"
+#include "frontend/gpubench_counts.hpp"
 #include "gpubench/fixture.hpp"
 #include "gpubench/registration.hpp"
 #include "measure/declared_work.hpp"
 #include "measure/instance.hpp"
+#include "measure/stopping_rule.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <memory>
 #include <optional>
+#include <set>
+#include <vector>
 
 namespace gpubench {
 namespace detail {
@@ -50,7 +56,94 @@ struct ExposeMember {
 };
 template struct ExposeMember<MinTimeMember, &BenchmarkHandle::min_time_>;
 
+// The same for the family's count (->Iterations(n), 0 when unset) and its name (after ->Name()).
+struct IterationsMember {
+  using type = benchmark::IterationCount BenchmarkHandle::*;
+  friend type Pointer(IterationsMember);
+};
+template struct ExposeMember<IterationsMember, &BenchmarkHandle::iterations_>;
+struct NameMember {
+  using type = std::string BenchmarkHandle::*;
+  friend type Pointer(NameMember);
+};
+template struct ExposeMember<NameMember, &BenchmarkHandle::name_>;
+
+// The families registered through gpubench, and those whose count gpubench set. GB owns the
+// families: a function family is watched through its RegisteredFamily (which GB's copy of the
+// lambda keeps alive), a fixture removes itself when GB destroys it.
+struct Families {
+  std::vector<std::weak_ptr<RegisteredFamily>> functions;
+  std::vector<Fixture*> fixtures;
+  std::set<const BenchmarkHandle*> counted;
+  std::set<std::string> counted_names;
+};
+
+Families& GpubenchFamilies() {
+  static Families* families = new Families;  // never destroyed: GB may outlive main's end
+  return *families;
+}
+
+const std::string& CountNamePart() {
+  static const std::string part = "iterations:" + std::to_string(kGpubenchIterations);
+  return part;
+}
+
 }  // namespace
+
+bool TakeOverCount(BenchmarkHandle* family) {
+  if (family->*Pointer(IterationsMember()) != 0 || OwnMinTimeSeconds(*family) != 0) return false;
+  family->Iterations(kGpubenchIterations);
+  Families& families = GpubenchFamilies();
+  families.counted.insert(family);
+  families.counted_names.insert(family->*Pointer(NameMember()));
+  return true;
+}
+
+int TakeOverCounts() {
+  Families& families = GpubenchFamilies();
+  int taken = 0;
+  for (const auto& weak : families.functions) {
+    if (auto family = weak.lock(); family && family->benchmark != nullptr) {
+      taken += TakeOverCount(family->benchmark);
+    }
+  }
+  for (Fixture* fixture : families.fixtures) taken += TakeOverCount(fixture);
+  return taken;
+}
+
+bool CountSetByGpubench(const std::string& function_name) {
+  return GpubenchFamilies().counted_names.count(function_name) != 0;
+}
+
+void RestoreRunNames(std::vector<benchmark::BenchmarkReporter::Run>* runs) {
+  if (GpubenchFamilies().counted_names.empty()) return;
+  for (auto& run : *runs) {
+    if (run.run_name.iterations == CountNamePart() &&
+        CountSetByGpubench(run.run_name.function_name)) {
+      run.run_name.iterations.clear();
+    }
+  }
+}
+
+std::string WidenFilterForCounts(const std::string& filter) {
+  const std::string optional = "(" + CountNamePart() + "/)?";
+  std::string out;
+  for (size_t i = 0; i < filter.size();) {
+    bool widened = false;
+    for (const char* follows : {"manual_time", "repeats:"}) {
+      const size_t length = std::char_traits<char>::length(follows);
+      if (filter.compare(i, length, follows) == 0) {
+        out += optional;
+        out.append(filter, i, length);
+        i += length;
+        widened = true;
+        break;
+      }
+    }
+    if (!widened) out += filter[i++];
+  }
+  return out;
+}
 
 double OwnMinTimeSeconds(const BenchmarkHandle& benchmark) {
   return benchmark.*Pointer(MinTimeMember());
@@ -109,18 +202,24 @@ InstanceScope::InstanceScope(const std::string* registered, const BenchmarkHandl
   current_instance.family = &family_;
   current_instance.args_count = ArgsCountReader::Read(benchmark);
   current_instance.own_min_time_seconds = OwnMinTimeSeconds(benchmark);
+  current_instance.gpubench_stops = GpubenchFamilies().counted.count(&benchmark) != 0;
+  current_instance.own_iterations =
+      !current_instance.gpubench_stops && benchmark.*Pointer(IterationsMember()) != 0;
+  current_instance.call_start = std::chrono::steady_clock::now();
 }
 
 InstanceScope::~InstanceScope() {
-  current_instance = CurrentInstance();
-  // Benchmarks declare their bytes after the loop, so the loop's own Publish cannot see them.
+  // Benchmarks declare their bytes after the loop, so the loop's own Publish cannot see them;
+  // the function's wall time is known only now (it reads the call's start from the marker).
   PublishDeclared(state_);
+  current_instance = CurrentInstance();
 }
 
 BenchmarkHandle* FinishRegistration(const std::shared_ptr<RegisteredFamily>& family,
                                     BenchmarkHandle* benchmark) {
   family->benchmark = benchmark;
   benchmark->UseManualTime();
+  GpubenchFamilies().functions.push_back(family);
   return benchmark;
 }
 
@@ -132,7 +231,17 @@ BenchmarkHandle* RegisterFixtureInstance(Fixture* fixture) {
 
 }  // namespace detail
 
-Fixture::Fixture() { UseManualTime(); }
+Fixture::Fixture() {
+  UseManualTime();
+  detail::GpubenchFamilies().fixtures.push_back(this);
+}
+
+Fixture::~Fixture() {
+  auto& families = detail::GpubenchFamilies();
+  families.fixtures.erase(std::remove(families.fixtures.begin(), families.fixtures.end(), this),
+                          families.fixtures.end());
+  families.counted.erase(this);
+}
 
 void Fixture::Run(benchmark::State& state) {
   // Registered with GB's own fixture macros, family_name_ is empty: GB >= 1.8 still tells the

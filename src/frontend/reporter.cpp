@@ -8,6 +8,7 @@
 #include "config/settings_table.hpp"
 #include "frontend/context.hpp"
 #include "frontend/gb_compat.hpp"
+#include "frontend/gpubench_counts.hpp"
 #include "frontend/paused_rows.hpp"
 #include "gpubench/version.hpp"
 #include "measure/process_state.hpp"
@@ -72,6 +73,7 @@ CounterReporter::RowKind CounterReporter::KindOf(const Run& run) {
 
 void CounterReporter::ReportRuns(const std::vector<Run>& given) {
   std::vector<Run> reports = given;
+  detail::RestoreRunNames(&reports);
   detail::MarkPausedTiming(&reports, detail::ProcessState::Get());
   for (const Run& run : reports) {
     // A header before the first row and whenever the kind of time changes, so that every time

@@ -407,7 +407,10 @@ class EventTimer final : public IterationTimer {
   void SetScopeOverhead(double seconds) override { scope_overhead_seconds_ = seconds; }
 
   Status Collect(bool wait_all, std::vector<double>* seconds) override {
-    while (wait_all && !in_flight_.empty()) {
+    while (!in_flight_.empty()) {
+      // Without wait_all, only regions whose stop event has passed (no waiting): a stopping
+      // rule sees each sample as soon as the GPU has timed it.
+      if (!wait_all && !StopPassed(in_flight_.front())) break;
       if (Status status = Harvest(); !status.ok()) return status;
     }
     seconds->insert(seconds->end(), finished_.begin(), finished_.end());
@@ -421,6 +424,16 @@ class EventTimer final : public IterationTimer {
     cudaEvent_t stop = nullptr;
   };
   static constexpr size_t kPairs = 64;
+
+  // Whether the slot's stop event has been reached; an error other than "not ready" counts as
+  // reached, so that Harvest's synchronize reports it.
+  bool StopPassed(size_t slot) {
+    const cudaError_t state = cudaEventQuery(pool_[slot].stop);
+    if (state != cudaErrorNotReady) return true;
+    // "Not ready" is no error; make sure no later cudaGetLastError reads it as one.
+    if (cudaPeekAtLastError() == cudaErrorNotReady) (void)cudaGetLastError();
+    return false;
+  }
 
   Status Harvest() {
     const size_t slot = in_flight_.front();

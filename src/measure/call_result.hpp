@@ -2,6 +2,7 @@
 // sharing_check.hpp); publish.cpp turns it into GB counters, the profile log and messages.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -10,6 +11,7 @@
 
 #include "gpu/backend.hpp"
 #include "gpu/stream_plan.hpp"
+#include "measure/stopping_rule.hpp"
 #include "measure/thermal_watch.hpp"
 
 namespace gpubench::detail {
@@ -71,6 +73,19 @@ struct CallResult {
   std::optional<ThermalWait> thermal_wait;  ///< --gpubench_thermal=wait before them
   BusyMeasure busy;        ///< untimed iterations with activity records (iterations 0: none)
   std::string busy_error;  ///< why the busy measurement failed, if it did
+  /// The timed samples' GPU times one by one (cache=flush and timer=events: each sample's own).
+  SampleStats samples;
+  /// Why the timed samples ended (unset when the call ended before them).
+  std::optional<StopReason> stop_reason;
+  /// What the call cost in wall time: from the loop's start to the first timed body (warm-up,
+  /// hold check, thermal wait), the timed bodies, and the profiling that belongs to the row (its
+  /// instance's call in the profiling child, on the instance's first row, or the counter stages
+  /// of this call with profile_process=same).
+  std::chrono::steady_clock::time_point loop_start;
+  double warmup_body_seconds = 0;  ///< the warm-up body's wall time, its wait for the GPU included
+  double wall_warmup_seconds = 0;
+  double wall_timed_seconds = 0;
+  double wall_profiling_seconds = 0;
 };
 
 }  // namespace gpubench::detail

@@ -1,16 +1,32 @@
 #include "measure/counter_stages.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <iostream>
 #include <string>
+
+#include "common/format.hpp"
 
 #include "measure/profiling_pass.hpp"
 #include "measure/publish.hpp"
 
 namespace gpubench::detail {
 
+ProfilingBodies BoundProfilingBodies(double body_seconds, int passes, int most,
+                                     double budget_seconds) {
+  ProfilingBodies bodies{most, most};
+  if (body_seconds <= 0 || most <= 0) return bodies;
+  passes = std::max(passes, 1);
+  // What is left of the budget after the warm-up body, in bodies.
+  const double left = budget_seconds / body_seconds - 1;
+  bodies.ranges = std::clamp(static_cast<int>(std::floor((left - 1) / passes)), 1, most);
+  bodies.busy = std::clamp(static_cast<int>(std::floor(left - passes * bodies.ranges)), 1, most);
+  return bodies;
+}
+
 Result<bool> CounterStages::Begin(CallResult* call) {
   const std::string& name = call->instance;
-  const int ranges = settings().profile_iterations;
-  if (ranges <= 0) return false;
+  if (settings().profile_iterations <= 0) return false;
   // The parent of the profiling child has no profiler of its own.
   if (process_.profiling_pass.stage() == ProfilingPass::Stage::kTiming) {
     process_.profiling_pass.TakeCounters(name, call);
@@ -21,8 +37,21 @@ Result<bool> CounterStages::Begin(CallResult* call) {
       process_.policy.CopyCountersForTrial(settings(), name, call->gpu_seconds, &call->profile)) {
     return false;
   }
+  const Profiler& profiler = *process_.harness.profiler();
+  bodies_ = BoundProfilingBodies(call->warmup_body_seconds, profiler.PassCount(),
+                                 settings().profile_iterations);
+  const double seconds = bodies_.Seconds(call->warmup_body_seconds, profiler.PassCount());
+  if (seconds > 1.5 * kProfilingSecondsPerInstance && process_.policy.FirstTime("slow:" + name)) {
+    std::cerr << "gpubench: " << name << ": profiling takes about " << FormatSeconds(seconds)
+              << ", more than the " << FormatSeconds(kProfilingSecondsPerInstance)
+              << " aimed at: one body takes " << FormatSeconds(call->warmup_body_seconds)
+              << " and the metrics need its warm-up, " << std::max(profiler.PassCount(), 1)
+              << " replay pass(es) of " << bodies_.ranges << " range(s) and " << bodies_.busy
+              << " busy-measurement iteration(s); --gpubench_profile_iterations=0 turns hardware "
+                 "metrics off\n";
+  }
   bool body = false;
-  GPUBENCH_RETURN_IF_ERROR(profiling_.Begin(name, ranges, &call->profile, &body));
+  GPUBENCH_RETURN_IF_ERROR(profiling_.Begin(name, bodies_.ranges, &call->profile, &body));
   if (!body) return StartBusy(call);
   return true;
 }
@@ -43,7 +72,7 @@ Result<bool> CounterStages::AfterProfiledBody(CallResult* call) {
 
 Result<bool> CounterStages::StartBusy(CallResult* call) {
   bool body = false;
-  GPUBENCH_RETURN_IF_ERROR(busy_.Begin(call->instance, settings().profile_iterations, call, &body));
+  GPUBENCH_RETURN_IF_ERROR(busy_.Begin(call->instance, bodies_.busy, call, &body));
   in_busy_body_ = body;
   return body;
 }

@@ -16,6 +16,25 @@
 
 namespace gpubench::detail {
 
+/// The wall time a profiling session and busy measurement should stay within per instance,
+/// the benchmark's own set-up aside (warm-up body included).
+inline constexpr double kProfilingSecondsPerInstance = 1.0;
+
+/// How many profiled ranges (per replay pass) and busy iterations an instance gets: at most
+/// `most` (--gpubench_profile_iterations) each, fewer for a body of `body_seconds` so that the
+/// warm-up, `passes` x ranges and the busy iterations fit in `budget_seconds`, one of each at
+/// least.
+struct ProfilingBodies {
+  int ranges = 0;
+  int busy = 0;
+  /// The estimated wall time of warm-up, ranges and busy iterations.
+  double Seconds(double body_seconds, int passes) const {
+    return body_seconds * (1 + passes * ranges + busy);
+  }
+};
+ProfilingBodies BoundProfilingBodies(double body_seconds, int passes, int most,
+                                     double budget_seconds = kProfilingSecondsPerInstance);
+
 class CounterStages {
  public:
   CounterStages(ProcessState& process, cudaStream_t stream)
@@ -57,6 +76,7 @@ class CounterStages {
   ProfilingPhase profiling_;
   BusyPhase busy_;
   bool in_busy_body_ = false;
+  ProfilingBodies bodies_;  ///< this call's share of profiled and busy bodies
 };
 
 }  // namespace gpubench::detail

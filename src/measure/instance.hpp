@@ -3,6 +3,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <string>
 
 #include "common/status.hpp"
@@ -14,6 +15,11 @@ struct CurrentInstance {
   const std::string* family = nullptr;  ///< null: not registered through gpubench
   int args_count = -1;                  ///< GB's ArgsCnt(): -1 when the family has no args
   double own_min_time_seconds = 0;      ///< the family's ->MinTime(); 0 when it has none
+  bool own_iterations = false;          ///< the family has ->Iterations(n) of the user's
+  /// gpubench set the family's count (stopping=precision): GB asks for kGpubenchIterations and
+  /// the loop's rule decides how many samples the call takes.
+  bool gpubench_stops = false;
+  std::chrono::steady_clock::time_point call_start;  ///< as GB called the benchmark function
 };
 
 /// The benchmark's own ->MinTime() in seconds, 0 when it has none: GB applies it in place of

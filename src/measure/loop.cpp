@@ -1,5 +1,7 @@
 #include "gpubench/loop.hpp"
 
+#include <chrono>
+#include <optional>
 #include <string>
 
 #include "measure/abort_note.hpp"
@@ -7,6 +9,7 @@
 #include "measure/call_result.hpp"
 #include "measure/counter_stages.hpp"
 #include "measure/process_state.hpp"
+#include "measure/profiling_pass.hpp"
 #include "measure/publish.hpp"
 #include "measure/timed_iterations.hpp"
 #include "measure/warmup_stages.hpp"
@@ -99,6 +102,7 @@ class IterationController {
   const std::string& name() const { return call_.instance; }
 
   bool Start() {
+    call_.loop_start = std::chrono::steady_clock::now();
     if (Status status = warmup_.Begin(&call_); !status.ok()) return Fail(status);
     step_ = Step::kWarmup;
     return true;
@@ -128,6 +132,7 @@ class IterationController {
 
   // `body`: whether a profiled or busy body runs next; after the last one the call is done.
   bool RunCounterBody(const Result<bool>& body) {
+    if (!counters_start_) counters_start_ = std::chrono::steady_clock::now();
     if (!body.ok()) return Fail(body.status());
     if (!body.value()) return Done();
     step_ = Step::kCounters;
@@ -135,6 +140,12 @@ class IterationController {
   }
 
   bool Done() {
+    if (counters_start_ && process_.profiling_pass.stage() != ProfilingPass::Stage::kTiming) {
+      // Profiled here (profile_process=same, or the profiling child's own call).
+      call_.wall_profiling_seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - *counters_start_)
+              .count();
+    }
     if (Status kept = counters_.EndProfilingPassCall(call_); !kept.ok()) return Fail(kept);
     if (Status span = CheckTimedSpan(call_); !span.ok()) return Fail(span);
     Publish(call_, state_, process_);
@@ -163,6 +174,8 @@ class IterationController {
   Status scope_error_ = Status::Ok();  ///< an UntimedScope that could not pause or resume
   Step step_ = Step::kStart;
   CallResult call_;
+  /// As the counter stages began (after the timed iterations).
+  std::optional<std::chrono::steady_clock::time_point> counters_start_;
 };
 
 }  // namespace detail

@@ -176,10 +176,9 @@ Status TimedPhase::BeforeBody(const std::string& instance) {
   return Status::Ok();
 }
 
-Status TimedPhase::AfterBody(const std::string& instance, CallResult* call) {
+Status TimedPhase::AfterBody(const std::string& instance, CallResult* call, bool last) {
   IterationTimer& timer = harness_.timer();
   const Status launch = harness_.ops().CheckLaunch();
-  const bool last = state_.iterations() >= state_.max_iterations;
   if (flushing() || last) {
     GPUBENCH_RETURN_IF_ERROR(harness_.ops().JoinStreams(stream_, joined_));
     GPUBENCH_RETURN_IF_ERROR(timer.End(stream_));
@@ -195,14 +194,23 @@ Status TimedPhase::AfterBody(const std::string& instance, CallResult* call) {
       return BodyError(instance, status);
     }
   }
+  return Collect(instance, last, call);
+}
+
+Status TimedPhase::CollectRemaining(const std::string& instance, CallResult* call) {
+  return Collect(instance, /*wait_all=*/true, call);
+}
+
+Status TimedPhase::Collect(const std::string& instance, bool wait_all, CallResult* call) {
   times_.clear();
-  if (Status status = timer.Collect(last, &times_); !status.ok()) {
+  if (Status status = harness_.timer().Collect(wait_all, &times_); !status.ok()) {
     return BodyError(instance, status);
   }
   for (double seconds : times_) {
     // A region covers one iteration (flush) or the whole run (keep): spread it evenly.
     const int64_t covered = flushing() ? 1 : iterations_in_region_;
     for (int64_t i = 0; i < covered; ++i) state_.SetIterationTime(seconds / covered);
+    if (flushing()) call->samples.Add(seconds);  // each sample's own time
     call->gpu_seconds += seconds;
   }
   return Status::Ok();

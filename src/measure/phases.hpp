@@ -67,8 +67,12 @@ class TimedPhase {
   /// range and the timer region.
   Status BeforeBody(const std::string& instance);
   /// After each timed body: closes the region, releases the hold, closes the range, hands GB
-  /// the GPU time.
-  Status AfterBody(const std::string& instance, CallResult* call);
+  /// the GPU time of the regions finished so far (each sample's own also to call->samples).
+  /// `last`: no timed body follows (cache=keep closes its one region then).
+  Status AfterBody(const std::string& instance, CallResult* call, bool last);
+  /// Waits for the regions still in flight and hands GB their time (before GB's count is
+  /// claimed under gpubench's rule).
+  Status CollectRemaining(const std::string& instance, CallResult* call);
   /// After the last body: the clock probe's SM clock, the per-kernel times, whether every hold
   /// was released by the host.
   Status End(CallResult* call);
@@ -92,6 +96,7 @@ class TimedPhase {
  private:
   bool flushing() const { return harness_.settings().cache == CachePolicy::kFlush; }
   Status MeasureScopeOverhead(double* seconds);
+  Status Collect(const std::string& instance, bool wait_all, CallResult* call);
   Harness& harness_;
   benchmark::State& state_;
   cudaStream_t stream_;

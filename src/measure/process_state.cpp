@@ -31,6 +31,7 @@ void ProcessState::ResetForTesting() {
   sharing_history = SharingHistory();
   profile_log.Close();
   timed_cpu = TimedCpuReadings();
+  cost = RunCost();
   context_lost_reason.clear();
   active_loop = nullptr;
   thermal_reference_c = -1;

@@ -14,6 +14,7 @@
 #include "measure/profile_log.hpp"
 #include "measure/profiling_pass.hpp"
 #include "measure/profiling_policy.hpp"
+#include "measure/run_cost.hpp"
 #include "measure/sharing_check.hpp"
 
 namespace gpubench::detail {
@@ -31,6 +32,8 @@ struct ProcessState {
   ProfileLog profile_log;
   /// The timed calls' thread CPU time, for the reporters' PauseTiming check.
   TimedCpuReadings timed_cpu;
+  /// What the run and each row cost in wall time.
+  RunCost cost;
 
   /// After a sticky CUDA error nothing more can run on the GPU in this process.
   void MarkContextLost(const std::string& reason) {

@@ -26,7 +26,8 @@ nlohmann::json EntryLine(const std::string& instance, const ProfilingPass::Entry
                          {"profiled", profile.kind == ProfileOutcome::Kind::kProfiled},
                          {"counters", profile.counters},
                          {"passes", profile.passes},
-                         {"seconds", profile.seconds}};
+                         {"seconds", profile.seconds},
+                         {"wall_seconds", entry.wall_seconds}};
   if (!profile.error.empty()) line["error"] = profile.error;
   if (entry.sharing.shared) line["shared_with"] = entry.sharing.who;
   if (entry.busy.iterations > 0) {
@@ -53,6 +54,7 @@ ProfilingPass::Entry ReadEntry(const nlohmann::json& line) {
   profile.passes = line.at("passes").get<int>();
   profile.seconds = line.at("seconds").get<double>();
   profile.error = line.value("error", "");
+  entry.wall_seconds = line.value("wall_seconds", 0.0);
   if (line.contains("shared_with")) {
     entry.sharing.known = true;
     entry.sharing.shared = true;
@@ -116,7 +118,7 @@ void ProfilingPass::Store(const std::string& instance, Entry entry) {
   entries_[instance] = std::move(entry);
 }
 
-void ProfilingPass::TakeCounters(const std::string& instance, CallResult* call) const {
+void ProfilingPass::TakeCounters(const std::string& instance, CallResult* call) {
   ProfileOutcome& outcome = call->profile;
   const Entry* entry = Find(instance);
   if (entry == nullptr) {
@@ -130,6 +132,7 @@ void ProfilingPass::TakeCounters(const std::string& instance, CallResult* call) 
     return;
   }
   outcome = entry->profile;
+  if (charged_.insert(instance).second) call->wall_profiling_seconds = entry->wall_seconds;
   call->busy = entry->busy;
   call->busy_error = entry->busy_error;
   if (outcome.kind == ProfileOutcome::Kind::kProfiled) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "common/status.hpp"
@@ -33,6 +34,7 @@ class ProfilingPass {
     SharingVerdict sharing;  ///< other processes on the GPU around the session
     BusyMeasure busy;        ///< the busy measurement's iterations (busy_phase.hpp)
     std::string busy_error;  ///< why there is none, if there is none
+    double wall_seconds = 0;  ///< the child's call of it, from its warm-up to its last body
   };
 
   /// What the child says about its profiler, before any session.
@@ -63,13 +65,15 @@ class ProfilingPass {
   /// A timed call's counters and busy measurement: the instance's session (kind kFromPass),
   /// its failure (kFailed), or kFailed with the reason when the pass has nothing for it. Another
   /// process on the GPU around the session marks the call shared too, since its counters come from
-  /// there.
-  void TakeCounters(const std::string& instance, CallResult* call) const;
+  /// there. The child's wall time for the instance goes to its first timed call only
+  /// (call->wall_profiling_seconds): the session serves all of them.
+  void TakeCounters(const std::string& instance, CallResult* call);
 
  private:
   Stage stage_ = Stage::kInline;
   std::string output_;  ///< the child's file
   std::map<std::string, Entry> entries_;
+  std::set<std::string> charged_;  ///< instances whose profiling wall a row carries already
 };
 
 }  // namespace gpubench::detail

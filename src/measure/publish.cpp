@@ -1,11 +1,13 @@
 #include "measure/publish.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 
 #include "common/format.hpp"
 #include "gpu/launch_hold.hpp"
 #include "measure/busy_phase.hpp"
+#include "measure/instance.hpp"
 #include "measure/metrics.hpp"
 #include "measure/sharing_check.hpp"
 
@@ -182,6 +184,26 @@ void PublishThermal(const CallResult& call, bool throttled, benchmark::State& st
   }
 }
 
+// How the timed samples ended, how precise their mean is, and what the call cost.
+void PublishSampling(const CallResult& call, benchmark::State& state, ProcessState& process) {
+  if (call.stop_reason) state.counters["stop_reason"] = static_cast<double>(*call.stop_reason);
+  if (const auto half_width = call.samples.RelativeHalfWidth()) {
+    state.counters["precision_pct"] = 100 * *half_width;
+  }
+  state.counters["wall_warmup"] = call.wall_warmup_seconds;
+  state.counters["wall_timed"] = call.wall_timed_seconds;
+  state.counters["wall_profiling"] = call.wall_profiling_seconds;
+  const CurrentInstance& current = GetCurrentInstance();
+  // GB grows the count only under its own rule without an explicit count.
+  const bool grown = !current.gpubench_stops && !current.own_iterations;
+  const bool trial = grown && process.policy.trials().IsDiscarded(call.gpu_seconds);
+  const bool here = process.profiling_pass.stage() == ProfilingPass::Stage::kInline;
+  if (const auto row = process.cost.LoopDone(call, trial, current.family != nullptr, here)) {
+    state.counters["wall_time"] = row->wall_seconds;
+    state.counters["samples"] = static_cast<double>(row->samples);
+  }
+}
+
 }  // namespace
 
 void Publish(const CallResult& call, benchmark::State& state, ProcessState& process) {
@@ -196,13 +218,17 @@ void Publish(const CallResult& call, benchmark::State& state, ProcessState& proc
     state.counters["kernel_time/" + kernel] = seconds / static_cast<double>(call.iterations);
   }
   PublishProfile(call, state, process);
+  PublishSampling(call, state, process);
   if (call.timed_cpu_seconds >= 0) {
     process.timed_cpu.Record(call.instance, call.iterations, call.timed_cpu_seconds);
   }
 }
 
 void KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProcessState& process) {
-  ProfilingPass::Entry entry{call.profile, call.sharing, call.busy, call.busy_error};
+  ProfilingPass::Entry entry{call.profile, call.sharing, call.busy, call.busy_error,
+                             std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                           call.loop_start)
+                                 .count()};
   NoteOtherProcesses(monitor, &entry.sharing);
   entry.profile.ranges.clear();  // the log keeps them; the timed calls need the counters
   // Iterations 0: the session belongs to no GB call but to every timed call of the instance.

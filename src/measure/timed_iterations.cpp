@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "measure/instance.hpp"
 #include "measure/paused_timing.hpp"
 
 namespace gpubench::detail {
@@ -13,12 +14,21 @@ void Sleep(std::chrono::duration<double> seconds) { std::this_thread::sleep_for(
 
 }  // namespace
 
+double TimedIterations::SecondsSince(std::chrono::steady_clock::time_point start) const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 Result<bool> TimedIterations::Begin(CallResult* call) {
   const Settings& settings = process_.harness.settings();
   if (settings.thermal == Thermal::kWait) {
     call->thermal_wait = WaitForCoolGpu(
         process_.harness.thermal(), settings.thermal_margin_c, &process_.thermal_reference_c,
         std::chrono::duration<double>(kThermalWaitSeconds), std::chrono::milliseconds(250), Sleep);
+  }
+  // GB asks for gpubench's count only where gpubench set it; anything else is GB's to decide.
+  if (settings.stopping == Stopping::kPrecision && GetCurrentInstance().gpubench_stops &&
+      state_.max_iterations == kGpubenchIterations) {
+    rule_.emplace(settings);
   }
   thermal_.emplace(process_.harness.thermal());
   thermal_->Start();
@@ -30,20 +40,57 @@ Result<bool> TimedIterations::Begin(CallResult* call) {
   return BeforeBody(call);
 }
 
+// Whether each sample's own GPU time reaches the rule while the call runs: cache=keep times the
+// call in one region, and timer=cupti hands its records over at the end.
+static bool PerSampleTimes(const Settings& settings) {
+  return settings.cache == CachePolicy::kFlush && settings.timer == Timer::kEvents;
+}
+
+std::optional<StopReason> TimedIterations::Decide(const CallResult& call) const {
+  return rule_->Decide(call.samples, bodies_, SecondsSince(call.loop_start),
+                       SecondsSince(timed_start_), PerSampleTimes(process_.harness.settings()));
+}
+
+Result<bool> TimedIterations::NextBody(CallResult* call) {
+  if (!rule_) return state_.KeepRunning();
+  // GB's count is two: the first iteration starts GB's timer and leaves one, through which the
+  // samples are claimed once the rule has said stop.
+  if (bodies_ == 0) return state_.KeepRunningBatch(1);
+  if (!stop_) stop_ = Decide(*call);
+  if (!stop_) return true;
+  GPUBENCH_RETURN_IF_ERROR(timed_.CollectRemaining(call->instance, call));
+  state_.KeepRunningBatch(bodies_ - 1);  // GB reports the iterations that ran: bodies_
+  return state_.KeepRunning();           // false: GB's timer stops
+}
+
 Result<bool> TimedIterations::BeforeBody(CallResult* call) {
-  if (!state_.KeepRunning()) {
+  const Result<bool> next = NextBody(call);
+  if (!next.ok()) return next.status();
+  if (!next.value()) {
     GPUBENCH_RETURN_IF_ERROR(End(call));
     return false;
   }
   // Read after GB's timer started (inside the first KeepRunning), as the end is read after it
   // stopped: the span lies within GB's but for a few instructions.
-  if (timed_cpu_start_ < 0) timed_cpu_start_ = ThreadCpuSeconds();
+  if (timed_cpu_start_ < 0) {
+    timed_cpu_start_ = ThreadCpuSeconds();
+    timed_start_ = std::chrono::steady_clock::now();
+  }
+  ++bodies_;
   GPUBENCH_RETURN_IF_ERROR(timed_.BeforeBody(call->instance));
   return true;
 }
 
 Result<bool> TimedIterations::AfterBody(CallResult* call) {
-  GPUBENCH_RETURN_IF_ERROR(timed_.AfterBody(call->instance, call));
+  bool last = false;
+  if (!rule_) {
+    last = state_.iterations() >= state_.max_iterations;
+  } else if (!PerSampleTimes(process_.harness.settings())) {
+    // One region (cache=keep) closes with the body the rule ends on, so it decides here.
+    stop_ = Decide(*call);
+    last = stop_.has_value();
+  }
+  GPUBENCH_RETURN_IF_ERROR(timed_.AfterBody(call->instance, call, last));
   if (timed_.held() &&
       NeighbourAfterHeldIteration(*watch_, timed_.last_flush_wait_seconds(), call)) {
     timed_.StopHolding();
@@ -55,6 +102,20 @@ Status TimedIterations::End(CallResult* call) {
   if (timed_cpu_start_ >= 0) call->timed_cpu_seconds = ThreadCpuSeconds() - timed_cpu_start_;
   GPUBENCH_RETURN_IF_ERROR(timed_.End(call));  // waits for the GPU: every iteration is done
   if (thermal_) call->thermal = thermal_->Stop();
+  if (bodies_ > 0) {
+    call->wall_warmup_seconds =
+        std::chrono::duration<double>(timed_start_ - call->loop_start).count();
+    call->wall_timed_seconds = SecondsSince(timed_start_);
+  }
+  if (stop_) {
+    call->stop_reason = stop_;
+  } else {
+    const CurrentInstance& current = GetCurrentInstance();
+    const bool counted = current.own_iterations || (!rule_ && !process_.policy.trials()
+                                                                    .min_time_seconds()
+                                                                    .has_value());
+    call->stop_reason = counted ? StopReason::kIterations : StopReason::kMinTime;
+  }
   CheckAfterRun(process_.harness.sharing(), process_.sharing_history, *call, &call->sharing);
   return Status::Ok();
 }

@@ -9,6 +9,7 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -17,10 +18,14 @@
 #include "measure/phases.hpp"
 #include "measure/process_state.hpp"
 #include "measure/sharing_check.hpp"
+#include "measure/stopping_rule.hpp"
 #include "measure/thermal_watch.hpp"
 
 namespace gpubench::detail {
 
+/// Under gpubench's rule (stopping=precision, a benchmark whose count gpubench set: GB asks for
+/// kGpubenchIterations) the call takes samples until StoppingRule says stop, then claims them
+/// from GB with KeepRunningBatch; under GB's rule GB's KeepRunning decides, as it always did.
 class TimedIterations {
  public:
   TimedIterations(benchmark::State& state, ProcessState& process, cudaStream_t stream)
@@ -40,7 +45,11 @@ class TimedIterations {
 
  private:
   Result<bool> BeforeBody(CallResult* call);
+  /// Whether another timed body runs: GB's KeepRunning, or gpubench's rule and its claim.
+  Result<bool> NextBody(CallResult* call);
+  std::optional<StopReason> Decide(const CallResult& call) const;
   Status End(CallResult* call);
+  double SecondsSince(std::chrono::steady_clock::time_point start) const;
 
   benchmark::State& state_;
   ProcessState& process_;
@@ -48,6 +57,10 @@ class TimedIterations {
   std::optional<HeldIterationWatch> watch_;  ///< while the timed bodies are held
   std::optional<ThermalWatch> thermal_;      ///< NVML from before the first body to after the last
   double timed_cpu_start_ = -1;  ///< the thread's CPU time as GB's timed iterations began
+  std::optional<StoppingRule> rule_;      ///< gpubench's rule ends this call's timed bodies
+  std::optional<StopReason> stop_;        ///< the rule's verdict, once it has said stop
+  int64_t bodies_ = 0;                    ///< timed bodies started
+  std::chrono::steady_clock::time_point timed_start_;  ///< as the first timed body began
 };
 
 }  // namespace gpubench::detail

@@ -40,7 +40,8 @@ std::string TrialRunDetector::BeginCall(const std::string& instance, int64_t ite
   }
   copied_.reset();
   auto [last, first_call] = last_iterations_.try_emplace(instance, iterations);
-  current_ = {instance, iterations, !first_call && iterations > last->second, own_min_time_seconds};
+  current_ = {instance, iterations, !first_call && iterations > last->second, own_min_time_seconds,
+              first_call};
   last->second = iterations;
   return warning;
 }
@@ -55,6 +56,13 @@ std::optional<double> TrialRunDetector::CallMinTimeSeconds() const {
 bool TrialRunDetector::IsTrial(double gpu_seconds) const {
   const std::optional<double> min_time = CallMinTimeSeconds();
   return min_time.has_value() && current_.follows_shorter_call &&
+         current_.iterations < kGoogleBenchmarkMaxIterations &&
+         gpu_seconds < *min_time * (1 - kRoundingMargin);
+}
+
+bool TrialRunDetector::IsDiscarded(double gpu_seconds) const {
+  const std::optional<double> min_time = CallMinTimeSeconds();
+  return min_time.has_value() && (current_.first_call || current_.follows_shorter_call) &&
          current_.iterations < kGoogleBenchmarkMaxIterations &&
          gpu_seconds < *min_time * (1 - kRoundingMargin);
 }

@@ -54,6 +54,12 @@ class TrialRunDetector {
   /// After the timed iterations of the call begun last: true when GB will discard the call.
   bool IsTrial(double gpu_seconds) const;
 
+  /// After the timed iterations of the call begun last, of a benchmark whose count GB grows (no
+  /// explicit count): whether GB discards it, for what it cost. Unlike IsTrial this includes the
+  /// instance's first call (GB's one-iteration start), which may carry an explicit count when
+  /// gpubench cannot see it and so is never used to skip profiling.
+  bool IsDiscarded(double gpu_seconds) const;
+
   /// The min_time GB applies to the call begun last; nullopt judges no call a trial.
   std::optional<double> CallMinTimeSeconds() const;
 
@@ -72,6 +78,7 @@ class TrialRunDetector {
     int64_t iterations = 0;
     bool follows_shorter_call = false;
     double own_min_time_seconds = 0;
+    bool first_call = false;
   };
   struct CopiedCall {
     Call call;

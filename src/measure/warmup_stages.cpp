@@ -21,7 +21,9 @@ Status WarmupStages::Begin(CallResult* call) {
   GPUBENCH_RETURN_IF_ERROR(CheckBeforeRun(harness.sharing(), harness.settings(),
                                           harness.profiler_status(), name, &call->sharing));
   if (!profiling_pass()) harness.timer().BeginRun();
-  return warmup_.Before();
+  GPUBENCH_RETURN_IF_ERROR(warmup_.Before());
+  warmup_start_ = std::chrono::steady_clock::now();
+  return Status::Ok();
 }
 
 Result<WarmupStages::Next> WarmupStages::AfterBody(CallResult* call) {
@@ -32,6 +34,9 @@ Result<WarmupStages::Next> WarmupStages::AfterBody(CallResult* call) {
 
 Result<WarmupStages::Next> WarmupStages::AfterWarmup(CallResult* call) {
   GPUBENCH_RETURN_IF_ERROR(warmup_.After(call->instance, call));
+  // It waited for the GPU: what one body takes, for the profiling pass's share of bodies.
+  call->warmup_body_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - warmup_start_).count();
   if (profiling_pass()) return Next::kCounters;  // nothing is timed in the profiling pass
   if (!warmup_.NeedsHoldCheck()) return Next::kTimed;
   if (call->sharing.shared) {

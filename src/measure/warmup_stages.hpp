@@ -7,6 +7,8 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <chrono>
+
 #include <string>
 
 #include "common/status.hpp"
@@ -53,6 +55,7 @@ class WarmupStages {
   cudaStream_t stream_;
   WarmupPhase warmup_;
   bool in_hold_check_ = false;
+  std::chrono::steady_clock::time_point warmup_start_;  ///< as the warm-up body began
 };
 
 }  // namespace gpubench::detail

@@ -1,0 +1,70 @@
+// When a repetition has taken enough timed samples (stopping=precision), and why it stopped.
+//
+// GB hands a gpubench benchmark a count of two; the loop takes samples until the rule below says
+// stop and then tells GB how many it took (State::KeepRunningBatch may claim more iterations than
+// GB asked for, and GB reports the count that ran). So the rule acts through the count GB
+// reports, sample by sample, without trial calls.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "gpubench/settings.hpp"
+
+namespace gpubench::detail {
+
+/// The count GB is asked for under gpubench's rule: the first KeepRunningBatch(1) starts GB's
+/// timer and leaves one iteration, through which the loop later claims the samples it took.
+inline constexpr int64_t kGpubenchIterations = 2;
+
+/// Why a repetition's timed samples ended (counter stop_reason; the codes of
+/// gpubench::kStopReasons in counters.hpp).
+enum class StopReason {
+  kPrecision = 1,   ///< the precision target, after the minimum samples and seconds
+  kMaxSeconds = 2,  ///< the wall budget (max_seconds) came first
+  kMinimum = 3,     ///< cache=keep: one timed region has no spread, so the minimums end it
+  kMinTime = 4,     ///< GB's rule: its min_time of GPU time (--benchmark_min_time, ->MinTime())
+  kIterations = 5,  ///< an explicit count (->Iterations(), --benchmark_min_time=<n>x)
+};
+
+/// Mean and variance of the samples so far (Welford's update: one pass, no stored samples).
+class SampleStats {
+ public:
+  void Add(double value);
+  int64_t count() const { return count_; }
+  double mean() const { return mean_; }
+  /// The sample standard deviation (0 below two samples).
+  double StandardDeviation() const;
+  /// The half-width of the 95% confidence interval of the mean (Student's t), as a fraction of
+  /// the mean; nullopt below two samples or for a mean <= 0.
+  std::optional<double> RelativeHalfWidth() const;
+
+ private:
+  int64_t count_ = 0;
+  double mean_ = 0;
+  double squares_ = 0;  ///< sum of squared deviations from the mean
+};
+
+/// The two-sided 95% quantile of Student's t with `degrees` degrees of freedom (>= 1).
+double StudentT975(int64_t degrees);
+
+/// gpubench's rule, from the settings. Decide is asked after each timed sample.
+class StoppingRule {
+ public:
+  explicit StoppingRule(const Settings& settings);
+
+  /// `stats`: the per-sample GPU times collected so far (cache=flush; empty under cache=keep);
+  /// `samples`: timed bodies run; `call_seconds`: wall seconds since the call's warm-up began;
+  /// `timed_seconds`: wall seconds since its first timed sample; `per_sample`: whether the
+  /// samples carry their own times (cache=flush). Nullopt: take another sample.
+  std::optional<StopReason> Decide(const SampleStats& stats, int64_t samples, double call_seconds,
+                                   double timed_seconds, bool per_sample) const;
+
+ private:
+  double precision_fraction_;
+  int64_t min_samples_;
+  double min_seconds_;
+  double max_seconds_;
+};
+
+}  // namespace gpubench::detail
