@@ -7,6 +7,9 @@
 //   bytes  Gate_Copy/268435456 copies 2% more elements (2% more DRAM bytes, and time).
 //   copy_time  Gate_Copy/268435456 adds an 8 us kernel that touches no memory after its copy:
 //          about 1% more GPU time (the copy takes ~800 us on an H200), the same bytes.
+//   fma1   Gate_FmaLong runs 1.04% more steps of its FMA chains (2328 instead of 2304);
+//   fma2   2.08% more (2352): both multiples of the compiler's unroll by 4, so the time grows
+//          with the work (its bytes do not).
 // Nothing else changes between an injected run and a plain one.
 #include <cstdlib>
 #include <cstring>
@@ -51,6 +54,19 @@ void Gate_Fma(benchmark::State& state) {
   }
 }
 GPUBENCH_BENCHMARK(Gate_Fma)->Arg(132 * 16);
+
+// The same chains 4.5 times as long, about 370 us on an H200: the long kernel of the gate's
+// power checks (a 1% and a 2% slowdown, GATE_SUITE_INJECT=fma1 and fma2).
+void Gate_FmaLong(benchmark::State& state) {
+  const int blocks = static_cast<int>(state.range(0));
+  const int steps = Injected("fma1") ? 2328 : Injected("fma2") ? 2352 : 2304;
+  DeviceArray<float> out(state, static_cast<size_t>(blocks) * 256);
+  if (!out) return;
+  for (auto _ : gpubench::Loop(state)) {
+    GateFmaKernel<<<blocks, 256>>>(out.get(), steps, 1.0f);
+  }
+}
+GPUBENCH_BENCHMARK(Gate_FmaLong)->Arg(132 * 16);
 
 __global__ void GateCopyKernel(const float* __restrict__ in, float* __restrict__ out, size_t n) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;

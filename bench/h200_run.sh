@@ -4,7 +4,7 @@
 # Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
 #                          suite|suitecost|crosscheck|groups|short_methods|short_ncu|short_nvbench|
 #                          short_gpubench|attach|metricspass|onoff|onoff_clocks|killed|field|oldbuild|fieldold|streams|watchab|
-#                          oldpair|tarjson|pack|all]...
+#                          oldpair|tarjson|pack|cost|placement|gatev4|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
 mkdir -p "$OUT" /tmp/deps
@@ -121,6 +121,47 @@ step_gatehistory() {
   for what in copy_time time bytes; do
     GATE_ARGS=--benchmark_min_time=0.1 run_suite gpubench_gate_suite 10 gate_v3_inject_$what \
       GATE_SUITE_INJECT=$what
+  done
+}
+# Issue #35: what a result costs beside NVBench, and the spread of SPREAD processes' medians
+# (bench/cost_check.py; COST_ARGS: more gpubench flags, COST_TAG: the folder's name part).
+step_cost() {
+  python3 bench/cost_check.py $BUILD/bench/gpubench_short ${NVB:-.peers/nvbench/copy_bench} \
+    "$OUT/cost${COST_TAG:+_$COST_TAG}" --spread ${SPREAD:-8} ${COST_ARGS:+--gpubench-args "$COST_ARGS"} \
+    ${COST_NO_NVBENCH:+--skip-nvbench} ${COST_REPS:+--reps $COST_REPS} 2>&1 | tee "$OUT/cost${COST_TAG:+_$COST_TAG}.txt"
+}
+# Issue #35: where the tiny kernel's spread between processes comes from (two processes of
+# bench/experiments/placement.cu: pages, offsets and code copies of one kernel).
+step_placement() {
+  local i
+  for i in 1 2; do
+    $BUILD/bench/gpubench_placement --benchmark_repetitions=3 --gpubench_max_seconds=0.1 \
+      --gpubench_profile_iterations=0 --benchmark_out="$OUT/placement_$i.json" \
+      --benchmark_out_format=json >"$OUT/placement_$i.log" 2>&1
+  done
+  python3 - "$OUT"/placement_1.json "$OUT"/placement_2.json <<'PY' | tee "$OUT/placement.txt"
+import json, statistics, sys
+for path in sys.argv[1:]:
+    rows = json.load(open(path))["benchmarks"]
+    med = {}
+    for b in rows:
+        if b.get("run_type") == "aggregate" and b.get("aggregate_name") == "median":
+            med[b["run_name"].replace("/manual_time", "")] = b["real_time"]
+    for family in ("BM_TinyPage", "BM_TinyOffset", "BM_TinyCode"):
+        values = [v for k, v in med.items() if k.startswith(family)]
+        if values:
+            print(f"{path}: {family}: {len(values)} instances, min {min(values):.1f} max "
+                  f"{max(values):.1f} ns, sd {100 * statistics.pstdev(values) / statistics.mean(values):.2f}%: "
+                  + " ".join(f"{v:.0f}" for v in values))
+PY
+}
+# Issue #35/#36: HISTORY_RUNS runs of the gate suite at default settings (method version 4),
+# then the real injections: fma1 (+1.04% FMA steps), fma2 (+2.08%), time (+2.3% on Gate_Fma).
+step_gatev4() {
+  local runs=${HISTORY_RUNS:-10} i
+  for i in $(seq -w 1 $runs); do run_suite gpubench_gate_suite 10 gate_v4_$i; done
+  for what in fma1 fma2 time; do
+    run_suite gpubench_gate_suite 10 gate_v4_inject_$what GATE_SUITE_INJECT=$what
   done
 }
 # Issue #21: the synchronising example against ncu (bench/sync_crosscheck.py).
@@ -517,7 +558,8 @@ FIELD_FILTER='BM_TinyKernel|BM_Fma|BM_Copy/1048576'
 step_field() {
   local tag=${FIELD_TAG:-after}
   mkdir -p "$OUT/field_$tag"
-  OUT="$OUT/field_$tag" BENCHMARK_MIN_TIME=${FIELD_MIN_TIME:-0.25} \
+  # Default settings, as users run them (FIELD_MIN_TIME sets GB's min_time, and with it GB's rule).
+  OUT="$OUT/field_$tag" ${FIELD_MIN_TIME:+BENCHMARK_MIN_TIME=$FIELD_MIN_TIME} \
     bash .field/field_conditions.sh ${FIELD_BIN:-$BUILD/bench/gpubench_examples} "$FIELD_FILTER" \
     ${FIELD_LIMIT:-300} 2>&1 | tee "$OUT/field_$tag.txt"
 }

@@ -1,6 +1,8 @@
 // Short kernels, 1 to 100 us, the same as NVBench's peer benchmarks (docs/accuracy.md "Short
 // kernels"): a one-warp tiny kernel and a grid-stride copy whose size sets its duration, plus
-// one-warp spin kernels of a fixed duration, whose time does not depend on the cache.
+// one-warp spin kernels of a fixed duration, whose time does not depend on the cache; and the
+// peer's dependent FMA chain (about 380 us on an H200), for the cost of a result beside NVBench's
+// (docs/accuracy.md "What a result costs").
 #include <gpubench/gpubench.hpp>
 
 #include "device_array.cuh"
@@ -54,6 +56,28 @@ GPUBENCH_BENCHMARK(BM_ShortCopy)
     ->Arg(1 << 24)
     ->Arg(1 << 25)
     ->Arg(1 << 26);
+
+__global__ void ShortFmaKernel(float* p, int iters) {
+  float a = p[threadIdx.x], b = 1.0001f, c = 0.9999f;
+  for (int k = 0; k < iters; ++k) {
+    a = a * b + c;
+    b = b * c + a;
+  }
+  if (a == 12345.f) p[0] = a + b;  // never true: keeps the chain
+}
+
+// 132 x 8 blocks of 256 threads, 20000 steps of two dependent FMAs, on a zeroed 4 KiB buffer.
+static void BM_ShortFma(benchmark::State& state) {
+  DeviceArray<float> buffer(state, 1024);
+  if (!buffer) return;
+  cudaMemset(buffer.get(), 0, 1024 * sizeof(float));
+  constexpr int kIters = 20000;
+  for (auto _ : gpubench::Loop(state)) {
+    ShortFmaKernel<<<132 * 8, 256>>>(buffer.get(), kIters);
+  }
+  state.SetItemsProcessed(state.iterations() * int64_t{132 * 8 * 256} * kIters * 2);
+}
+GPUBENCH_BENCHMARK(BM_ShortFma);
 
 static void BM_ShortSpin(benchmark::State& state) {
   DeviceArray<unsigned> sink(state, 1);
