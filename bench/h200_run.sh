@@ -127,7 +127,7 @@ step_gatehistory() {
 # (bench/cost_check.py; COST_ARGS: more gpubench flags, COST_TAG: the folder's name part).
 step_cost() {
   python3 bench/cost_check.py $BUILD/bench/gpubench_short ${NVB:-.peers/nvbench/copy_bench} \
-    "$OUT/cost${COST_TAG:+_$COST_TAG}" --spread ${SPREAD:-8} ${COST_ARGS:+--gpubench-args "$COST_ARGS"} \
+    "$OUT/cost${COST_TAG:+_$COST_TAG}" --spread ${SPREAD:-8} ${COST_ARGS:+--gpubench-args="$COST_ARGS"} \
     ${COST_NO_NVBENCH:+--skip-nvbench} ${COST_REPS:+--reps $COST_REPS} 2>&1 | tee "$OUT/cost${COST_TAG:+_$COST_TAG}.txt"
 }
 # Issue #35: where the tiny kernel's spread between processes comes from (two processes of
@@ -572,6 +572,10 @@ step_oldbuild() {
     echo "old build ok" || tail -20 "$OUT/old_build.log"
 }
 step_fieldold() { FIELD_TAG=before FIELD_BIN=/tmp/old_build/bench/gpubench_examples FIELD_LIMIT=${FIELD_LIMIT:-60} step_field; }
+step_packall() {  # every file in one archive, the .txt summaries beside it (few files come back)
+  (cd "$OUT" && tar czf /tmp/all.tgz --exclude='*.tgz' . &&
+    find . -mindepth 1 -not -name '*.txt' -delete && mv /tmp/all.tgz .)
+}
 step_tarjson() { (cd "$OUT" && tar czf runs.tgz *.json *.log && rm -f *.json *.log); }
 # The gate suite with a shorter min_time (its two launch-bound benchmarks take 0.5 s of GPU time
 # at ~4 us an iteration, about 140 s a run with 10 repetitions otherwise).

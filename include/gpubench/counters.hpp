@@ -119,6 +119,10 @@ inline constexpr StopReasonName kStopReasons[] = {
      "GB's own macros)"},
     {5, "iterations",
      "an explicit count of GB's: ->Iterations(n) or --benchmark_min_time=<n>x"},
+    {6, "repetition",
+     "gpubench's rule, a later repetition: the sample count of the instance's first repetition "
+     "(GB's mean, median and stddev rows need every repetition to have the same count; the "
+     "first repetition's stop_reason says why it stopped)"},
 };
 
 /// The name of a stop_reason code ("" for an unknown code).
@@ -174,7 +178,7 @@ inline constexpr CounterInfo kCounters[] = {
     // measure/run_cost.hpp). Report-only: they describe the measurement, not the kernel.
     {"stop_reason", "reason", Better::kNeither, Gating::kReportOnly, 0, 0,
      "why the repetition's timed samples ended, a code of kStopReasons: 1 precision, 2 "
-     "max_seconds, 3 minimum, 4 min_time, 5 iterations"},
+     "max_seconds, 3 minimum, 4 min_time, 5 iterations, 6 repetition"},
     {"precision_pct", "%", Better::kLower, Gating::kReportOnly, 0, 0,
      "the half-width of the 95% confidence interval of the repetition's mean GPU time, % of it, "
      "from its samples' own times (cache=flush, timer=events; absent otherwise)"},

@@ -32,6 +32,7 @@ void ProcessState::ResetForTesting() {
   profile_log.Close();
   timed_cpu = TimedCpuReadings();
   cost = RunCost();
+  sample_counts.clear();
   context_lost_reason.clear();
   active_loop = nullptr;
   thermal_reference_c = -1;

@@ -5,6 +5,7 @@
 // CUPTI calls without a user pointer.)
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -34,6 +35,9 @@ struct ProcessState {
   TimedCpuReadings timed_cpu;
   /// What the run and each row cost in wall time.
   RunCost cost;
+  /// gpubench's rule: the sample count of each instance's first repetition, which its later
+  /// repetitions take too (GB's statistics check that every repetition has the same count).
+  std::map<std::string, int64_t> sample_counts;
 
   /// After a sticky CUDA error nothing more can run on the GPU in this process.
   void MarkContextLost(const std::string& reason) {

@@ -25,6 +25,8 @@ enum class StopReason {
   kMinimum = 3,     ///< cache=keep: one timed region has no spread, so the minimums end it
   kMinTime = 4,     ///< GB's rule: its min_time of GPU time (--benchmark_min_time, ->MinTime())
   kIterations = 5,  ///< an explicit count (->Iterations(), --benchmark_min_time=<n>x)
+  kRepetition = 6,  ///< the count of the instance's first repetition, which GB's statistics
+                    ///< need every repetition to repeat (the first says why it stopped)
 };
 
 /// Mean and variance of the samples so far (Welford's update: one pass, no stored samples).

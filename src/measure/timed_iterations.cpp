@@ -29,6 +29,10 @@ Result<bool> TimedIterations::Begin(CallResult* call) {
   if (settings.stopping == Stopping::kPrecision && GetCurrentInstance().gpubench_stops &&
       state_.max_iterations == kGpubenchIterations) {
     rule_.emplace(settings);
+    if (const auto found = process_.sample_counts.find(call->instance);
+        found != process_.sample_counts.end()) {
+      repeat_count_ = found->second;
+    }
   }
   thermal_.emplace(process_.harness.thermal());
   thermal_->Start();
@@ -47,6 +51,10 @@ static bool PerSampleTimes(const Settings& settings) {
 }
 
 std::optional<StopReason> TimedIterations::Decide(const CallResult& call) const {
+  if (repeat_count_ > 0) {
+    return bodies_ >= repeat_count_ ? std::optional<StopReason>(StopReason::kRepetition)
+                                    : std::nullopt;
+  }
   return rule_->Decide(call.samples, bodies_, SecondsSince(call.loop_start),
                        SecondsSince(timed_start_), PerSampleTimes(process_.harness.settings()));
 }
@@ -109,6 +117,8 @@ Status TimedIterations::End(CallResult* call) {
   }
   if (stop_) {
     call->stop_reason = stop_;
+    // The instance's later repetitions take the same count (GB's statistics need it).
+    if (repeat_count_ == 0) process_.sample_counts[call->instance] = bodies_;
   } else {
     const CurrentInstance& current = GetCurrentInstance();
     const bool counted = current.own_iterations || (!rule_ && !process_.policy.trials()
