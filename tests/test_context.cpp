@@ -159,7 +159,7 @@ TEST(Fingerprint, IsStableAndHexadecimal) {
 // (gpubench-compare exit 3): do it only together with a gpubench_method_version bump, when the
 // numbers' meaning really changed (docs/user_guide.md, Context block).
 TEST(Fingerprint, DefaultSettingsValueIsPinned) {
-  EXPECT_EQ(SettingsFingerprint(Defaults()), "1cfc85484d1e75eb");
+  EXPECT_EQ(SettingsFingerprint(Defaults()), "ebd67e09c7d787ee");
 }
 
 // FNV-1a 64 written out here, over the documented "key=value\n" lines in sorted key order.
@@ -174,7 +174,7 @@ TEST(Fingerprint, RecomputedIndependentlyFromTheDocumentedRule) {
       "sm__cycles_elapsed.avg.per_second\n",
       "gpubench_profile_process=child\n",
       "gpubench_profiling=on\n",
-      "gpubench_stopping_rule=precision:0.2%,min_samples=10,min_seconds=0.01,max_seconds=0.5\n",
+      "gpubench_stopping_rule=precision:0.1%,min_samples=10,min_seconds=0.01,max_seconds=0.5\n",
       "gpubench_timer=events\n",
   };
   unsigned long long hash = 14695981039346656037ull;

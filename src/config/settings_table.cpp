@@ -344,13 +344,13 @@ const std::vector<SettingRow> kSettingRows = {
      [](const Settings& settings) -> KeyValues {
        return {{"gpubench_stopping_rule", StoppingRuleText(settings)}};
      }},
-    {"precision", "PERCENT", "0.2",
+    {"precision", "PERCENT", "0.1",
      "stopping=precision: the target half-width of the 95% confidence interval of a "
      "repetition's mean GPU time, in percent of it",
      true, false,
      [](std::string_view text, CommandLine* line) {
        if (!text.empty() && text.back() == '%') text.remove_suffix(1);
-       return ParseNumber(text, 0, false, 100, "percent of the mean GPU time, e.g. 0.2",
+       return ParseNumber(text, 0, false, 100, "percent of the mean GPU time, e.g. 0.1",
                           &line->settings.precision_percent);
      },
      [](const CommandLine& line) { return PrintNumber(line.settings.precision_percent); },
