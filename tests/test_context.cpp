@@ -159,7 +159,7 @@ TEST(Fingerprint, IsStableAndHexadecimal) {
 // (gpubench-compare exit 3): do it only together with a gpubench_method_version bump, when the
 // numbers' meaning really changed (docs/user_guide.md, Context block).
 TEST(Fingerprint, DefaultSettingsValueIsPinned) {
-  EXPECT_EQ(SettingsFingerprint(Defaults()), "ebd67e09c7d787ee");
+  EXPECT_EQ(SettingsFingerprint(Defaults()), "64d283589ed33714");
 }
 
 // FNV-1a 64 written out here, over the documented "key=value\n" lines in sorted key order.
@@ -174,7 +174,7 @@ TEST(Fingerprint, RecomputedIndependentlyFromTheDocumentedRule) {
       "sm__cycles_elapsed.avg.per_second\n",
       "gpubench_profile_process=child\n",
       "gpubench_profiling=on\n",
-      "gpubench_stopping_rule=precision:0.1%,min_samples=10,min_seconds=0.01,max_seconds=0.5\n",
+      "gpubench_stopping_rule=precision:0.1%,min_samples=10,min_seconds=0.1,max_seconds=0.5\n",
       "gpubench_timer=events\n",
   };
   unsigned long long hash = 14695981039346656037ull;
@@ -210,7 +210,7 @@ TEST(Fingerprint, ChangesWithEverySettingThatChangesMeaning) {
   gb_rule.stopping = Stopping::kGb;
   precision.precision_percent = 0.5;
   min_samples.min_samples = 20;
-  min_seconds.min_seconds = 0.1;
+  min_seconds.min_seconds = 0.2;
   max_seconds.max_seconds = 2;
   for (const Settings* changed : {&timer, &cache, &metrics, &off, &group, &same_process, &gb_rule,
                                   &precision, &min_samples, &min_seconds, &max_seconds}) {

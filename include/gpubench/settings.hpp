@@ -92,7 +92,7 @@ struct Settings {
   double precision_percent = 0.1;
   /// stopping=precision: the fewest timed samples and wall seconds of them per repetition.
   int min_samples = 10;
-  double min_seconds = 0.01;
+  double min_seconds = 0.1;
   /// stopping=precision: the most wall seconds a repetition spends (its warm-up included); it
   /// ends the repetition before the precision target when it comes first (two samples at least).
   double max_seconds = 0.5;

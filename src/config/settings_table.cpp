@@ -361,7 +361,7 @@ const std::vector<SettingRow> kSettingRows = {
        return ParseInt(text, 2, 1000000000, &line->settings.min_samples);
      },
      [](const CommandLine& line) { return std::to_string(line.settings.min_samples); }, nullptr},
-    {"min_seconds", "SECONDS", "0.01",
+    {"min_seconds", "SECONDS", "0.1",
      "stopping=precision: the fewest wall seconds of timed samples per repetition", true, false,
      [](std::string_view text, CommandLine* line) {
        return ParseNumber(text, 0, true, 3600, "seconds", &line->settings.min_seconds);
