@@ -405,14 +405,16 @@ TEST_F(LoopTest, TheWallBudgetEndsARepetitionBeforeThePrecisionTarget) {
   auto runs = Run("^LoopTest_StopsSlow/");  // 2 ms of host time per body
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_DOUBLE_EQ(runs[0].counters.at("stop_reason").value, 2);  // max_seconds
-  // Warm-up, hold check and samples of 2 ms each within 50 ms: about 23 samples.
-  EXPECT_GE(runs[0].iterations, 15);
+  // Warm-up, hold check and samples of 2 ms each within 50 ms: at most 23 samples (fewer on a
+  // loaded machine, where a 2 ms sleep takes longer); the precision target would need ~150000.
+  EXPECT_GE(runs[0].iterations, 5);
   EXPECT_LE(runs[0].iterations, 24);
   EXPECT_GT(runs[0].counters.at("precision_pct").value, 0.1);
-  // The call's warm-up and samples stayed within the budget (the next sample would not have).
+  // The call's warm-up and samples stayed within the budget (the next sample would not have,
+  // judged by the samples' mean; a slow last one may overshoot by a little).
   const double spent =
       runs[0].counters.at("wall_warmup").value + runs[0].counters.at("wall_timed").value;
-  EXPECT_LE(spent, 0.05);
+  EXPECT_LE(spent, 0.05 + 0.01);
   EXPECT_GE(runs[0].counters.at("wall_time").value, spent);
 }
 

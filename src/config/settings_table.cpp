@@ -98,6 +98,9 @@ std::string PrintNumber(double value) {
   return buffer;
 }
 
+// The settings of the rule are fingerprinted with it, in gpubench_stopping_rule.
+KeyValues InStoppingRule(const Settings&) { return {}; }
+
 // What gpubench_stopping_rule fingerprints: the rule and, for gpubench's, its settings.
 std::string StoppingRuleText(const Settings& settings) {
   if (settings.stopping == Stopping::kGb) return "gb";
@@ -354,19 +357,19 @@ const std::vector<SettingRow> kSettingRows = {
                           &line->settings.precision_percent);
      },
      [](const CommandLine& line) { return PrintNumber(line.settings.precision_percent); },
-     nullptr},
+     InStoppingRule},
     {"min_samples", "N>=2", "10", "stopping=precision: the fewest timed samples per repetition",
      true, false,
      [](std::string_view text, CommandLine* line) {
        return ParseInt(text, 2, 1000000000, &line->settings.min_samples);
      },
-     [](const CommandLine& line) { return std::to_string(line.settings.min_samples); }, nullptr},
+     [](const CommandLine& line) { return std::to_string(line.settings.min_samples); }, InStoppingRule},
     {"min_seconds", "SECONDS", "0.1",
      "stopping=precision: the fewest wall seconds of timed samples per repetition", true, false,
      [](std::string_view text, CommandLine* line) {
        return ParseNumber(text, 0, true, 3600, "seconds", &line->settings.min_seconds);
      },
-     [](const CommandLine& line) { return PrintNumber(line.settings.min_seconds); }, nullptr},
+     [](const CommandLine& line) { return PrintNumber(line.settings.min_seconds); }, InStoppingRule},
     {"max_seconds", "SECONDS", "0.5",
      "stopping=precision: the most wall seconds a repetition spends, its warm-up included; it "
      "wins over the precision target and the minimums (but a repetition takes two samples)",
@@ -374,7 +377,7 @@ const std::vector<SettingRow> kSettingRows = {
      [](std::string_view text, CommandLine* line) {
        return ParseNumber(text, 0, false, 3600, "seconds", &line->settings.max_seconds);
      },
-     [](const CommandLine& line) { return PrintNumber(line.settings.max_seconds); }, nullptr},
+     [](const CommandLine& line) { return PrintNumber(line.settings.max_seconds); }, InStoppingRule},
     {"profile_out", "FILE", "", "append per-range metric values of every profiled run (JSON lines)",
      false, false,
      [](std::string_view text, CommandLine* line) {
