@@ -941,6 +941,35 @@ TEST(RealH200Report, TheSynchronisingExampleAtTheIssueSizesKeepsItsVerdicts) {
   EXPECT_THAT(html, Not(HasSubstr("BM_KernelWithoutRestore/39845888/manual_time (medians")));
 }
 
+// Real H200 runs of the gate suite at method version 4's defaults (history_gate_v4/): the
+// report's cost card sums the rows' wall counters, computed here from the JSON on its own.
+TEST(RealH200Report, TheCostCardSplitsTheRowsWallTime) {
+  const std::string path = Data("h200/history_gate_v4/run_01.json");
+  // GB writes the cv of a counter that is 0 in every repetition as NaN, which JSON lacks.
+  const nlohmann::json run = nlohmann::json::parse(
+      std::regex_replace(ReadFile(path), std::regex(": -?(NaN|nan|inf)"), ": null"));
+  double wall = 0, timed = 0, samples = 0;
+  for (const auto& row : run.at("benchmarks")) {
+    if (row.value("run_type", "") != "iteration") continue;
+    wall += row.at("wall_time").get<double>();
+    timed += row.at("wall_timed").get<double>();
+    samples += row.at("samples").get<double>();
+  }
+  char total[96], share[64];
+  std::snprintf(total, sizeof total, "%.2f s over 6 benchmark(s), %.0f timed samples", wall,
+                samples);
+  std::snprintf(share, sizeof share, "%.2f s (%.0f%%)", timed, 100 * timed / wall);
+  const std::string html = ReportHtml(CopyOfData("h200/history_gate_v4/run_01.json"));
+  EXPECT_THAT(html, HasSubstr("What the run cost"));
+  EXPECT_THAT(html, HasSubstr("precision:0.1%,min_samples=10,min_seconds=0.1,max_seconds=0.5"));
+  EXPECT_THAT(html, HasSubstr(total));
+  EXPECT_THAT(html, HasSubstr(std::string("timed samples</th><td>") + share));
+  EXPECT_THAT(html, HasSubstr("costliest</th><td>Gate_Tiny/manual_time"));
+  // A run from before method version 4 has no wall counters, and the card says so.
+  EXPECT_THAT(ReportHtml(CopyOfData("h200/history_gate_v3/run_01.json")),
+              HasSubstr("not recorded: the rows have no wall_time"));
+}
+
 // A real H200 run with GB 1.9.1 of bench/paused_timing.cu (tests/compare/data/h200/README.md,
 // paused/): the benchmark that pauses GB's timer is marked on every row and the report warns
 // about it; the same work unpaused, and the synchronising example with the same GB, are not.

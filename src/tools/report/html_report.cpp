@@ -349,6 +349,67 @@ std::vector<Warning> CollectWarnings(const ReportInputs& inputs) {
   return warnings;
 }
 
+// What the run's rows cost in wall time (their wall_* counters, gpubench >= method version 4):
+// the total and its split, the costliest benchmarks, and the stopping rule.
+std::string CostCard(const BenchmarkFile& run) {
+  struct Cost {
+    std::string name;
+    double wall = 0;
+  };
+  double total = 0, warmup = 0, timed = 0, profiling = 0, samples = 0;
+  std::vector<Cost> costs;
+  auto sum = [](const BenchmarkRecord& record, std::string_view metric) {
+    double value = 0;
+    if (const MetricSeries* series = record.FindMetric(metric)) {
+      for (double v : series->values) value += std::isfinite(v) ? v : 0;
+    }
+    return value;
+  };
+  for (const BenchmarkRecord& record : run.benchmarks) {
+    if (record.aggregates_only || record.FindMetric("wall_time") == nullptr) continue;
+    const double wall = sum(record, "wall_time");
+    total += wall;
+    warmup += sum(record, "wall_warmup");
+    timed += sum(record, "wall_timed");
+    profiling += sum(record, "wall_profiling");
+    samples += sum(record, "samples");
+    costs.push_back({record.name, wall});
+  }
+  std::vector<Row> rows;
+  const std::string* rule = run.ContextValue("gpubench_stopping_rule");
+  rows.push_back({"stopping rule", rule != nullptr ? *rule : std::string("GB's (not recorded)")});
+  if (const std::string* note = run.ContextValue("gpubench_stopping_note")) {
+    rows.push_back({"why", *note});
+  }
+  if (costs.empty()) {
+    rows.push_back({"wall time", "not recorded: the rows have no wall_time (gpubench before "
+                                 "method version 4, or no benchmark finished)"});
+  } else {
+    auto seconds = [](double value) { return Printf("%.2f s", value); };
+    auto share = [&](double part) {
+      return seconds(part) + " (" + Printf("%.0f%%", total > 0 ? 100 * part / total : 0) +
+             ")";
+    };
+    rows.push_back({"rows' wall time", seconds(total) + " over " + std::to_string(costs.size()) +
+                                           " benchmark(s), " +
+                                           Printf("%.0f", samples) + " timed samples"});
+    rows.push_back({"profiling", share(profiling)});
+    rows.push_back({"warm-up", share(warmup)});
+    rows.push_back({"timed samples", share(timed)});
+    rows.push_back({"set-up and GB's trial calls",
+                    share(std::max(0.0, total - profiling - warmup - timed))});
+    std::sort(costs.begin(), costs.end(),
+              [](const Cost& a, const Cost& b) { return a.wall > b.wall; });
+    std::string top;
+    for (std::size_t i = 0; i < costs.size() && i < 5; ++i) {
+      top += (top.empty() ? "" : ", ") + costs[i].name + " " + seconds(costs[i].wall);
+    }
+    rows.push_back({"costliest", top});
+  }
+  return "<div class=\"card\" id=\"cost\"><h2>What the run cost</h2>" + DefinitionTable(rows) +
+         "</div>";
+}
+
 std::string Header(const ReportInputs& inputs) {
   const BenchmarkFile& run = *inputs.run;
   std::string html;
@@ -406,7 +467,7 @@ std::string Header(const ReportInputs& inputs) {
   }
   html += "<section class=\"cards\"><div class=\"card\"><h2>Device</h2>" + DefinitionTable(device) +
           "</div><div class=\"card\"><h2>gpubench settings</h2>" + DefinitionTable(settings) +
-          "</div></section>\n";
+          "</div>" + CostCard(run) + "</section>\n";
 
   const std::vector<Warning> warnings = CollectWarnings(inputs);
   html += "<section id=\"warnings\"><h2>Warnings</h2>";
