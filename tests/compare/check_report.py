@@ -134,7 +134,12 @@ def main():
     rows = re.findall(r'<tr><td class="name">([^<]*)</td>', dom)
     check(sorted(html.unescape(r) for r in rows) == sorted(names),
           "examples: summary rows %s" % rows)
-    check(len(re.findall(r">same</td>", dom)) == len(names), "examples: not every verdict 'same'")
+    # Identical reruns: every verdict 'same', but for the short kernels whose 500 ns floor is
+    # too wide a threshold to mean anything (one baseline): those are 'undecided'.
+    same, undecided = len(re.findall(r">same</td>", dom)), len(re.findall(r">undecided</td>", dom))
+    check(same + undecided == len(names) and undecided >= 1,
+          "examples: verdicts not 'same' or 'undecided' (%d same, %d undecided)" % (same, undecided))
+    check("geometric mean of real_time" in page, "examples: no suite summary")
     # The summary table is hidden only while the page is parsed with scripting on (a reader
     # without JavaScript sees it); the script shows it when it starts.
     check(re.search(r"@media \(scripting: enabled\) \{ \.table-wrap:not\(\.shown\) \{ display: none; \} \}",

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/compare/report_format.hpp"
+#include "tools/gate/suite_summary.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/load/cut_off.hpp"
 
@@ -173,7 +174,22 @@ inline std::string FormatJsonWithDom(const ComparisonReport& report) {
                      {"failed_in_both", s.failed_in_both},
                      {"throttled", s.throttled},
                      {"gpu_shared", s.shared},
-                     {"failing", s.failing}};
+                     {"failing", s.failing},
+                     {"undecided", s.undecided}};
+  const Testing& t = report.testing;
+  json["testing"] = {{"gated_tests", t.gated_tests},
+                     {"history_tests", t.history_tests},
+                     {"family_alpha", t.family_alpha},
+                     {"per_test_alpha", t.per_test_alpha},
+                     {"text", TestingLine(report)}};
+  OrderedJson suite = {{"benchmarks", report.suite.benchmarks},
+                       {"metric", "real_time"},
+                       {"geometric_mean_ratio", report.suite.geometric_mean}};
+  if (report.suite.low && report.suite.high) {
+    suite["interval_95_low"] = *report.suite.low;
+    suite["interval_95_high"] = *report.suite.high;
+  }
+  json["suite"] = suite;
   json["benchmarks"] = BenchmarksJson(report);
   // Replace invalid UTF-8 in names rather than throwing while writing.
   return json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";

@@ -21,14 +21,16 @@ TEST(MetricPolicy, VocabularyDefaults) {
     MetricPolicy policy = ResolveMetricPolicy(bytes, none);
     EXPECT_EQ(policy.direction, Direction::kLowerIsBetter) << bytes;
     EXPECT_EQ(policy.threshold_percent, 1.0) << bytes;
-    EXPECT_EQ(policy.floor, 65536.0) << bytes;
+    EXPECT_EQ(policy.floor, 2097152.0) << bytes;  // 2 MiB: the counters' own granularity
     EXPECT_EQ(policy.unit, "bytes") << bytes;
     EXPECT_FALSE(policy.statistical) << bytes;
   }
+  // A ratio of counters judged already (bytes_moved, and the time through real_time): reported.
   MetricPolicy bandwidth = ResolveMetricPolicy("dram_bandwidth", none);
   EXPECT_EQ(bandwidth.direction, Direction::kHigherIsBetter);
-  EXPECT_EQ(bandwidth.threshold_percent, 5.0);
-  EXPECT_EQ(bandwidth.gating, Gating::kRate);
+  EXPECT_FALSE(bandwidth.threshold_percent.has_value());
+  EXPECT_EQ(bandwidth.gating, Gating::kReportOnly);
+  EXPECT_FALSE(bandwidth.statistical);  // measured once per run: nothing to test
 
   for (const char* report_only :
        {"sm_clock_mhz", "sm_clock_throttled", "profile_passes", "bytes_per_second",

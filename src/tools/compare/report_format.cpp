@@ -1,5 +1,7 @@
 #include "tools/compare/report_format.hpp"
 
+#include "tools/gate/suite_summary.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -117,6 +119,8 @@ Tone MetricTone(const MetricComparison& metric) {
       return Tone::kGood;
     case Verdict::kUnconfirmed:
       return metric.worse ? Tone::kWarn : Tone::kInfo;
+    case Verdict::kUndecided:
+      return Tone::kWarn;
     default:
       return Tone::kPlain;
   }
@@ -250,6 +254,7 @@ std::string SummaryLine(const ComparisonReport& report) {
   if (s.unconfirmed_improvements) {
     line += ", " + std::to_string(s.unconfirmed_improvements) + " unconfirmed improvement(s)";
   }
+  if (s.undecided) line += ", " + std::to_string(s.undecided) + " undecided";
   if (s.report_only) line += ", " + std::to_string(s.report_only) + " report-only";
   line += "; " + std::to_string(s.missing) + " missing, " + std::to_string(s.added) + " new, " +
           std::to_string(s.failed_in_contender) + " failed in contender";
@@ -587,6 +592,30 @@ void WriteSummary(JsonWriter& json, const Summary& s) {
   json.Member("throttled", s.throttled);
   json.Member("gpu_shared", s.shared);
   json.Member("failing", s.failing);
+  json.Member("undecided", s.undecided);
+  json.EndObject();
+}
+
+void WriteTesting(JsonWriter& json, const ComparisonReport& report) {
+  const Testing& t = report.testing;
+  json.BeginObject();
+  json.Member("gated_tests", t.gated_tests);
+  json.Member("history_tests", t.history_tests);
+  json.Member("family_alpha", t.family_alpha);
+  json.Member("per_test_alpha", t.per_test_alpha);
+  json.Member("text", TestingLine(report));
+  json.EndObject();
+}
+
+void WriteSuite(JsonWriter& json, const SuiteRatio& suite) {
+  json.BeginObject();
+  json.Member("benchmarks", suite.benchmarks);
+  json.Member("metric", "real_time");
+  json.Member("geometric_mean_ratio", suite.geometric_mean);
+  if (suite.low && suite.high) {
+    json.Member("interval_95_low", *suite.low);
+    json.Member("interval_95_high", *suite.high);
+  }
   json.EndObject();
 }
 
@@ -723,6 +752,8 @@ void StreamJson(const ComparisonReport& report, const JsonSink& sink) {
                           [](const ValueDifference& difference) { return difference.prominent; }));
   json.Member("warnings", report.warnings);
   WriteSummary(json.Key("summary"), report.summary);
+  WriteTesting(json.Key("testing"), report);
+  WriteSuite(json.Key("suite"), report.suite);
   WriteBenchmarks(json.Key("benchmarks"), report.benchmarks, sink);
   json.EndObject();
   sink(json.text());
@@ -743,7 +774,8 @@ std::string FormatConsole(const ComparisonReport& report, bool color) {
   }
   if (!report.refused_for_settings) {
     AppendConsoleTable(report, color, out);
-    out += "\n" + SummaryLine(report) + "\n";
+    out += "\n" + SummaryLine(report) + "\n" + TestingLine(report) + "\n";
+    if (const std::string suite = SuiteLine(report); !suite.empty()) out += suite + "\n";
   }
   const Tone gate_tone = report.exit_code == kExitOk ? Tone::kGood : Tone::kBad;
   AppendColored(out, GateLine(report), gate_tone, color);
@@ -781,6 +813,10 @@ std::string FormatMarkdown(const ComparisonReport& report) {
     return out;
   }
   out += "**Summary:** " + MarkdownCell(SummaryLine(report)) + "\n\n";
+  out += "**Tests:** " + MarkdownCell(TestingLine(report)) + "\n\n";
+  if (const std::string suite = SuiteLine(report); !suite.empty()) {
+    out += "**Suite:** " + MarkdownCell(suite) + "\n\n";
+  }
   const bool with_clock = AnyThrottled(report);
   TableRows notable;
   for (const BenchmarkComparison& benchmark : report.benchmarks) {

@@ -115,11 +115,13 @@ double Badness(Direction direction, double change_percent) {
 int Severity(const MetricComparison& metric) {
   switch (metric.verdict) {
     case Verdict::kRegression:
-      return 5;
+      return 6;
     case Verdict::kUnconfirmed:
-      return metric.worse ? 4 : 2;
+      return metric.worse ? 5 : 3;
     case Verdict::kImprovement:
-      return 3;
+      return 4;
+    case Verdict::kUndecided:
+      return 2;
     case Verdict::kSame:
       return 1;
     case Verdict::kReportOnly:
@@ -144,9 +146,13 @@ double SampleSd(const std::vector<double>& values, double mean) {
 
 class MetricJudge {
  public:
+  /// `history_alpha`: the one-sided level of each history test (PerTestAlpha).
   MetricJudge(const BenchmarkFile& baseline, const BenchmarkFile& contender,
-              const CompareOptions& options)
-      : baseline_(baseline), contender_(contender), options_(options) {
+              const CompareOptions& options, double history_alpha)
+      : baseline_(baseline),
+        contender_(contender),
+        options_(options),
+        history_alpha_(history_alpha) {
     // Units and directions the files declare for counters the vocabulary does not know.
     for (const BenchmarkFile* file : {&contender, &baseline}) {
       if (const std::string* units = file->ContextValue(kCounterUnitsKey)) {
@@ -277,6 +283,13 @@ class MetricJudge {
         std::fabs(badness) > threshold &&
         std::fabs(result.contender_median - result.baseline_median) > result.applied_floor;
     result.worse = beyond && badness > 0;
+    if (!beyond && result.is_time && threshold > kGateUndecidedPercent) {
+      result.verdict = Verdict::kUndecided;
+      result.notes.push_back("undecided: a threshold of " + FormatPercent(threshold) +
+                             " cannot tell this benchmark's changes from its noise; " +
+                             UndecidedAdvice(result));
+      return;
+    }
     if (!beyond) {
       result.verdict = Verdict::kSame;
       if (result.p_value && *result.p_value < options_.alpha && badness != 0 &&
@@ -307,6 +320,22 @@ class MetricJudge {
     result.fails_gate = result.verdict == Verdict::kRegression ||
                         (result.verdict == Verdict::kUnconfirmed && result.worse &&
                          options_.unconfirmed == UnconfirmedPolicy::kFail);
+  }
+
+  // What would decide a time whose threshold is above kGateUndecidedPercent.
+  std::string UndecidedAdvice(const MetricComparison& result) const {
+    if (result.history_runs > 0) {
+      return HistoryAdvice(result.between_run_sd_percent, result.history_runs, history_alpha_);
+    }
+    if (result.threshold_source.rfind("floor", 0) == 0) {
+      return "the time floor (" + FormatFloor(result.applied_floor, result.policy.unit) +
+             ") is that share of it, whatever the repetitions; a history of " +
+             std::to_string(kGateHistoryMinRuns) +
+             " or more runs (8 recommended) sets its threshold from the spread between runs";
+    }
+    return "its repetitions vary by " + FormatPercent(result.noise_percent) +
+           " (cv): more samples per repetition (--gpubench_precision) or a history of " +
+           std::to_string(kGateHistoryMinRuns) + " or more runs would narrow it";
   }
 
   // A change beyond the threshold of a noisy metric: the Mann-Whitney test confirms it.
@@ -366,8 +395,8 @@ class MetricJudge {
   // sample whose mean and sd are both estimated, so few runs widen it). At least
   // kGateHistoryMinimumPercent; byte counters keep their absolute floor (counter granularity of
   // small kernels), times drop theirs (it stood for the between-run movement measured here).
-  static void ApplyHistoryThreshold(MetricComparison& result, const std::vector<double>& medians,
-                                    std::optional<double> traffic) {
+  void ApplyHistoryThreshold(MetricComparison& result, const std::vector<double>& medians,
+                             std::optional<double> traffic) const {
     SetNoise(result);
     const std::size_t n = medians.size();
     const double mean = Mean(medians);
@@ -379,7 +408,7 @@ class MetricJudge {
                                                : std::numeric_limits<double>::infinity();
     const int degrees = static_cast<int>(n) - 1;
     const double spread = std::sqrt(1 + 1.0 / static_cast<double>(n));
-    const double factor = StudentTQuantileUpper(kGateHistoryAlpha, degrees) * spread;
+    const double factor = HistoryFactor(history_alpha_, n);
     double percent = factor * result.between_run_sd_percent;
     std::string source = Printf("%.2f", factor) + " x sd";
     if (!(percent >= kGateHistoryMinimumPercent)) {
@@ -407,7 +436,7 @@ class MetricJudge {
                          double& percent, std::string& source) {
     const MetricPolicy& policy = result.policy;
     std::string floor_text = floor > 0 ? "floor " + FormatFloor(floor, policy.unit) : "";
-    if (policy.gating == Gating::kBytes && traffic) {
+    if (policy.gating == Gating::kBytes && traffic && policy.unit == "bytes") {
       const double share = kGateTrafficFractionPercent / 100 * *traffic;
       if (share > floor) {
         floor = share;
@@ -451,6 +480,17 @@ class MetricJudge {
   const BenchmarkFile& baseline_;
   const BenchmarkFile& contender_;
   const CompareOptions& options_;
+  double history_alpha_;
+
+ public:
+  /// Whether `metric` of a benchmark with `history` would be judged by a history's bound.
+  bool HistoryTest(const std::string& metric, const BenchmarkHistory* history) const {
+    const MetricPolicy& policy = Policy(metric);
+    if (!history || !policy.threshold_percent || policy.threshold_from_user) return false;
+    auto it = history->run_medians.find(metric);
+    return it != history->run_medians.end() &&
+           it->second.size() >= static_cast<std::size_t>(kGateHistoryMinRuns);
+  }
 };
 
 // Verdicts that a change decides (regression, improvement, unconfirmed) become "same" with a
@@ -552,6 +592,9 @@ void Count(const BenchmarkComparison& benchmark, Summary& summary) {
         case Verdict::kUnconfirmed:
           ++(benchmark.worse ? summary.unconfirmed_regressions : summary.unconfirmed_improvements);
           break;
+        case Verdict::kUndecided:
+          ++summary.undecided;
+          break;
         case Verdict::kReportOnly:
           ++summary.report_only;
           break;
@@ -636,9 +679,10 @@ Status CompareBenchmark(const BenchmarkRecord& base, const BenchmarkFile& conten
 
 // Baseline benchmarks [begin, end) into out[begin, end); stops at the first that fails.
 Status CompareRange(const BenchmarkFile& baseline, const BenchmarkFile& contender,
-                    const CompareOptions& options, const HistoryIndex* history, std::size_t begin,
-                    std::size_t end, std::vector<BenchmarkComparison>& out) {
-  const MetricJudge judge(baseline, contender, options);  // one per thread: it caches
+                    const CompareOptions& options, const HistoryIndex* history,
+                    double history_alpha, std::size_t begin, std::size_t end,
+                    std::vector<BenchmarkComparison>& out) {
+  const MetricJudge judge(baseline, contender, options, history_alpha);  // one per thread
   for (std::size_t i = begin; i < end; ++i) {
     GPUBENCH_RETURN_IF_ERROR(
         CompareBenchmark(baseline.benchmarks[i], contender, options, judge, history, out[i]));
@@ -651,13 +695,13 @@ Status CompareRange(const BenchmarkFile& baseline, const BenchmarkFile& contende
 // threads.
 Status CompareBaselineBenchmarks(const BenchmarkFile& baseline, const BenchmarkFile& contender,
                                  const CompareOptions& options, const HistoryIndex* history,
-                                 ComparisonReport& report) {
+                                 double history_alpha, ComparisonReport& report) {
   report.benchmarks.reserve(baseline.benchmarks.size() + 16);
   report.benchmarks.resize(baseline.benchmarks.size());
   Status halves[2];
   OnTwoHalves(baseline.benchmarks.size(), [&](int half, std::size_t begin, std::size_t end) {
-    halves[half] =
-        CompareRange(baseline, contender, options, history, begin, end, report.benchmarks);
+    halves[half] = CompareRange(baseline, contender, options, history, history_alpha, begin, end,
+                                report.benchmarks);
   });
   GPUBENCH_RETURN_IF_ERROR(halves[0]);
   return halves[1];
@@ -775,6 +819,42 @@ std::vector<ValueDifference> DeviceDifferences(const BenchmarkFile& baseline,
 
 namespace {
 
+// The metrics that a history's bound will judge: those of benchmarks in both files, neither
+// failed, that are gated and have kGateHistoryMinRuns runs or more.
+std::size_t CountHistoryTests(const BenchmarkFile& baseline, const BenchmarkFile& contender,
+                              const CompareOptions& options, const HistoryIndex* history) {
+  if (history == nullptr) return 0;
+  const MetricJudge judge(baseline, contender, options, options.family_alpha);
+  std::size_t tests = 0;
+  for (const BenchmarkRecord& base : baseline.benchmarks) {
+    const BenchmarkRecord* cont = contender.Find(base.name);
+    const auto found = history->find(base.name);
+    if (cont == nullptr || base.failed || cont->failed || found == history->end()) continue;
+    for (const MetricSeries& series : base.metrics) {
+      if (cont->FindMetric(series.name) != nullptr && judge.HistoryTest(series.name, &found->second)) {
+        ++tests;
+      }
+    }
+  }
+  return tests;
+}
+
+// The tests made, and the suite's geometric mean of time ratios over the benchmarks judged.
+void SummariseSuite(ComparisonReport& report) {
+  std::vector<double> ratios;
+  for (const BenchmarkComparison& benchmark : report.benchmarks) {
+    if (benchmark.status != BenchmarkStatus::kCompared) continue;
+    for (const MetricComparison& metric : benchmark.metrics) {
+      if (metric.applied_threshold_percent) ++report.testing.gated_tests;
+      if (metric.name == kRealTime && !benchmark.shared_baseline && !benchmark.shared_contender &&
+          metric.baseline_median > 0) {
+        ratios.push_back(metric.contender_median / metric.baseline_median);
+      }
+    }
+  }
+  report.suite = GeometricMeanRatio(ratios);
+}
+
 // Everything after the settings check: the benchmarks of `baseline` (one file, or the pooled
 // runs of a history) against the contender's, the new ones, the summary and the exit code.
 Status CompareBenchmarks(const BenchmarkFile& baseline, const BenchmarkFile& contender,
@@ -783,14 +863,20 @@ Status CompareBenchmarks(const BenchmarkFile& baseline, const BenchmarkFile& con
   if (baseline.benchmarks.empty()) {
     report.warnings.push_back(baseline.path + " has no benchmarks; nothing is gated");
   }
-  GPUBENCH_RETURN_IF_ERROR(
-      CompareBaselineBenchmarks(baseline, contender, options, history, report));
+  // The history's tests share the family-wise level: count them first.
+  report.testing.family_alpha = options.family_alpha;
+  report.testing.history_tests = CountHistoryTests(baseline, contender, options, history);
+  report.testing.per_test_alpha =
+      PerTestAlpha(options.family_alpha, report.testing.history_tests);
+  GPUBENCH_RETURN_IF_ERROR(CompareBaselineBenchmarks(baseline, contender, options, history,
+                                                     report.testing.per_test_alpha, report));
   for (const BenchmarkRecord& cont : contender.benchmarks) {
     if (!baseline.Find(cont.name)) {
       report.benchmarks.push_back(CompareNewBenchmark(cont, baseline));
     }
   }
   for (const BenchmarkComparison& benchmark : report.benchmarks) Count(benchmark, report.summary);
+  SummariseSuite(report);
   // A cut-off contender never passes: the benchmarks after its cut were never measured, and a
   // run killed by a timeout must not look like a run without regressions.
   const bool failing = report.summary.failing > 0 || !contender.cut_off.empty();
@@ -885,6 +971,8 @@ const char* VerdictName(Verdict verdict) {
       return "same";
     case Verdict::kUnconfirmed:
       return "unconfirmed";
+    case Verdict::kUndecided:
+      return "undecided";
     case Verdict::kReportOnly:
       break;
   }

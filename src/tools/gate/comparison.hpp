@@ -10,6 +10,7 @@
 #include "tools/base/mann_whitney.hpp"
 #include "tools/gate/history.hpp"
 #include "tools/gate/metric_policy.hpp"
+#include "tools/gate/suite_statistics.hpp"
 #include "tools/load/model.hpp"
 
 namespace gpubench::compare {
@@ -26,13 +27,17 @@ enum class UnconfirmedPolicy { kFail, kWarn };
 
 struct CompareOptions {
   double alpha = 0.05;
+  /// With a history: the chance that identical reruns fail anywhere (kGateFamilyAlpha).
+  double family_alpha = kGateFamilyAlpha;
   PolicyOverrides overrides;
   UnconfirmedPolicy unconfirmed = UnconfirmedPolicy::kFail;
   bool allow_settings_mismatch = false;
   bool fail_on_missing = false;
 };
 
-enum class Verdict { kRegression, kImprovement, kSame, kUnconfirmed, kReportOnly };
+/// kUndecided: within its threshold, but the threshold (above kGateUndecidedPercent) is too
+/// wide for "same" to mean anything; a note says what would decide it. Never fails the gate.
+enum class Verdict { kRegression, kImprovement, kSame, kUnconfirmed, kReportOnly, kUndecided };
 
 enum class BenchmarkStatus {
   kCompared,
@@ -109,7 +114,15 @@ struct Summary {
   std::size_t compared = 0, regressions = 0, unconfirmed_regressions = 0,
               unconfirmed_improvements = 0, improvements = 0, same = 0, report_only = 0,
               missing = 0, added = 0, failed_in_contender = 0, failed_in_baseline = 0,
-              failed_in_both = 0, throttled = 0, shared = 0, failing = 0;
+              failed_in_both = 0, throttled = 0, shared = 0, failing = 0, undecided = 0;
+};
+
+/// How many tests the comparison made, and at what level (docs/compare.md "A suite").
+struct Testing {
+  std::size_t gated_tests = 0;    ///< metrics with a threshold applied
+  std::size_t history_tests = 0;  ///< of them, those with a history's prediction bound
+  double family_alpha = 0;        ///< with a history: the chance that identical reruns fail
+  double per_test_alpha = 0;      ///< each history test's one-sided level: family_alpha / tests
 };
 
 struct ComparisonReport {
@@ -127,6 +140,9 @@ struct ComparisonReport {
   std::vector<ValueDifference> device_differences;
   std::vector<BenchmarkComparison> benchmarks;
   Summary summary;
+  Testing testing;
+  /// The contender's real_time over the baseline's, over the benchmarks compared and judged.
+  SuiteRatio suite;
   std::vector<std::string> warnings;
   int exit_code = kExitOk;
 };

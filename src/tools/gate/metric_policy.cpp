@@ -21,7 +21,9 @@ MetricPolicy VocabularyPolicy(std::string_view metric, const DeclaredCounters& d
     policy.gating = known->gating;
     policy.unit = std::string(known->unit);
     policy.floor = known->floor;
-    policy.statistical = known->gating != Gating::kBytes && known->gating != Gating::kFlag;
+    // A counter measured once per run has one value in all repetitions: nothing to test.
+    policy.statistical = known->gating != Gating::kBytes && known->gating != Gating::kFlag &&
+                         known->measured == Measured::kPerRepetition;
     if (known->gating == Gating::kTime || known->gating == Gating::kRate ||
         known->gating == Gating::kBytes) {
       policy.threshold_percent = known->min_threshold_percent;

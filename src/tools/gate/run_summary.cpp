@@ -11,6 +11,9 @@
 
 namespace gpubench::compare {
 namespace {
+constexpr std::string_view kBandwidthCounter = "dram_bandwidth";
+}  // namespace
+namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -123,8 +126,11 @@ MetricDescription DescribeMetric(std::string_view metric, const BenchmarkFile& f
 std::vector<std::string> DefaultGatedMetrics() {
   std::vector<std::string> names;
   for (const CounterInfo& counter : kCounters) {
-    if (counter.gating != Gating::kReportOnly && counter.gating != Gating::kFlag &&
-        counter.name.back() != '/') {
+    // dram_bandwidth is reported, not gated (its inputs are), but dashboards and the report
+    // show it as before.
+    if ((counter.gating != Gating::kReportOnly && counter.gating != Gating::kFlag &&
+         counter.name.back() != '/') ||
+        counter.name == kBandwidthCounter) {
       names.emplace_back(counter.name);
     }
   }

@@ -54,8 +54,8 @@ struct MetricDescription {
 MetricDescription DescribeMetric(std::string_view metric, const BenchmarkFile& file,
                                  const PolicyOverrides& overrides = {});
 
-/// The metrics exported and reported by default: time plus the vocabulary's gated counters,
-/// in the vocabulary's order.
+/// The metrics exported and reported by default: time plus the vocabulary's gated counters and
+/// dram_bandwidth (reported: its inputs are gated), in the vocabulary's order.
 std::vector<std::string> DefaultGatedMetrics();
 
 /// True when sm_clock_throttled was 1 in at least one repetition; `count` gets how many.

@@ -14,6 +14,7 @@
 #include "tools/base/text.hpp"
 #include "tools/gate/host_calls.hpp"
 #include "tools/gate/run_summary.hpp"
+#include "tools/gate/suite_summary.hpp"
 #include "tools/load/cut_off.hpp"
 #include "tools/report/web_assets.hpp"
 
@@ -130,7 +131,9 @@ std::string VerdictClass(const BenchmarkComparison& benchmark) {
       (benchmark.verdict == Verdict::kUnconfirmed && !benchmark.worse)) {
     return "good";
   }
-  if (benchmark.verdict == Verdict::kUnconfirmed) return "warn";
+  if (benchmark.verdict == Verdict::kUnconfirmed || benchmark.verdict == Verdict::kUndecided) {
+    return "warn";
+  }
   return "";
 }
 
@@ -502,11 +505,15 @@ std::string GateBanner(const ComparisonReport& report) {
   html += std::to_string(s.compared) + " compared, " + std::to_string(s.regressions) +
           " regressions, " + std::to_string(s.unconfirmed_regressions) +
           " unconfirmed regressions, " + std::to_string(s.improvements) + " improvements, " +
-          std::to_string(s.same) + " same, " + std::to_string(s.missing) + " missing, " +
-          std::to_string(s.added) + " new, " + std::to_string(s.failed_in_contender) +
-          " failed in this run";
+          std::to_string(s.same) + " same, " + std::to_string(s.undecided) + " undecided, " +
+          std::to_string(s.missing) + " missing, " + std::to_string(s.added) + " new, " +
+          std::to_string(s.failed_in_contender) + " failed in this run";
   if (!report.contender_cut_off.empty()) {
     html += " &middot; this run was cut off mid-write: a cut-off run never passes";
+  }
+  html += "</p>\n<p class=\"muted\" id=\"gate-tests\">" + HtmlEscape(TestingLine(report));
+  if (const std::string suite = SuiteLine(report); !suite.empty()) {
+    html += "<br>" + HtmlEscape(suite);
   }
   return html + "</p>\n";
 }
