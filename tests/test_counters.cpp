@@ -186,3 +186,38 @@ TEST(Counters, ContextListsAGroupsCountersOnlyWhenItIsOn) {
 
 }  // namespace
 }  // namespace gpubench::detail
+
+namespace gpubench {
+namespace {
+
+// The gate's decisions per kind of counter (issue #36; docs/compare.md "A suite").
+TEST(CounterGating, EachCounterIsGatedByWhatItIs) {
+  for (const CounterInfo& counter : kCounters) {
+    // What the profiler measures serves every repetition: measured once per run.
+    if (!counter.source_metric.empty()) {
+      EXPECT_EQ(counter.measured, Measured::kPerRun) << counter.name;
+    }
+    // Byte counts are measured once per run and judged by their medians and floors.
+    if (counter.gating == Gating::kBytes) {
+      EXPECT_EQ(counter.measured, Measured::kPerRun) << counter.name;
+      EXPECT_EQ(counter.floor, kGateByteFloor) << counter.name;
+    }
+    // A time gated against its repetitions' noise is measured per repetition.
+    if (counter.gating == Gating::kTime) {
+      EXPECT_EQ(counter.measured, Measured::kPerRepetition) << counter.name;
+    }
+  }
+  // A ratio of gated inputs is reported, not gated a second time.
+  EXPECT_EQ(FindCounter("dram_bandwidth")->gating, Gating::kReportOnly);
+  EXPECT_EQ(FindCounter("bytes_moved")->gating, Gating::kBytes);
+  EXPECT_EQ(FindCounter("real_time")->gating, Gating::kTime);
+  // The busy measurement comes from the profiling child too.
+  EXPECT_EQ(FindCounter("gpu_busy_time")->measured, Measured::kPerRun);
+  EXPECT_EQ(FindCounter("precision_pct")->measured, Measured::kPerRepetition);
+  // Every stop_reason code has a name.
+  for (int code = 1; code <= 6; ++code) EXPECT_FALSE(StopReasonNameOf(code).empty()) << code;
+  EXPECT_TRUE(StopReasonNameOf(7).empty());
+}
+
+}  // namespace
+}  // namespace gpubench
