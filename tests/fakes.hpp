@@ -162,9 +162,8 @@ class FakeTimer : public detail::IterationTimer {
         empty_regions.erase(empty_regions.begin());
         continue;
       }
-      const double region = region_cycle.empty()
-                                ? region_seconds
-                                : region_cycle[collected_++ % region_cycle.size()];
+      const double region =
+          region_cycle.empty() ? region_seconds : region_cycle[collected_++ % region_cycle.size()];
       seconds->push_back(region * (slow ? slow_factor : 1.0) - paused);
     }
     pauses_ = 0;

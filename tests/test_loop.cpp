@@ -350,12 +350,17 @@ BenchmarkHandle* const stops_slow_registration =
       }
     });
 BenchmarkHandle* const stops_repeated_registration =
-    gpubench::RegisterBenchmark("LoopTest_StopsRepeated", [](benchmark::State& state) {
-      for (auto _ : Loop(state)) Body();
-    })->Arg(64)->Repetitions(3);
+    gpubench::RegisterBenchmark("LoopTest_StopsRepeated",
+                                [](benchmark::State& state) {
+                                  for (auto _ : Loop(state)) Body();
+                                })
+        ->Arg(64)
+        ->Repetitions(3);
 
 // Regions of 1 ms +-`spread` in turn: a mean of 1 ms and a standard deviation of `spread`.
-std::vector<double> Alternating(double spread) { return {1e-3 * (1 + spread), 1e-3 * (1 - spread)}; }
+std::vector<double> Alternating(double spread) {
+  return {1e-3 * (1 + spread), 1e-3 * (1 - spread)};
+}
 
 TEST_F(LoopTest, TheRuleStopsAtTheMinimumSamplesWhenTheyArePreciseAlready) {
   ASSERT_TRUE(detail::TakeOverCount(stops_registration) ||

@@ -22,7 +22,7 @@ enum class CounterUnit {
   kFlopPerSecond,
   kCelsius,
   kWatts,
-  kReasons,  ///< a bit set of NVML's clock-event reasons, printed by name
+  kReasons,     ///< a bit set of NVML's clock-event reasons, printed by name
   kStopReason,  ///< a code of kStopReasons, printed by name
   kPlain
 };

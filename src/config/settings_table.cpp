@@ -44,9 +44,7 @@ const char* ToString(Exclusive exclusive) {
 
 const char* ToString(Thermal thermal) { return thermal == Thermal::kWait ? "wait" : "none"; }
 
-const char* ToString(Stopping stopping) {
-  return stopping == Stopping::kGb ? "gb" : "precision";
-}
+const char* ToString(Stopping stopping) { return stopping == Stopping::kGb ? "gb" : "precision"; }
 
 namespace detail {
 namespace {
@@ -363,13 +361,15 @@ const std::vector<SettingRow> kSettingRows = {
      [](std::string_view text, CommandLine* line) {
        return ParseInt(text, 2, 1000000000, &line->settings.min_samples);
      },
-     [](const CommandLine& line) { return std::to_string(line.settings.min_samples); }, InStoppingRule},
+     [](const CommandLine& line) { return std::to_string(line.settings.min_samples); },
+     InStoppingRule},
     {"min_seconds", "SECONDS", "0.1",
      "stopping=precision: the fewest wall seconds of timed samples per repetition", true, false,
      [](std::string_view text, CommandLine* line) {
        return ParseNumber(text, 0, true, 3600, "seconds", &line->settings.min_seconds);
      },
-     [](const CommandLine& line) { return PrintNumber(line.settings.min_seconds); }, InStoppingRule},
+     [](const CommandLine& line) { return PrintNumber(line.settings.min_seconds); },
+     InStoppingRule},
     {"max_seconds", "SECONDS", "0.5",
      "stopping=precision: the most wall seconds a repetition spends, its warm-up included; it "
      "wins over the precision target and the minimums (but a repetition takes two samples)",
@@ -377,7 +377,8 @@ const std::vector<SettingRow> kSettingRows = {
      [](std::string_view text, CommandLine* line) {
        return ParseNumber(text, 0, false, 3600, "seconds", &line->settings.max_seconds);
      },
-     [](const CommandLine& line) { return PrintNumber(line.settings.max_seconds); }, InStoppingRule},
+     [](const CommandLine& line) { return PrintNumber(line.settings.max_seconds); },
+     InStoppingRule},
     {"profile_out", "FILE", "", "append per-range metric values of every profiled run (JSON lines)",
      false, false,
      [](std::string_view text, CommandLine* line) {

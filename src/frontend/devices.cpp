@@ -1,7 +1,7 @@
 #include "frontend/devices.hpp"
 
-#include "frontend/gpubench_counts.hpp"
 #include "common/text_files.hpp"
+#include "frontend/gpubench_counts.hpp"
 #include "frontend/paused_rows.hpp"
 #include "frontend/run_self.hpp"
 

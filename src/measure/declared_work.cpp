@@ -20,9 +20,8 @@ void PublishDeclared(benchmark::State& state) {
     state.counters[name] = value;
   }
   // The whole function's wall time, its set-up and tear-down included.
-  const double function_seconds = std::chrono::duration<double>(
-                                      std::chrono::steady_clock::now() -
-                                      GetCurrentInstance().call_start)
+  const double function_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                                GetCurrentInstance().call_start)
                                       .count();
   if (const auto row = ProcessState::Get().cost.FunctionDone(function_seconds)) {
     state.counters["wall_time"] = row->wall_seconds;

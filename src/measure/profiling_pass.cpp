@@ -22,12 +22,10 @@ Status AppendLine(const std::string& path, const nlohmann::json& line) {
 
 nlohmann::json EntryLine(const std::string& instance, const ProfilingPass::Entry& entry) {
   const ProfileOutcome& profile = entry.profile;
-  nlohmann::json line = {{"instance", instance},
-                         {"profiled", profile.kind == ProfileOutcome::Kind::kProfiled},
-                         {"counters", profile.counters},
-                         {"passes", profile.passes},
-                         {"seconds", profile.seconds},
-                         {"wall_seconds", entry.wall_seconds}};
+  nlohmann::json line = {
+      {"instance", instance},         {"profiled", profile.kind == ProfileOutcome::Kind::kProfiled},
+      {"counters", profile.counters}, {"passes", profile.passes},
+      {"seconds", profile.seconds},   {"wall_seconds", entry.wall_seconds}};
   if (!profile.error.empty()) line["error"] = profile.error;
   if (entry.sharing.shared) line["shared_with"] = entry.sharing.who;
   if (entry.busy.iterations > 0) {

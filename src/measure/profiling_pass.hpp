@@ -30,10 +30,10 @@ class ProfilingPass {
 
   /// What the profiling pass learnt about one instance.
   struct Entry {
-    ProfileOutcome profile;  ///< kProfiled or kFailed (counters, passes, seconds, error)
-    SharingVerdict sharing;  ///< other processes on the GPU around the session
-    BusyMeasure busy;        ///< the busy measurement's iterations (busy_phase.hpp)
-    std::string busy_error;  ///< why there is none, if there is none
+    ProfileOutcome profile;   ///< kProfiled or kFailed (counters, passes, seconds, error)
+    SharingVerdict sharing;   ///< other processes on the GPU around the session
+    BusyMeasure busy;         ///< the busy measurement's iterations (busy_phase.hpp)
+    std::string busy_error;   ///< why there is none, if there is none
     double wall_seconds = 0;  ///< the child's call of it, from its warm-up to its last body
   };
 

@@ -225,10 +225,9 @@ void Publish(const CallResult& call, benchmark::State& state, ProcessState& proc
 }
 
 void KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProcessState& process) {
-  ProfilingPass::Entry entry{call.profile, call.sharing, call.busy, call.busy_error,
-                             std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                           call.loop_start)
-                                 .count()};
+  ProfilingPass::Entry entry{
+      call.profile, call.sharing, call.busy, call.busy_error,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - call.loop_start).count()};
   NoteOtherProcesses(monitor, &entry.sharing);
   entry.profile.ranges.clear();  // the log keeps them; the timed calls need the counters
   // Iterations 0: the session belongs to no GB call but to every timed call of the instance.

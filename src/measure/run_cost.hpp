@@ -32,8 +32,7 @@ class RunCost {
   /// own span is the call's); `profiled_here`: call.wall_profiling_seconds was spent in this
   /// process (profile_process=same), not in the profiling child. Returns the row's cost for an
   /// unwrapped reported call.
-  std::optional<Row> LoopDone(const CallResult& call, bool trial, bool wrapped,
-                              bool profiled_here);
+  std::optional<Row> LoopDone(const CallResult& call, bool trial, bool wrapped, bool profiled_here);
   /// The benchmark function of the call whose loop ended last has returned after
   /// `function_seconds` (its set-up and tear-down included): the row's cost, or nullopt for a
   /// trial and for a function whose loop did not end.

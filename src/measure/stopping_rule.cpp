@@ -32,7 +32,8 @@ double StudentT975(int64_t degrees) {
   if (degrees <= 30) return kTable[degrees - 1];
   const double z = 1.959963984540054;
   const double n = static_cast<double>(degrees);
-  return z + (z * z * z + z) / (4 * n) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * n * n);
+  return z + (z * z * z + z) / (4 * n) +
+         (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * n * n);
 }
 
 StoppingRule::StoppingRule(const Settings& settings)

@@ -121,9 +121,8 @@ Status TimedIterations::End(CallResult* call) {
     if (repeat_count_ == 0) process_.sample_counts[call->instance] = bodies_;
   } else {
     const CurrentInstance& current = GetCurrentInstance();
-    const bool counted = current.own_iterations || (!rule_ && !process_.policy.trials()
-                                                                    .min_time_seconds()
-                                                                    .has_value());
+    const bool counted = current.own_iterations ||
+                         (!rule_ && !process_.policy.trials().min_time_seconds().has_value());
     call->stop_reason = counted ? StopReason::kIterations : StopReason::kMinTime;
   }
   CheckAfterRun(process_.harness.sharing(), process_.sharing_history, *call, &call->sharing);

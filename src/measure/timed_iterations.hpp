@@ -56,11 +56,11 @@ class TimedIterations {
   TimedPhase timed_;
   std::optional<HeldIterationWatch> watch_;  ///< while the timed bodies are held
   std::optional<ThermalWatch> thermal_;      ///< NVML from before the first body to after the last
-  double timed_cpu_start_ = -1;  ///< the thread's CPU time as GB's timed iterations began
-  std::optional<StoppingRule> rule_;      ///< gpubench's rule ends this call's timed bodies
-  std::optional<StopReason> stop_;        ///< the rule's verdict, once it has said stop
+  double timed_cpu_start_ = -1;       ///< the thread's CPU time as GB's timed iterations began
+  std::optional<StoppingRule> rule_;  ///< gpubench's rule ends this call's timed bodies
+  std::optional<StopReason> stop_;    ///< the rule's verdict, once it has said stop
   int64_t repeat_count_ = 0;  ///< a later repetition: the first one's count (0: the rule decides)
-  int64_t bodies_ = 0;                    ///< timed bodies started
+  int64_t bodies_ = 0;        ///< timed bodies started
   std::chrono::steady_clock::time_point timed_start_;  ///< as the first timed body began
 };
 

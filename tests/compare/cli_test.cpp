@@ -231,10 +231,9 @@ TEST(Verdict, MissingNewAndErroredInContender) {
   EXPECT_EQ(report.at("summary").at("new"), 1);
   EXPECT_EQ(report.at("summary").at("failed_in_contender"), 1);
   // Only the failure fails the gate when time and bytes are not gated.
-  const ToolRun run =
-      RunTool({Generated("baseline"), Generated("contender"), "--threshold", "real_time=off",
-               "--threshold", "dram_bandwidth=off", "--threshold", "dram_write_bytes=off",
-               "--threshold", "bytes_moved=off"});
+  const ToolRun run = RunTool({Generated("baseline"), Generated("contender"), "--threshold",
+                               "real_time=off", "--threshold", "dram_bandwidth=off", "--threshold",
+                               "dram_write_bytes=off", "--threshold", "bytes_moved=off"});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_THAT(run.out, AllOf(HasSubstr("FAILED in contender (error: simulated CUDA launch "
                                        "failure)"),
@@ -610,9 +609,9 @@ TEST(RealH200History, InjectedChangesFailExactlyTheirBenchmark) {
     const char* file;
     const char* benchmark;
     const char* metric;
-  // gate_inject_time.json (+2.69% FMA) is not among them: five runs of 20 gated tests that share
-  // the 1% family-wise level bound the FMA at 9.43 x its 0.29% sd = 2.69% (with the ten runs of
-  // history_gate_v3 it is caught, AOnePercentSlowdownFailsOnlyItsBenchmark).
+    // gate_inject_time.json (+2.69% FMA) is not among them: five runs of 20 gated tests that share
+    // the 1% family-wise level bound the FMA at 9.43 x its 0.29% sd = 2.69% (with the ten runs of
+    // history_gate_v3 it is caught, AOnePercentSlowdownFailsOnlyItsBenchmark).
   } injected[] = {{"gate_inject_time_522.json", "Gate_Fma/", "real_time"},
                   {"gate_inject_bytes.json", "Gate_Copy/268435456/", "bytes_moved"},
                   {"gate_inject_bytes.json", "Gate_Copy/268435456/", "real_time"}};
@@ -649,14 +648,15 @@ TEST(RealH200History, ThresholdsFollowTheBetweenRunSpread) {
   };
   EXPECT_LT(threshold(history, "Gate_Copy/268435456/"), 1.0);
   EXPECT_DOUBLE_EQ(threshold(single, "Gate_Copy/268435456/"), 1.75);
-  EXPECT_THAT(MetricEntry(BenchmarkEntry(history, "Gate_Copy/268435456/"), "real_time")
-                  .at("threshold_source")
-                  .get<std::string>(),
-              HasSubstr(gpubench::compare::Printf(
-                            "%.2f", gpubench::compare::HistoryFactor(
-                                        0.01 / history.at("testing").at("history_tests").get<double>(),
-                                        4)) +
-                        " x sd; history of 4 runs"));
+  EXPECT_THAT(
+      MetricEntry(BenchmarkEntry(history, "Gate_Copy/268435456/"), "real_time")
+          .at("threshold_source")
+          .get<std::string>(),
+      HasSubstr(
+          gpubench::compare::Printf(
+              "%.2f", gpubench::compare::HistoryFactor(
+                          0.01 / history.at("testing").at("history_tests").get<double>(), 4)) +
+          " x sd; history of 4 runs"));
 
   const std::vector<std::string> shorts = ShortHistory();
   const nlohmann::json tiny_history =
@@ -762,16 +762,18 @@ TEST(RealH200HistoryV4, RealOneAndTwoPercentSlowdownsAreCaught) {
   ASSERT_EQ(history.exit_code, 1) << history.err;
   const nlohmann::json with_history = nlohmann::json::parse(history.out);
   EXPECT_EQ(with_history.at("summary").at("failing"), 1) << FailingRows(with_history);
-  const nlohmann::json& one = MetricEntry(BenchmarkEntry(with_history, "Gate_FmaLong/"), "real_time");
+  const nlohmann::json& one =
+      MetricEntry(BenchmarkEntry(with_history, "Gate_FmaLong/"), "real_time");
   EXPECT_EQ(one.at("verdict"), "regression");
   EXPECT_GT(one.at("change_percent").get<double>(), 0.9);
   EXPECT_LT(one.at("change_percent").get<double>(), 1.2);
-  const ToolRun single = RunTool({GateHistoryV4().front(),
-                                  Data("h200/history_gate_v4/inject_fma2.json"), "--format", "json"});
+  const ToolRun single = RunTool(
+      {GateHistoryV4().front(), Data("h200/history_gate_v4/inject_fma2.json"), "--format", "json"});
   ASSERT_EQ(single.exit_code, 1) << single.err;
   const nlohmann::json one_baseline = nlohmann::json::parse(single.out);
   EXPECT_EQ(one_baseline.at("summary").at("failing"), 1) << FailingRows(one_baseline);
-  const nlohmann::json& two = MetricEntry(BenchmarkEntry(one_baseline, "Gate_FmaLong/"), "real_time");
+  const nlohmann::json& two =
+      MetricEntry(BenchmarkEntry(one_baseline, "Gate_FmaLong/"), "real_time");
   EXPECT_EQ(two.at("verdict"), "regression");
   EXPECT_LT(two.at("change_percent").get<double>(), 2.5);
   // One baseline cannot promise a level for the whole suite, and says so.
@@ -812,7 +814,8 @@ TEST(RealH200HistoryV4, TheByteFloorIsAboveWhatIdenticalRunsMoved) {
     }
   }
   EXPECT_GT(largest, 1e6) << where;  // the premise: a small kernel moved by about a megabyte
-  EXPECT_GT(gpubench::kGateByteFloor, 1.5 * largest) << where << " moved by " << largest << " bytes";
+  EXPECT_GT(gpubench::kGateByteFloor, 1.5 * largest)
+      << where << " moved by " << largest << " bytes";
 }
 
 // With ten runs, the 3 us kernel's threshold is what its spread justifies: the model's factor
@@ -854,8 +857,7 @@ TEST(RealH200History, AFolderOfRunsAndWhatIsWrongWithIt) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(nlohmann::json::parse(run.out).at("baseline").at("file").get<std::string>(),
               HasSubstr("4 runs: "));
-  const ToolRun injected =
-      RunTool({"--history", folder, Data("h200/gate_inject_time_522.json")});
+  const ToolRun injected = RunTool({"--history", folder, Data("h200/gate_inject_time_522.json")});
   EXPECT_EQ(injected.exit_code, 1);
   EXPECT_THAT(injected.out, HasSubstr("history of 5 runs"));
   // The same run twice, or the contender among the baselines: left out with a warning.

@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/compare/report_format.hpp"
-#include "tools/gate/suite_summary.hpp"
 #include "tools/gate/comparison.hpp"
+#include "tools/gate/suite_summary.hpp"
 #include "tools/load/cut_off.hpp"
 
 namespace gpubench::compare::dom_reference {

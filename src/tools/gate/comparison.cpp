@@ -831,7 +831,8 @@ std::size_t CountHistoryTests(const BenchmarkFile& baseline, const BenchmarkFile
     const auto found = history->find(base.name);
     if (cont == nullptr || base.failed || cont->failed || found == history->end()) continue;
     for (const MetricSeries& series : base.metrics) {
-      if (cont->FindMetric(series.name) != nullptr && judge.HistoryTest(series.name, &found->second)) {
+      if (cont->FindMetric(series.name) != nullptr &&
+          judge.HistoryTest(series.name, &found->second)) {
         ++tests;
       }
     }
@@ -866,8 +867,7 @@ Status CompareBenchmarks(const BenchmarkFile& baseline, const BenchmarkFile& con
   // The history's tests share the family-wise level: count them first.
   report.testing.family_alpha = options.family_alpha;
   report.testing.history_tests = CountHistoryTests(baseline, contender, options, history);
-  report.testing.per_test_alpha =
-      PerTestAlpha(options.family_alpha, report.testing.history_tests);
+  report.testing.per_test_alpha = PerTestAlpha(options.family_alpha, report.testing.history_tests);
   GPUBENCH_RETURN_IF_ERROR(CompareBaselineBenchmarks(baseline, contender, options, history,
                                                      report.testing.per_test_alpha, report));
   for (const BenchmarkRecord& cont : contender.benchmarks) {

@@ -10,14 +10,17 @@ std::string TestingLine(const ComparisonReport& report) {
   if (t.history_tests > 0) {
     line += "; " + std::to_string(t.history_tests) +
             " of them against the history's spread, each at a one-sided level of " +
-            Printf("%.2g", t.per_test_alpha) + " (" + Printf("%g", 100 * t.family_alpha) +
-            "% / " + std::to_string(t.history_tests) + "): identical reruns of this suite fail "
-            "them with at most " + Printf("%g", 100 * t.family_alpha) + "% probability";
+            Printf("%.2g", t.per_test_alpha) + " (" + Printf("%g", 100 * t.family_alpha) + "% / " +
+            std::to_string(t.history_tests) +
+            "): identical reruns of this suite fail "
+            "them with at most " +
+            Printf("%g", 100 * t.family_alpha) + "% probability";
   } else {
-    line += " by fixed thresholds: with one baseline the spread between runs is unknown, so the "
-            "chance that identical reruns of a large suite fail is not controlled; a history of " +
-            std::to_string(kGateHistoryMinRuns) + " or more runs (8 recommended) bounds it at " +
-            Printf("%g", 100 * kGateFamilyAlpha) + "%";
+    line +=
+        " by fixed thresholds: with one baseline the spread between runs is unknown, so the "
+        "chance that identical reruns of a large suite fail is not controlled; a history of " +
+        std::to_string(kGateHistoryMinRuns) + " or more runs (8 recommended) bounds it at " +
+        Printf("%g", 100 * kGateFamilyAlpha) + "%";
   }
   return line;
 }

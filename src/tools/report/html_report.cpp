@@ -385,22 +385,22 @@ std::string CostCard(const BenchmarkFile& run) {
     rows.push_back({"why", *note});
   }
   if (costs.empty()) {
-    rows.push_back({"wall time", "not recorded: the rows have no wall_time (gpubench before "
-                                 "method version 4, or no benchmark finished)"});
+    rows.push_back({"wall time",
+                    "not recorded: the rows have no wall_time (gpubench before "
+                    "method version 4, or no benchmark finished)"});
   } else {
     auto seconds = [](double value) { return Printf("%.2f s", value); };
     auto share = [&](double part) {
-      return seconds(part) + " (" + Printf("%.0f%%", total > 0 ? 100 * part / total : 0) +
-             ")";
+      return seconds(part) + " (" + Printf("%.0f%%", total > 0 ? 100 * part / total : 0) + ")";
     };
     rows.push_back({"rows' wall time", seconds(total) + " over " + std::to_string(costs.size()) +
-                                           " benchmark(s), " +
-                                           Printf("%.0f", samples) + " timed samples"});
+                                           " benchmark(s), " + Printf("%.0f", samples) +
+                                           " timed samples"});
     rows.push_back({"profiling", share(profiling)});
     rows.push_back({"warm-up", share(warmup)});
     rows.push_back({"timed samples", share(timed)});
-    rows.push_back({"set-up and GB's trial calls",
-                    share(std::max(0.0, total - profiling - warmup - timed))});
+    rows.push_back(
+        {"set-up and GB's trial calls", share(std::max(0.0, total - profiling - warmup - timed))});
     std::sort(costs.begin(), costs.end(),
               [](const Cost& a, const Cost& b) { return a.wall > b.wall; });
     std::string top;
