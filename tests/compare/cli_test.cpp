@@ -554,14 +554,17 @@ std::vector<std::string> ShortHistory() {
 
 // Ten identical runs of the gate suite at method version 3 (default settings, one machine
 // session, each a separate process; tests/compare/data/h200/README.md, history_gate_v3/).
-std::vector<std::string> GateHistoryV3() {
+// run_01..10.json of a folder of ten runs of the gate suite.
+std::vector<std::string> TenGateRuns(const std::string& folder) {
   std::vector<std::string> files;
   for (int i = 1; i <= 10; ++i) {
-    files.push_back(Data(std::string("h200/history_gate_v3/run_") + (i < 10 ? "0" : "") +
-                         std::to_string(i) + ".json"));
+    files.push_back(Data("h200/" + folder + "/run_" + (i < 10 ? "0" : "") + std::to_string(i) +
+                         ".json"));
   }
   return files;
 }
+
+std::vector<std::string> GateHistoryV3() { return TenGateRuns("history_gate_v3"); }
 
 // The report of `contender` against every other file of `runs`, as one history.
 ToolRun AgainstTheOthers(const std::vector<std::string>& runs, const std::string& contender,
@@ -710,14 +713,7 @@ TEST(RealH200History, AOnePercentSlowdownFailsOnlyItsBenchmark) {
 
 // --- method version 4: ten runs at default settings (issue #36) --------------------------------
 
-std::vector<std::string> GateHistoryV4() {
-  std::vector<std::string> files;
-  for (int i = 1; i <= 10; ++i) {
-    files.push_back(Data(std::string("h200/history_gate_v4/run_") + (i < 10 ? "0" : "") +
-                         std::to_string(i) + ".json"));
-  }
-  return files;
-}
+std::vector<std::string> GateHistoryV4() { return TenGateRuns("history_gate_v4"); }
 
 // Each run against the other nine passes, and says how many tests it made at what level; the
 // two short kernels whose runs spread by 1-2% are undecided, not "same".
