@@ -558,8 +558,8 @@ std::vector<std::string> ShortHistory() {
 std::vector<std::string> TenGateRuns(const std::string& folder) {
   std::vector<std::string> files;
   for (int i = 1; i <= 10; ++i) {
-    files.push_back(Data("h200/" + folder + "/run_" + (i < 10 ? "0" : "") + std::to_string(i) +
-                         ".json"));
+    files.push_back(
+        Data("h200/" + folder + "/run_" + (i < 10 ? "0" : "") + std::to_string(i) + ".json"));
   }
   return files;
 }

@@ -1,8 +1,12 @@
 #include "tools/base/student_t.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+
+#include "tools/gate/suite_statistics.hpp"
 
 namespace gpubench::compare {
 namespace {
@@ -49,6 +53,48 @@ TEST(StudentT, RejectsWhatHasNoAnswer) {
   EXPECT_TRUE(std::isnan(StudentTUpperTail(NAN, 3)));
   EXPECT_TRUE(std::isnan(StudentTQuantileUpper(0, 3)));
   EXPECT_TRUE(std::isnan(StudentTQuantileUpper(1, 3)));
+}
+
+}  // namespace
+}  // namespace gpubench::compare
+
+namespace gpubench::compare {
+namespace {
+
+TEST(NormalQuantile, AgreesWithTheTQuantileOfManyDegrees) {
+  EXPECT_NEAR(NormalQuantileUpper(0.025), 1.959964, 1e-6);
+  EXPECT_NEAR(NormalQuantileUpper(0.01 / 20), 3.290527, 1e-6);
+  EXPECT_NEAR(NormalQuantileUpper(1e-6), 4.753424, 1e-6);
+  EXPECT_NEAR(NormalQuantileUpper(0.3), 0.524401, 1e-6);
+  EXPECT_NEAR(NormalQuantileUpper(0.975), -1.959964, 1e-6);
+  EXPECT_NEAR(NormalQuantileUpper(0.01 / 20), StudentTQuantileUpper(0.01 / 20, 20000), 1e-3);
+}
+
+// What would decide an undecided benchmark: runs, or that no number of runs can.
+TEST(HistoryAdvice, NamesTheRunsNeededOrThatNoneSuffice) {
+  // sd 1.94%, 20 tests: z(1 - 0.0005) x 1.94 = 6.4% > 5%.
+  EXPECT_THAT(HistoryAdvice(1.94, 10, 0.01 / 20), ::testing::HasSubstr("no number of runs"));
+  // sd 0.9%: z x 0.9 = 3.0% < 5%; 10 runs give 5.03 x 0.9 = 4.5%, 9 runs 5.44 x 0.9 = 4.9%.
+  const std::string advice = HistoryAdvice(0.96, 6, 0.01 / 20);
+  EXPECT_THAT(advice, ::testing::HasSubstr("runs (now 6) would bring its threshold under 5%"));
+  const std::size_t needed = std::stoul(advice.substr(advice.find("of ") + 3));
+  EXPECT_LE(HistoryFactor(0.01 / 20, needed) * 0.96, 5.0);
+  EXPECT_GT(HistoryFactor(0.01 / 20, needed - 1) * 0.96, 5.0);
+}
+
+TEST(GeometricMeanRatio, IsTheMeanOfTheLogarithmsWithATInterval) {
+  const SuiteRatio none = GeometricMeanRatio({});
+  EXPECT_EQ(none.benchmarks, 0u);
+  const SuiteRatio one = GeometricMeanRatio({1.21});
+  EXPECT_DOUBLE_EQ(one.geometric_mean, 1.21);
+  EXPECT_FALSE(one.low.has_value());
+  const SuiteRatio two = GeometricMeanRatio({1.21, 1.0, -1, NAN});  // non-positive, NaN dropped
+  EXPECT_EQ(two.benchmarks, 2u);
+  EXPECT_NEAR(two.geometric_mean, 1.1, 1e-12);
+  // t(0.975, 1) = 12.706: log(1.1) +- 12.706 x sd(log) / sqrt(2).
+  const double sd = std::fabs(std::log(1.21)) / std::sqrt(2.0);
+  EXPECT_NEAR(*two.high, std::exp(std::log(1.1) + 12.706 * sd / std::sqrt(2.0)), 1e-3);
+  EXPECT_NEAR(*two.low * *two.high, 1.21, 1e-9);  // symmetric on the log scale
 }
 
 }  // namespace

@@ -26,9 +26,6 @@ double HistoryFactor(double alpha, std::size_t runs) {
   return it->second;
 }
 
-// The standard normal's upper quantile (Acklam's rational approximation, relative error below
-// 1.2e-9): the limit of the t quantile for ever more runs, without summing a t series of 10^5
-// terms for it.
 double NormalQuantileUpper(double upper_tail) {
   static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
                                  -2.759285104469687e+02, 1.383577518672690e+02,
@@ -41,10 +38,11 @@ double NormalQuantileUpper(double upper_tail) {
                                  4.374664141464968e+00,  2.938163982698783e+00};
   static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
                                  2.445134137142996e+00, 3.754408661907416e+00};
-  const double p = upper_tail;  // the lower tail of -z
+  if (upper_tail > 0.5) return -NormalQuantileUpper(1 - upper_tail);
+  const double p = upper_tail;  // the lower tail of -z: the formulas give that lower quantile
   if (p < 0.02425) {
     const double q = std::sqrt(-2 * std::log(p));
-    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+    return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
   }
   const double q = p - 0.5, r = q * q;

@@ -29,6 +29,10 @@ double PerTestAlpha(double family_alpha, std::size_t tests);
 /// metric of every benchmark).
 double HistoryFactor(double alpha, std::size_t runs);
 
+/// The z with P(Z > z) = upper_tail for a standard normal Z (Acklam's rational approximation,
+/// relative error below 1.2e-9): the limit of the t quantile for ever more runs.
+double NormalQuantileUpper(double upper_tail);
+
 /// What would decide a benchmark whose history threshold (its runs' sd in percent, `runs` runs,
 /// at level `alpha`) is above kGateUndecidedPercent: the number of runs that would bring it
 /// below, or that no number can.
