@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -19,14 +20,37 @@ std::string TempLockPath() {
   return ::testing::TempDir() + "gpubench-lock-test-" + std::to_string(::getpid()) + ".lock";
 }
 
-TEST(GpuLock, PathNamesTheGpuByItsBusIdInTmpdir) {
-  const char* old = std::getenv("TMPDIR");
-  const std::string saved = old != nullptr ? old : "";
+// Restores an environment variable when it goes out of scope.
+class SavedVariable {
+ public:
+  explicit SavedVariable(const char* name) : name_(name) {
+    if (const char* value = std::getenv(name)) saved_ = value;
+  }
+  ~SavedVariable() {
+    if (saved_) {
+      ::setenv(name_, saved_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> saved_;
+};
+
+TEST(GpuLock, PathNamesTheGpuByItsBusIdInAFolderOfThisUsersOwn) {
+  const SavedVariable runtime("XDG_RUNTIME_DIR"), tmp("TMPDIR");
+  const std::string uid = std::to_string(::getuid());
+  ::setenv("XDG_RUNTIME_DIR", "/run/user/1000", 1);
   ::setenv("TMPDIR", "/var/tmp", 1);
-  EXPECT_EQ(GpuLockPath("00000000:9A:00.0"), "/var/tmp/gpubench-gpu-00000000_9A_00.0.lock");
+  EXPECT_EQ(DefaultGpuLockDirectory(), "/run/user/1000/gpubench-" + uid);
+  ::unsetenv("XDG_RUNTIME_DIR");
+  EXPECT_EQ(DefaultGpuLockDirectory(), "/var/tmp/gpubench-" + uid);
   ::unsetenv("TMPDIR");
-  EXPECT_EQ(GpuLockPath("0000:01:00.0"), "/tmp/gpubench-gpu-0000_01_00.0.lock");
-  if (old != nullptr) ::setenv("TMPDIR", saved.c_str(), 1);
+  EXPECT_EQ(DefaultGpuLockDirectory(), "/tmp/gpubench-" + uid);
+  EXPECT_EQ(GpuLockPath("/run/lock", "00000000:9A:00.0"),
+            "/run/lock/gpubench-gpu-00000000_9A_00.0.lock");
 }
 
 TEST(GpuLock, AFreeGpuIsTakenAtOnceAndSaysNothing) {

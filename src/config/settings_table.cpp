@@ -318,6 +318,17 @@ const std::vector<SettingRow> kSettingRows = {
      },
      [](const CommandLine& line) { return std::string(ToString(line.settings.exclusive)); },
      nullptr},
+    {"lock_dir", "DIR", "",
+     "exclusive=wait: the folder of the lock files, one per GPU (default: a folder of this user's "
+     "alone, $XDG_RUNTIME_DIR, else $TMPDIR, else /tmp, then /gpubench-<uid>); give a folder the "
+     "users share, such as /run/lock, for jobs of several users to take turns",
+     false, false,
+     [](std::string_view text, CommandLine* line) -> std::string {
+       if (text.empty()) return "an empty folder name (give a folder, e.g. /run/lock)";
+       line->lock_dir = std::string(text);
+       return "";
+     },
+     [](const CommandLine& line) { return line.lock_dir; }, nullptr},
     {"thermal", "none|wait[:MARGIN_C]", "none",
      "the GPU's heat before each benchmark: time it as it is (none; every row still records "
      "temperature, power and NVML's clock-event reasons), or first wait until it is at most "

@@ -27,6 +27,9 @@ struct CommandLine {
   std::string chip;
   /// --gpubench_profile_out=FILE: per-range metric values of every profiled run, JSON lines.
   std::string profile_out;
+  /// --gpubench_lock_dir=DIR: where --gpubench_exclusive=wait keeps its lock files ("" for the
+  /// per-user default, gpu_lock.hpp DefaultGpuLockDirectory).
+  std::string lock_dir;
   /// --gpubench_devices=all|N[,N...]: run the suite once per device, rows named .../gpu:N/...
   /// Neither set: one device (--gpubench_device), names as GB gives them.
   bool all_devices = false;

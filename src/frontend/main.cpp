@@ -228,8 +228,15 @@ std::string TakeGpuTurn(const Settings& settings, const detail::DeviceFacts& fac
       !detail::ProfilingChildFile().empty()) {
     return "";
   }
-  std::string note = process.gpu_lock.Acquire(detail::GpuLockPath(facts.pci_bus_id),
-                                              kExclusiveWaitSeconds, std::cerr);
+  const bool own = command_line.lock_dir.empty();
+  const std::string folder = own ? detail::DefaultGpuLockDirectory() : command_line.lock_dir;
+  std::string note = detail::PrepareGpuLockDirectory(folder, own);
+  if (!note.empty()) {
+    note = "went on without the lock between gpubench jobs: " + note;
+  } else {
+    note = process.gpu_lock.Acquire(detail::GpuLockPath(folder, facts.pci_bus_id),
+                                    kExclusiveWaitSeconds, std::cerr);
+  }
   if (!process.gpu_lock.held()) std::cerr << "gpubench: " << note << "\n";
   return note;
 }

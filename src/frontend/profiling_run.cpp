@@ -1,5 +1,6 @@
 #include "frontend/profiling_run.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 
 #include "common/text_files.hpp"
 #include "frontend/run_self.hpp"
@@ -16,6 +18,41 @@
 
 namespace gpubench::detail {
 namespace {
+
+// The profiling child's file while the child runs: a signal that ends this process then (a CI
+// timeout's SIGTERM, Ctrl-C) removes it first, and then ends the process as it would have.
+constexpr int kEndingSignals[] = {SIGTERM, SIGINT, SIGHUP};
+char g_child_file[4096];
+struct sigaction g_previous_actions[std::size(kEndingSignals)];
+
+void RemoveChildFileAndEnd(int signal) {
+  ::unlink(g_child_file);  // async-signal-safe
+  for (std::size_t i = 0; i < std::size(kEndingSignals); ++i) {
+    if (kEndingSignals[i] == signal) ::sigaction(signal, &g_previous_actions[i], nullptr);
+  }
+  ::raise(signal);  // delivered with the previous action once this handler returns
+}
+
+class RemovedOnSignal {
+ public:
+  explicit RemovedOnSignal(const std::string& path) {
+    std::snprintf(g_child_file, sizeof(g_child_file), "%s", path.c_str());
+    struct sigaction action {};
+    action.sa_handler = RemoveChildFileAndEnd;
+    sigemptyset(&action.sa_mask);
+    for (std::size_t i = 0; i < std::size(kEndingSignals); ++i) {
+      ::sigaction(kEndingSignals[i], &action, &g_previous_actions[i]);
+    }
+  }
+  ~RemovedOnSignal() {
+    for (std::size_t i = 0; i < std::size(kEndingSignals); ++i) {
+      ::sigaction(kEndingSignals[i], &g_previous_actions[i], nullptr);
+    }
+    g_child_file[0] = '\0';
+  }
+  RemovedOnSignal(const RemovedOnSignal&) = delete;
+  RemovedOnSignal& operator=(const RemovedOnSignal&) = delete;
+};
 
 std::string TemporaryFile() {
   const char* dir = std::getenv("TMPDIR");
@@ -73,7 +110,11 @@ ProfilingChildResult RunProfilingChild(const std::vector<std::string>& args, std
   setup.dies_with_parent = true;  // a CI job that kills the parent takes the child with it
   setup.set_env = {{kProfilingChildVariable, file}};
   setup.unset_env = {"BENCHMARK_OUT"};
-  const int code = RunSelfAndWait(ProfilingChildArgs(args), setup);
+  int code = 0;
+  {
+    const RemovedOnSignal removed(file);
+    code = RunSelfAndWait(ProfilingChildArgs(args), setup);
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ProfilingPass::Header header;

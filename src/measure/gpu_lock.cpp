@@ -3,12 +3,15 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -17,49 +20,102 @@ namespace {
 
 constexpr double kMessageEverySeconds = 10;
 
-// The holder writes its PID into the file, so that a waiting job can say whom it waits for.
-std::string HolderOf(int fd) {
-  char text[32] = {};
-  const ssize_t length = ::pread(fd, text, sizeof(text) - 1, 0);
-  if (length <= 0) return "another gpubench job";
-  std::string pid(text, static_cast<size_t>(length));
-  while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
-  return "gpubench job pid " + pid;
+std::string WithoutTheLock(const std::string& why) {
+  return "went on without the lock between gpubench jobs: " + why;
 }
 
-void WriteOwnPid(int fd) {
-  const std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd, 0) == 0) {
-    (void)!::pwrite(fd, pid.data(), pid.size(), 0);  // only for the waiters' messages
+// Who holds the flock on the file: the kernel lists every lock in /proc/locks with the holder's
+// pid and the file's device and inode, so nothing needs to be written into the file for it.
+std::string HolderOf(int fd) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) return "another gpubench job";
+  char inode[64];
+  std::snprintf(inode, sizeof(inode), "%02x:%02x:%llu", major(info.st_dev), minor(info.st_dev),
+                static_cast<unsigned long long>(info.st_ino));
+  std::ifstream locks("/proc/locks");
+  for (std::string line; std::getline(locks, line);) {
+    std::istringstream fields(line);
+    std::string number, kind, mode, access, pid, file;
+    if (!(fields >> number >> kind >> mode >> access >> pid >> file)) continue;
+    if (kind == "FLOCK" && file == inode) {
+      return "gpubench job pid " + pid;
+    }
   }
+  return "another gpubench job";
 }
 
 }  // namespace
 
-std::string GpuLockPath(const std::string& pci_bus_id) {
+std::string DefaultGpuLockDirectory() {
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
   const char* tmp = std::getenv("TMPDIR");
-  std::string dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  std::string base = runtime != nullptr && *runtime != '\0' ? runtime
+                     : tmp != nullptr && *tmp != '\0'       ? tmp
+                                                            : "/tmp";
+  return base + "/gpubench-" + std::to_string(::getuid());
+}
+
+std::string GpuLockPath(const std::string& directory, const std::string& pci_bus_id) {
   std::string name = pci_bus_id.empty() ? "unknown" : pci_bus_id;
   for (char& c : name) {
     if (c == ':' || c == '/' || c == ' ') c = '_';
   }
-  return dir + "/gpubench-gpu-" + name + ".lock";
+  return directory + "/gpubench-gpu-" + name + ".lock";
+}
+
+std::string PrepareGpuLockDirectory(const std::string& directory, bool own) {
+  if (own && ::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) {
+    return "cannot create " + directory + " (" + std::strerror(errno) + ")";
+  }
+  struct stat info {};
+  if (::lstat(directory.c_str(), &info) != 0) {
+    return "cannot use " + directory + " (" + std::strerror(errno) + ")";
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    return directory + " is not a folder" +
+           (S_ISLNK(info.st_mode) ? std::string(" but a symbolic link") : std::string()) +
+           " (someone else may have put it there); set --gpubench_lock_dir to a folder of yours";
+  }
+  // The per-user folder must be this user's alone, or another user could plant files in it.
+  if (own && (info.st_uid != ::getuid() || (info.st_mode & 077) != 0)) {
+    return directory + " belongs to uid " + std::to_string(info.st_uid) + " with mode " +
+           [&] {
+             char mode[8];
+             std::snprintf(mode, sizeof(mode), "%03o", info.st_mode & 0777);
+             return std::string(mode);
+           }() +
+           ", not to this user (uid " + std::to_string(::getuid()) +
+           ") alone; remove it, or set "
+           "--gpubench_lock_dir";
+  }
+  return "";
 }
 
 std::string GpuLock::Acquire(const std::string& path, double timeout_seconds,
                              std::ostream& messages) {
   Release();
-  bool writable = true;
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  if (fd_ < 0 && errno == EACCES) {  // another user's file: a shared lock file still locks
-    writable = false;
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  }
+  // Read-only is enough for flock, and nothing is ever written into the file. No link is
+  // followed (O_NOFOLLOW), and O_NONBLOCK keeps a FIFO planted at the path from blocking the open.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
   if (fd_ < 0) {
-    return "went on without the lock between gpubench jobs: cannot open " + path + " (" +
-           std::strerror(errno) + ")";
+    const int error = errno;
+    if (error == ELOOP) {
+      return WithoutTheLock(path +
+                            " is a symbolic link, which gpubench does not follow (someone else "
+                            "may have put it there); remove it, or set --gpubench_lock_dir");
+    }
+    return WithoutTheLock("cannot open " + path + " (" + std::strerror(error) + ")");
   }
-  if (writable) (void)::fchmod(fd_, 0666);  // other users' jobs open it too
+  struct stat info {};
+  if (::fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) {
+    const std::string what = S_ISDIR(info.st_mode)    ? "a folder"
+                             : S_ISFIFO(info.st_mode) ? "a FIFO"
+                                                      : "not a regular file";
+    Release();
+    return WithoutTheLock(path + " is " + what +
+                          ", not a lock file (someone else may have put it there); remove it, or "
+                          "set --gpubench_lock_dir");
+  }
   const auto start = std::chrono::steady_clock::now();
   double waited = 0, last_message = -kMessageEverySeconds;
   std::string holder;
@@ -67,8 +123,7 @@ std::string GpuLock::Acquire(const std::string& path, double timeout_seconds,
     if (errno != EWOULDBLOCK && errno != EINTR) {
       const std::string reason = std::strerror(errno);
       Release();
-      return "went on without the lock between gpubench jobs: flock(" + path + ") failed (" +
-             reason + ")";
+      return WithoutTheLock("flock(" + path + ") failed (" + reason + ")");
     }
     holder = HolderOf(fd_);
     if (waited >= timeout_seconds) {
@@ -86,7 +141,6 @@ std::string GpuLock::Acquire(const std::string& path, double timeout_seconds,
     waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   held_ = true;
-  if (writable) WriteOwnPid(fd_);
   if (holder.empty()) return "";
   return "waited " + std::to_string(static_cast<int>(waited + 0.5)) + " s for " + holder;
 }

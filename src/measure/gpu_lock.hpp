@@ -9,11 +9,23 @@
 
 namespace gpubench::detail {
 
-/// The lock file of the GPU at `pci_bus_id`: $TMPDIR (else /tmp)/gpubench-gpu-<bus id>.lock.
-std::string GpuLockPath(const std::string& pci_bus_id);
+/// The per-user folder of the lock files when --gpubench_lock_dir is not given:
+/// $XDG_RUNTIME_DIR, else $TMPDIR, else /tmp, then /gpubench-<uid> (mode 0700).
+std::string DefaultGpuLockDirectory();
+
+/// The lock file of the GPU at `pci_bus_id` in `directory`: <directory>/gpubench-gpu-<bus id>.lock.
+std::string GpuLockPath(const std::string& directory, const std::string& pci_bus_id);
+
+/// Makes `directory` ready for lock files: `own` (the per-user default) creates it with mode
+/// 0700 and requires it to be this user's alone; a folder given with --gpubench_lock_dir (one
+/// that users share, such as /run/lock) must only be a folder. Returns why it cannot be used, or
+/// "".
+std::string PrepareGpuLockDirectory(const std::string& directory, bool own);
 
 /// One GPU's lock, held until Release or the end of the process (the kernel drops it then, also
-/// for a killed process, so a crashed job never blocks the next one).
+/// for a killed process, so a crashed job never blocks the next one). The file is opened
+/// read-only, never through a symbolic link, and never written, truncated or chmod-ed: a file
+/// another user planted at the path is left as it was (flock needs no more than reading).
 class GpuLock {
  public:
   GpuLock() = default;
@@ -22,9 +34,10 @@ class GpuLock {
   ~GpuLock() { Release(); }
 
   /// Takes the lock at `path`, waiting at most `timeout_seconds`; while it waits it prints who
-  /// holds it to `messages`, at once and every 10 s. Returns a note for the context block
-  /// ("waited 12 s for gpubench job pid 4242"), "" when nobody held it, or the reason it went
-  /// on without the lock (it timed out, or the file could not be opened).
+  /// holds it to `messages` (the holder's pid from /proc/locks), at once and every 10 s. Returns
+  /// a note for the context block ("waited 12 s for gpubench job pid 4242"), "" when nobody held
+  /// it, or the reason it went on without the lock (it timed out; the path is a link, a folder,
+  /// a FIFO or cannot be opened).
   std::string Acquire(const std::string& path, double timeout_seconds, std::ostream& messages);
   bool held() const { return held_; }
   void Release();
