@@ -77,9 +77,11 @@ TEST(LockFile, ALinkAtThePathIsNotFollowed) {
   EXPECT_TRUE(StateOf(victim) == before);
 }
 
-// A file of another owner at the path is locked as it is, read-only: never written, truncated
-// or chmod-ed.
-TEST(LockFile, AnotherOwnersFileIsLockedWithoutBeingChanged) {
+// A file of another owner at the path: in the per-user folder it can only have been planted, so
+// the job goes on without the lock and says why; in a folder that users share
+// (--gpubench_lock_dir) it is locked as it is, read-only. Either way it is never written,
+// truncated or chmod-ed.
+TEST(LockFile, AnotherOwnersFileIsNeverChanged) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to make a file of another owner";
   const std::string folder = Folder("owner");
   const std::string path = folder + "/gpubench-gpu-x.lock";
@@ -88,7 +90,12 @@ TEST(LockFile, AnotherOwnersFileIsLockedWithoutBeingChanged) {
   ::chmod(path.c_str(), 0640);
   const FileState before = StateOf(path);
   GpuLock lock;
-  EXPECT_EQ(Acquired(path, &lock), "");
+  std::ostringstream messages;
+  const std::string refused = lock.Acquire(path, 0.2, messages, /*shared=*/false);
+  EXPECT_FALSE(lock.held());
+  EXPECT_NE(refused.find("belongs to uid 65534, not to this user"), std::string::npos) << refused;
+  EXPECT_TRUE(StateOf(path) == before);
+  EXPECT_EQ(lock.Acquire(path, 0.2, messages, /*shared=*/true), "");
   EXPECT_TRUE(lock.held());
   lock.Release();
   EXPECT_TRUE(StateOf(path) == before);

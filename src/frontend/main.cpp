@@ -235,7 +235,7 @@ std::string TakeGpuTurn(const Settings& settings, const detail::DeviceFacts& fac
     note = "went on without the lock between gpubench jobs: " + note;
   } else {
     note = process.gpu_lock.Acquire(detail::GpuLockPath(folder, facts.pci_bus_id),
-                                    kExclusiveWaitSeconds, std::cerr);
+                                    kExclusiveWaitSeconds, std::cerr, /*shared=*/!own);
   }
   if (!process.gpu_lock.held()) std::cerr << "gpubench: " << note << "\n";
   return note;

@@ -92,7 +92,7 @@ std::string PrepareGpuLockDirectory(const std::string& directory, bool own) {
 }
 
 std::string GpuLock::Acquire(const std::string& path, double timeout_seconds,
-                             std::ostream& messages) {
+                             std::ostream& messages, bool shared) {
   Release();
   // Read-only is enough for flock, and nothing is ever written into the file. No link is
   // followed (O_NOFOLLOW), and O_NONBLOCK keeps a FIFO planted at the path from blocking the open.
@@ -115,6 +115,14 @@ std::string GpuLock::Acquire(const std::string& path, double timeout_seconds,
     return WithoutTheLock(path + " is " + what +
                           ", not a lock file (someone else may have put it there); remove it, or "
                           "set --gpubench_lock_dir");
+  }
+  if (!shared && info.st_uid != ::geteuid()) {
+    const std::string owner = std::to_string(info.st_uid);
+    Release();
+    return WithoutTheLock(path + " belongs to uid " + owner + ", not to this user (uid " +
+                          std::to_string(::geteuid()) +
+                          "), in a folder of this user's own: someone else put it there; remove "
+                          "it, or give a folder that users share with --gpubench_lock_dir");
   }
   const auto start = std::chrono::steady_clock::now();
   double waited = 0, last_message = -kMessageEverySeconds;

@@ -38,7 +38,11 @@ class GpuLock {
   /// a note for the context block ("waited 12 s for gpubench job pid 4242"), "" when nobody held
   /// it, or the reason it went on without the lock (it timed out; the path is a link, a folder,
   /// a FIFO or cannot be opened).
-  std::string Acquire(const std::string& path, double timeout_seconds, std::ostream& messages);
+  /// `shared`: the folder is one that users share (--gpubench_lock_dir), so another user's lock
+  /// file is locked as it is; in the per-user folder a file of another owner can only have been
+  /// planted, and is refused.
+  std::string Acquire(const std::string& path, double timeout_seconds, std::ostream& messages,
+                      bool shared = false);
   bool held() const { return held_; }
   void Release();
 
