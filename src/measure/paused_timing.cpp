@@ -14,7 +14,7 @@ double ThreadCpuSeconds() {
 
 PausedTiming ComparePausedTiming(double gpubench_cpu_seconds, double gb_cpu_seconds,
                                  bool process_time) {
-  constexpr double kAbsoluteSeconds = 20e-6;
+  constexpr double kAbsoluteSeconds = 200e-6;
   constexpr double kRelative = 1e-3;
   const double tolerance =
       kAbsoluteSeconds + kRelative * std::max(gpubench_cpu_seconds, gb_cpu_seconds);
