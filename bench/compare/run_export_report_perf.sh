@@ -31,6 +31,11 @@ echo "input: 10,000 benchmarks x 10 repetitions + 4 aggregates, 14 counters/row,
 echo "  loading alone (--list-measures):      $(median_time "$export_exe" --list-measures big10k.json)"
 echo "  --to bencher:                         $(median_time "$export_exe" big10k.json --to bencher -o big.bmf.json)"
 echo "  --to github-action-benchmark:         $(median_time "$export_exe" big10k.json --to github-action-benchmark -o big)"
+echo "  --to csv (every counter):             $(median_time "$export_exe" big10k.json --to csv -o big.csv), $(wc -l < big.csv) lines, $(du -m big.csv | cut -f1) MiB"
+echo "  --to csv --counters time,bytes_moved: $(median_time "$export_exe" big10k.json --to csv --counters time,bytes_moved -o big2.csv)"
+[ -f one10k.json ] || python3 "$here/generate_gpubench_run.py" one10k.json --benchmarks 10000 --repetitions 1
+echo "input: 10,000 benchmarks x 1 repetition, $(du -m one10k.json | cut -f1) MiB"
+echo "  --to csv (every counter):             $(median_time "$export_exe" one10k.json --to csv -o one.csv), $(wc -l < one.csv) lines"
 
 "$report_exe" run1k.json --baseline base1k.json -o report1k.html > /dev/null
 "$report_exe" run1k.json -o report1k_alone.html > /dev/null

@@ -62,6 +62,20 @@ inline std::string FileDifference(const BenchmarkFile& a, const BenchmarkFile& b
         return where + "values of " + x.metrics[m].name;
       }
     }
+    if (x.recovered != y.recovered) return where + "recovered";
+    if (x.aggregates.size() != y.aggregates.size()) return where + "number of aggregates";
+    for (std::size_t g = 0; g < x.aggregates.size(); ++g) {
+      const AggregateRow& p = x.aggregates[g];
+      const AggregateRow& q = y.aggregates[g];
+      if (p.name != q.name || p.ratio != q.ratio) return where + "aggregate " + p.name;
+      if (p.metrics.size() != q.metrics.size()) return where + "metrics of aggregate " + p.name;
+      for (std::size_t m = 0; m < p.metrics.size(); ++m) {
+        if (p.metrics[m].name != q.metrics[m].name ||
+            !SameBits(p.metrics[m].values, q.metrics[m].values)) {
+          return where + "aggregate " + p.name + " " + p.metrics[m].name;
+        }
+      }
+    }
   }
   return "";
 }

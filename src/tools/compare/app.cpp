@@ -11,6 +11,7 @@
 #include <ostream>
 #include <thread>
 
+#include "tools/compare/report_csv.hpp"
 #include "tools/load/baseline_files.hpp"
 #include "tools/load/cut_off.hpp"
 #include "tools/load/loader.hpp"
@@ -40,6 +41,7 @@ std::string Render(const ComparisonReport& report, OutputFormat format, bool col
       return FormatMarkdown(report);
     case OutputFormat::kJson:
       return FormatJson(report);
+    case OutputFormat::kCsv:
     case OutputFormat::kConsole:
       break;
   }
@@ -49,6 +51,7 @@ std::string Render(const ComparisonReport& report, OutputFormat format, bool col
 // The JSON report is streamed rather than rendered: it is ten times the size of the console table.
 void Write(const ComparisonReport& report, OutputFormat format, bool color, std::ostream& out) {
   if (format == OutputFormat::kJson) return WriteJson(report, out);
+  if (format == OutputFormat::kCsv) return WriteComparisonCsv(report, out);
   out << Render(report, format, color);
 }
 

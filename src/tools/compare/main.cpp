@@ -67,7 +67,7 @@ void AddOptions(CLI::App& app, CommandLine& line) {
                "Fail the gate when a baseline benchmark is missing from the contender");
   app.add_option("--format", line.format, "Report format")
       ->capture_default_str()
-      ->check(CLI::IsMember({"console", "markdown", "json"}));
+      ->check(CLI::IsMember({"console", "markdown", "json", "csv"}));
   app.add_option("--output,-o", options.output_path,
                  "Write the report to FILE (stdout then gets the console table)");
   app.add_option("--color", line.color, "Colour the console table")
@@ -106,6 +106,7 @@ bool Resolve(CommandLine& line) {
   }
   options.format = line.format == "markdown" ? OutputFormat::kMarkdown
                    : line.format == "json"   ? OutputFormat::kJson
+                   : line.format == "csv"    ? OutputFormat::kCsv
                                              : OutputFormat::kConsole;
   options.color = line.color == "always"  ? ColorMode::kAlways
                   : line.color == "never" ? ColorMode::kNever

@@ -1,5 +1,6 @@
 #include "tools/compare/report_format.hpp"
 
+#include "tools/compare/report_csv.hpp"
 #include "tools/gate/suite_summary.hpp"
 
 #include <algorithm>
@@ -646,11 +647,7 @@ void WriteMetric(JsonWriter& json, const MetricComparison& metric) {
   json.Member("change_percent", metric.change_percent);
   json.Member("change", FormatChangePercent(metric.change_percent));
   json.Member("p_value", metric.p_value);
-  json.Member("test", metric.history_runs > 0 ? "history_prediction"
-                      : !metric.test_method   ? "none"
-                      : *metric.test_method == MannWhitneyMethod::kExact
-                          ? "mann_whitney_exact"
-                          : "mann_whitney_asymptotic");
+  json.Member("test", TestName(metric));
   json.Member("verdict", VerdictName(metric.verdict));
   json.Member("worse", metric.worse);
   json.Member("fails_gate", metric.fails_gate);

@@ -10,7 +10,8 @@
 
 namespace gpubench::compare {
 
-enum class OutputFormat { kConsole, kMarkdown, kJson };
+/// kCsv: one row per (benchmark, metric), tools/compare/report_csv.hpp.
+enum class OutputFormat { kConsole, kMarkdown, kJson, kCsv };
 
 /// Markdown job summaries have a size limit, so the full table is cut here.
 inline constexpr std::size_t kMarkdownMaxDetailRows = 1000;

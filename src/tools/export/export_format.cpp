@@ -35,47 +35,6 @@ std::vector<std::string> MetricsInRun(const BenchmarkFile& run) {
   return names;
 }
 
-// The metrics to export: the requested ones (each must be in some benchmark), or the default
-// ones the run has.
-Result<std::vector<std::string>> SelectMetrics(const BenchmarkFile& run,
-                                               const ExportOptions& options) {
-  const std::vector<std::string> present = MetricsInRun(run);
-  const auto has = [&](const std::string& name) {
-    return std::find(present.begin(), present.end(), name) != present.end();
-  };
-  std::vector<std::string> selected;
-  const auto add = [&](const std::string& name) {
-    if (std::find(selected.begin(), selected.end(), name) == selected.end()) {
-      selected.push_back(name);
-    }
-  };
-  if (options.metrics.empty()) {
-    for (const std::string& name : DefaultGatedMetrics()) {
-      if (has(name)) add(name);
-    }
-    return selected;
-  }
-  for (std::string name : options.metrics) {
-    if (name == "time") name = std::string(kRealTime);
-    if (!name.empty() && name.back() == '/') {
-      bool any = false;
-      for (const std::string& metric : present) {
-        if (metric.size() > name.size() && metric.compare(0, name.size(), name) == 0) {
-          add(metric);
-          any = true;
-        }
-      }
-      if (any) continue;
-    } else if (has(name)) {
-      add(name);
-      continue;
-    }
-    return Status::InvalidInput(run.path + ": no benchmark has the counter \"" + name +
-                                "\"; the benchmarks have: " + Join(present, ", "));
-  }
-  return selected;
-}
-
 // The repetitions' median, spread and count of one metric of one benchmark, or nothing (with a
 // note) when its values cannot be exported.
 struct Value {
@@ -199,9 +158,50 @@ Status BencherSlugs(const std::vector<std::string>& metrics, std::vector<std::st
 
 }  // namespace
 
+Result<std::vector<std::string>> SelectExportMetrics(const BenchmarkFile& run,
+                                                     const ExportOptions& options,
+                                                     bool every_metric_by_default) {
+  const std::vector<std::string> present = MetricsInRun(run);
+  const auto has = [&](const std::string& name) {
+    return std::find(present.begin(), present.end(), name) != present.end();
+  };
+  std::vector<std::string> selected;
+  const auto add = [&](const std::string& name) {
+    if (std::find(selected.begin(), selected.end(), name) == selected.end()) {
+      selected.push_back(name);
+    }
+  };
+  if (options.metrics.empty() && every_metric_by_default) return present;
+  if (options.metrics.empty()) {
+    for (const std::string& name : DefaultGatedMetrics()) {
+      if (has(name)) add(name);
+    }
+    return selected;
+  }
+  for (std::string name : options.metrics) {
+    if (name == "time") name = std::string(kRealTime);
+    if (!name.empty() && name.back() == '/') {
+      bool any = false;
+      for (const std::string& metric : present) {
+        if (metric.size() > name.size() && metric.compare(0, name.size(), name) == 0) {
+          add(metric);
+          any = true;
+        }
+      }
+      if (any) continue;
+    } else if (has(name)) {
+      add(name);
+      continue;
+    }
+    return Status::InvalidInput(run.path + ": no benchmark has the counter \"" + name +
+                                "\"; the benchmarks have: " + Join(present, ", "));
+  }
+  return selected;
+}
+
 Result<ExportResult> ExportGithubActionBenchmark(const BenchmarkFile& run,
                                                  const ExportOptions& options) {
-  const Result<std::vector<std::string>> selected = SelectMetrics(run, options);
+  const Result<std::vector<std::string>> selected = SelectExportMetrics(run, options, false);
   if (!selected.ok()) return selected.status();
   const std::vector<std::string>& metrics = selected.value();
   std::vector<MetricDescription> descriptions;
@@ -296,7 +296,7 @@ BencherMeasure DescribeBencherMeasure(std::string_view metric, const BenchmarkFi
 }
 
 Result<ExportResult> ExportBencher(const BenchmarkFile& run, const ExportOptions& options) {
-  const Result<std::vector<std::string>> selected = SelectMetrics(run, options);
+  const Result<std::vector<std::string>> selected = SelectExportMetrics(run, options, false);
   if (!selected.ok()) return selected.status();
   const std::vector<std::string>& metrics = selected.value();
   std::vector<std::string> slugs;

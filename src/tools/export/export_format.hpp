@@ -30,6 +30,14 @@ struct ExportOptions {
   PolicyOverrides overrides;  ///< --direction for counters the vocabulary and the file do not know
 };
 
+/// The metrics to export: the requested ones (each must be in some benchmark; "time" is
+/// real_time, a name ending in '/' a prefix), else every metric of the run
+/// (`every_metric_by_default`) or the DefaultGatedMetrics() it has. Fails (kInvalidInput) naming
+/// the metrics the run has when a requested one is in no benchmark.
+detail::Result<std::vector<std::string>> SelectExportMetrics(const BenchmarkFile& run,
+                                                             const ExportOptions& options,
+                                                             bool every_metric_by_default);
+
 /// One exported file's text and how many values it holds.
 struct ExportedFile {
   std::string text;       ///< empty when there is nothing to write

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/export/export_format.hpp"
+#include "tools/export/run_table.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/gate/run_summary.hpp"
 #include "tools/load/cut_off.hpp"
@@ -24,12 +25,14 @@ using gpubench::detail::Result;
 using gpubench::detail::Status;
 
 constexpr const char* kDescription =
-    "Export gpubench / Google Benchmark JSON for dashboards: github-action-benchmark's custom\n"
-    "format (two files, customSmallerIsBetter and customBiggerIsBetter) or Bencher Metric\n"
-    "Format. Values are medians over the repetitions; default counters: real_time and the\n"
-    "counters gpubench-compare gates. A file cut off mid-write (a killed run) exports its\n"
-    "complete rows, with a warning. Exit codes: 0 written, 2 bad input or usage,\n"
-    "3 the input files' gpubench settings fingerprints differ.";
+    "Export gpubench / Google Benchmark JSON for dashboards and notebooks: github-action-\n"
+    "benchmark's custom format (two files, customSmallerIsBetter and customBiggerIsBetter) or\n"
+    "Bencher Metric Format (medians over the repetitions; default counters: real_time and the\n"
+    "counters gpubench-compare gates), or a tidy CSV table for pandas (--to csv: one row per\n"
+    "benchmark, repetition or aggregate, and counter, with unit, direction and settings; every\n"
+    "counter by default). A file cut off mid-write (a killed run) exports its complete rows,\n"
+    "with a warning. Exit codes: 0 written, 2 bad input or usage, 3 the input files' gpubench\n"
+    "settings fingerprints differ.";
 
 constexpr std::size_t kMaxNotes = 10;
 
@@ -40,14 +43,51 @@ bool WriteFile(const std::string& path, const std::string& text) {
   return static_cast<bool>(file);
 }
 
-void PrintNotes(const ExportResult& result) {
-  for (std::size_t i = 0; i < result.notes.size() && i < kMaxNotes; ++i) {
-    std::cerr << "gpubench-export: note: " << result.notes[i] << "\n";
+void PrintNotes(const std::vector<std::string>& notes) {
+  for (std::size_t i = 0; i < notes.size() && i < kMaxNotes; ++i) {
+    std::cerr << "gpubench-export: note: " << notes[i] << "\n";
   }
-  if (result.notes.size() > kMaxNotes) {
-    std::cerr << "gpubench-export: note: " << result.notes.size() - kMaxNotes
+  if (notes.size() > kMaxNotes) {
+    std::cerr << "gpubench-export: note: " << notes.size() - kMaxNotes
               << " more benchmarks or values left out\n";
   }
+}
+
+int ExitFor(const Status& status);
+
+// --to csv: the table on stdout, or in `output` (written to a temporary name first, so that a
+// failed export leaves no half table where a complete one is expected).
+int WriteCsv(const gpubench::compare::BenchmarkFile& run, const std::string& output,
+             const gpubench::compare::ExportOptions& options) {
+  const bool to_stdout = output.empty() || output == "-";
+  const std::string partial = output + ".partial";
+  std::ofstream file;
+  if (!to_stdout) {
+    file.open(partial, std::ios::binary | std::ios::trunc);
+    if (!file) {
+      std::cerr << "gpubench-export: error: cannot write " << partial << "\n";
+      return kExitBadInput;
+    }
+  }
+  std::ostream& out = to_stdout ? std::cout : file;
+  const Result<gpubench::compare::RunTableResult> written = gpubench::compare::WriteRunTable(
+      run, options, [&](std::string_view text) { out.write(text.data(), text.size()); });
+  if (!written.ok()) {
+    if (!to_stdout) std::remove(partial.c_str());
+    return ExitFor(written.status());
+  }
+  PrintNotes(written.value().notes);
+  out.flush();
+  if (to_stdout) return out ? kExitOk : kExitBadInput;
+  file.close();
+  if (!file || std::rename(partial.c_str(), output.c_str()) != 0) {
+    std::remove(partial.c_str());
+    std::cerr << "gpubench-export: error: cannot write " << output << "\n";
+    return kExitBadInput;
+  }
+  std::cout << "wrote " << output << ": " << written.value().rows << " rows of "
+            << written.value().benchmarks << " benchmarks\n";
+  return kExitOk;
 }
 
 // github-action-benchmark: PREFIX.customSmallerIsBetter.json and PREFIX.customBiggerIsBetter.json.
@@ -113,13 +153,14 @@ int Export(const std::vector<std::string>& inputs, const std::string& target,
         gpubench::compare::ListBencherMeasures(&run));
     return kExitOk;
   }
+  if (target == "csv") return WriteCsv(run, output, options);
   const bool bencher = target == "bencher";
   const Result<ExportResult> exported =
       bencher ? gpubench::compare::ExportBencher(run, options)
               : gpubench::compare::ExportGithubActionBenchmark(run, options);
   if (!exported.ok()) return ExitFor(exported.status());
   const ExportResult& result = exported.value();
-  PrintNotes(result);
+  PrintNotes(result.notes);
   if (!bencher) return WriteGithubActionBenchmark(result, output.empty() ? "gpubench" : output);
   if (output.empty() || output == "-") {
     std::cout << result.bmf.text;
@@ -145,18 +186,18 @@ int main(int argc, char** argv) {
   app.add_option("RESULTS", inputs,
                  "gpubench JSON (--benchmark_out); several files are the shards of one run");
   app.add_option("--to", target, "Dashboard format")
-      ->check(CLI::IsMember({"github-action-benchmark", "bencher"}));
+      ->check(CLI::IsMember({"github-action-benchmark", "bencher", "csv"}));
   app.add_option("--counters", counters,
                  "Comma-separated metrics to export (time = real_time; a name ending in / takes "
                  "every counter with that prefix, e.g. kernel_time/). Default: real_time and "
                  "the gated counters (dram_read_bytes, dram_write_bytes, bytes_moved, "
-                 "dram_bandwidth) the file has")
+                 "dram_bandwidth) the file has; for csv every counter")
       ->delimiter(',');
   app.add_option("--direction", direction_specs,
                  "METRIC=higher|lower for a counter gpubench does not know (repeatable)")
       ->allow_extra_args(false);
   app.add_option("--output,-o", output,
-                 "bencher: the BMF file (default: stdout). github-action-benchmark: the prefix "
+                 "bencher and csv: the file (default: stdout). github-action-benchmark: the prefix "
                  "of the two files PATH.customSmallerIsBetter.json and "
                  "PATH.customBiggerIsBetter.json (default: gpubench)");
   app.add_flag("--list-measures", list_measures,
@@ -178,7 +219,7 @@ int main(int argc, char** argv) {
       gpubench::compare::AddPolicyOverrides({}, direction_specs, options.overrides);
   if (status.ok() && !list_measures && (inputs.empty() || target.empty())) {
     status = gpubench::detail::Status::InvalidInput(
-        "give RESULTS and --to github-action-benchmark|bencher (or --list-measures)");
+        "give RESULTS and --to github-action-benchmark|bencher|csv (or --list-measures)");
   }
   if (!status.ok()) {
     std::cerr << "gpubench-export: usage error: " << status.message() << "\n";

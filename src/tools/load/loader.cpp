@@ -352,6 +352,7 @@ Result<BenchmarkFile> ParseOrRecoverCutOff(std::string_view bytes, const std::st
   if (!recovered.ok()) return recovered;
   BenchmarkFile& value = recovered.value();
   value.cut_off.push_back({source_name, bytes.size(), scan.complete_rows, value.benchmarks.size()});
+  for (BenchmarkRecord& record : value.benchmarks) record.recovered = true;
   return recovered;
 }
 

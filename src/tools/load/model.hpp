@@ -20,6 +20,15 @@ struct MetricSeries {
   std::vector<double> values;
 };
 
+/// One aggregate row of a benchmark as the file has it: GB's mean, median, stddev, cv, or a
+/// statistic of the user's. Each metric holds one value; times are in ns except in a statistic
+/// GB reports as a ratio (aggregate_unit "percentage": cv), whose values stay ratios.
+struct AggregateRow {
+  std::string name;                   ///< aggregate_name
+  bool ratio = false;                 ///< aggregate_unit "percentage"
+  std::vector<MetricSeries> metrics;  ///< real_time and cpu_time first, then counters
+};
+
 /// One benchmark (one GB "run_name"), gathering its per-repetition rows.
 struct BenchmarkRecord {
   std::string name;
@@ -36,6 +45,10 @@ struct BenchmarkRecord {
   std::string label;
   /// real_time and cpu_time first (when present), then counters in file order.
   std::vector<MetricSeries> metrics;
+  /// The benchmark's aggregate rows that did not error, in file order.
+  std::vector<AggregateRow> aggregates;
+  /// From a file cut off mid-write: its rows are those complete before the cut.
+  bool recovered = false;
 
   const MetricSeries* FindMetric(std::string_view metric_name) const {
     for (const MetricSeries& series : metrics) {

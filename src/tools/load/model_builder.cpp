@@ -25,7 +25,8 @@ Status ModelBuilder::RowError(const RowState& row, const std::string& problem) c
 }
 
 // Checks the time fields of a row with values and returns them in ns.
-Status ModelBuilder::NormalisedTimes(const RowState& row, double* real_ns, double* cpu_ns) const {
+Status ModelBuilder::NormalisedTimes(const RowState& row, double* real_ns, double* cpu_ns,
+                                     bool ratio) const {
   if (!row.has_time_unit) {
     return RowError(row,
                     "field \"time_unit\" is missing; every timed row needs one of \"ns\", \"us\", "
@@ -45,6 +46,7 @@ Status ModelBuilder::NormalisedTimes(const RowState& row, double* real_ns, doubl
     const bool is_real = i == 0;
     if (!is_real && !row.has_cpu_time) continue;
     const double value = is_real ? row.real_time : row.cpu_time;
+    if (ratio && std::isnan(value)) continue;  // GB's cv of values that are all 0
     const char* field = is_real ? "real_time" : "cpu_time";
     if (!std::isfinite(value)) {
       return RowError(row, std::string("field \"") + field + "\" is " + FormatDouble(value) +
@@ -56,8 +58,9 @@ Status ModelBuilder::NormalisedTimes(const RowState& row, double* real_ns, doubl
                                FormatDouble(value) + "); a time must be >= 0");
     }
   }
-  *real_ns = row.real_time * *scale;
-  *cpu_ns = row.has_cpu_time ? row.cpu_time * *scale : 0;
+  const double factor = ratio ? 1.0 : *scale;
+  *real_ns = row.real_time * factor;
+  *cpu_ns = row.has_cpu_time ? row.cpu_time * factor : 0;
   return Status::Ok();
 }
 
@@ -204,10 +207,20 @@ Status ModelBuilder::AddIterationRow(const RowState& row) {
 }
 
 Status ModelBuilder::AddAggregateRow(const RowState& row) {
+  if (row.error_occurred || row.skipped) return Status::Ok();
+  const bool ratio = row.has_aggregate_unit && row.aggregate_unit == "percentage";
+  // Kept for the tables of gpubench-export; one whose times are not valid is left out of them
+  // rather than failing the file (the comparison never reads aggregates beside repetitions).
+  if (double real = 0, cpu = 0; NormalisedTimes(row, &real, &cpu, ratio).ok()) {
+    AggregateRow aggregate;
+    aggregate.name = row.aggregate_name;
+    aggregate.ratio = ratio;
+    AppendValues(row, aggregate.metrics, real, cpu);
+    aggregates_[row.run_name].push_back(std::move(aggregate));
+  }
   const bool is_median = row.aggregate_name == "median";
   if (!is_median && row.aggregate_name != "mean") return Status::Ok();
   if (row.has_aggregate_unit && row.aggregate_unit != "time") return Status::Ok();
-  if (row.error_occurred || row.skipped) return Status::Ok();
   if (FindRecord(row) != std::string::npos) return Status::Ok();  // have per-repetition rows
   auto [it, inserted] = fallback_index_.try_emplace(row.run_name, fallbacks_.size());
   if (inserted) {
@@ -246,6 +259,12 @@ Result<BenchmarkFile> ModelBuilder::Finish(bool saw_benchmarks) {
     record.metrics = std::move(fallback.metrics);
     file_.index_by_name.emplace(name, file_.benchmarks.size());
     file_.benchmarks.push_back(std::move(record));
+  }
+  for (auto& [name, aggregates] : aggregates_) {
+    const auto it = file_.index_by_name.find(name);
+    if (it != file_.index_by_name.end()) {
+      file_.benchmarks[it->second].aggregates = std::move(aggregates);
+    }
   }
   for (const BenchmarkRecord& record : file_.benchmarks) {
     if (!record.failed && !record.aggregates_only && record.declared_repetitions > 1 &&

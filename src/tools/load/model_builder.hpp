@@ -50,7 +50,9 @@ class ModelBuilder {
 
   static std::string RowLabel(const RowState& row);
   detail::Status RowError(const RowState& row, const std::string& problem) const;
-  detail::Status NormalisedTimes(const RowState& row, double* real_ns, double* cpu_ns) const;
+  /// `ratio`: an aggregate GB reports as a ratio (cv), whose times are checked but not scaled.
+  detail::Status NormalisedTimes(const RowState& row, double* real_ns, double* cpu_ns,
+                                 bool ratio = false) const;
   detail::Status AddIterationRow(const RowState& row);
   detail::Status AddAggregateRow(const RowState& row);
   void AppendValues(const RowState& row, std::vector<MetricSeries>& metrics, double real_ns,
@@ -64,6 +66,8 @@ class ModelBuilder {
   BenchmarkFile file_;
   std::size_t last_record_ = std::string::npos;
   std::vector<AggregateFallback> fallbacks_;
+  /// Every aggregate row by run_name, moved to its record when the file is finished.
+  std::unordered_map<std::string, std::vector<AggregateRow>> aggregates_;
   std::vector<std::string> fallback_names_;
   std::unordered_map<std::string, std::size_t> fallback_index_;
 };

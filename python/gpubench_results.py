@@ -1,0 +1,286 @@
+"""gpubench results as tables: rows (the standard library) or pandas DataFrames.
+
+Runs (Google Benchmark JSON written by a gpubench binary, shards and cut-off files included) are
+read through ``gpubench-export --to csv``, so that the counter vocabulary, the units and the
+recovery of a killed run's file are gpubench's own; a table that tool already wrote (``.csv``) is
+read directly. Comparisons are gpubench-compare's reports, ``--format json`` or ``--format csv``.
+
+    import gpubench_results as gr
+    rows = gr.read_run("run.json")          # list of dicts, one per (benchmark, row, counter)
+    frame = gr.run_frame("run.json")        # the same as a pandas DataFrame
+    verdicts = gr.comparison_frame("compare.json")
+
+Every run row has the columns of RUN_COLUMNS, every comparison row those of
+COMPARISON_COLUMNS (docs/export.md "A table for pandas", docs/compare.md "Output formats").
+"""
+
+import csv
+import io
+import json
+import math
+import os
+import shutil
+import subprocess
+import warnings
+from pathlib import Path
+
+__all__ = [
+    "RUN_COLUMNS",
+    "COMPARISON_COLUMNS",
+    "GpubenchResultsError",
+    "read_run",
+    "run_frame",
+    "read_comparison",
+    "comparison_frame",
+    "find_export_tool",
+]
+
+RUN_COLUMNS = (
+    "benchmark", "family", "arguments", "gpu", "run_type", "repetition_index", "aggregate_name",
+    "counter", "value", "unit", "direction", "gated", "settings_fingerprint", "method_version",
+    "recovered",
+)
+
+COMPARISON_COLUMNS = (
+    "benchmark", "status", "benchmark_verdict", "benchmark_worse", "benchmark_fails_gate",
+    "baseline_repetitions", "contender_repetitions", "throttled_baseline", "throttled_contender",
+    "gpu_shared_baseline", "gpu_shared_contender", "failure_message", "benchmark_notes",
+    "metric", "unit", "direction", "gated", "threshold_percent", "threshold_source", "floor",
+    "noise_percent", "history_runs", "between_run_sd_percent", "statistical", "rule",
+    "baseline_median", "baseline_values", "contender_median", "contender_values",
+    "change_percent", "change", "p_value", "test", "verdict", "worse", "fails_gate", "notes",
+)
+
+# How each column is typed; the rest are text ("" is None).
+_RUN_INTEGERS = ("gpu", "repetition_index", "method_version")
+_RUN_FLOATS = ("value",)
+_RUN_BOOLS = ("gated", "recovered")
+_COMPARISON_INTEGERS = ("baseline_repetitions", "contender_repetitions", "history_runs")
+_COMPARISON_FLOATS = ("threshold_percent", "floor", "noise_percent", "between_run_sd_percent",
+                      "baseline_median", "contender_median", "change_percent", "p_value")
+_COMPARISON_BOOLS = ("benchmark_worse", "benchmark_fails_gate", "throttled_baseline",
+                     "throttled_contender", "gpu_shared_baseline", "gpu_shared_contender",
+                     "gated", "statistical", "worse", "fails_gate")
+_COMPARISON_LISTS = ("baseline_values", "contender_values")
+_COMPARISON_NOTES = ("benchmark_notes", "notes")
+
+
+# The metric's columns of a benchmark without metrics (missing, new, failed): flags false and
+# history_runs 0, as the CSV has them (pandas then keeps those columns bool and int), the rest
+# None, the lists empty.
+def _no_metric():
+    columns = {key: None for key in COMPARISON_COLUMNS[13:]}
+    columns.update({key: False for key in ("gated", "statistical", "worse", "fails_gate")})
+    columns.update({"history_runs": 0, "baseline_values": [], "contender_values": [],
+                    "notes": []})
+    return columns
+
+
+class GpubenchResultsError(Exception):
+    """A file that cannot be read as what was asked for; the message says what was wrong."""
+
+
+def find_export_tool(export_tool=None):
+    """The gpubench-export to run: the argument, $GPUBENCH_EXPORT, the one installed beside this
+    module (PREFIX/bin when the module is in PREFIX/lib/pythonX.Y/...), or the one on PATH."""
+    candidates = [export_tool, os.environ.get("GPUBENCH_EXPORT")]
+    here = Path(__file__).resolve()
+    candidates += [str(parent / "bin" / "gpubench-export") for parent in here.parents[:4]]
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    on_path = shutil.which("gpubench-export")
+    if on_path:
+        return on_path
+    raise GpubenchResultsError(
+        "gpubench-export was not found (not given, not in $GPUBENCH_EXPORT, not installed beside "
+        f"{here}, not on PATH); pass export_tool=, or read a table that "
+        "'gpubench-export RUN.json --to csv -o RUN.csv' wrote")
+
+
+def _read_text(path):
+    # newline="": a quoted field may hold a line break, which csv must see as it is.
+    with open(path, encoding="utf-8", newline="") as file:
+        return file.read()
+
+
+def _typed(row, integers, floats, bools):
+    for key, text in row.items():
+        if key in integers:
+            row[key] = int(text) if text != "" else None
+        elif key in floats:
+            row[key] = float(text) if text != "" else None
+        elif key in bools:
+            if text not in ("true", "false", ""):
+                raise GpubenchResultsError(f"column {key} holds {text!r}; expected true or false")
+            row[key] = None if text == "" else text == "true"
+        elif text == "":
+            row[key] = None
+    return row
+
+
+def _read_table(text, source, columns):
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = tuple(reader.fieldnames or ())
+    if header != columns:
+        raise GpubenchResultsError(
+            f"{source}: the header is {', '.join(header) or 'missing'}; expected the columns "
+            f"{', '.join(columns)} (a table of this gpubench version's tools)")
+    return list(reader)
+
+
+def _run_csv_text(path, export_tool):
+    if str(path).endswith(".csv"):
+        return _read_text(path)
+    paths = [str(p) for p in path] if isinstance(path, (list, tuple)) else [str(path)]
+    tool = find_export_tool(export_tool)
+    done = subprocess.run([tool, *paths, "--to", "csv"], capture_output=True, check=False)
+    stderr = done.stderr.decode("utf-8", "replace")
+    if done.returncode != 0:
+        raise GpubenchResultsError(
+            f"gpubench-export could not read {', '.join(paths)} (exit {done.returncode}): "
+            + stderr.strip())
+    for line in stderr.splitlines():
+        if line.strip():
+            warnings.warn(line, stacklevel=3)
+    return done.stdout.decode("utf-8")
+
+
+def read_run(path, export_tool=None):
+    """The run's table as a list of dicts, one per (benchmark, repetition or aggregate, counter).
+
+    `path`: a gpubench / GB JSON file, a list of the shards of one run, or a .csv written by
+    gpubench-export --to csv. value is a float (ns for real_time and cpu_time, NaN where GB
+    wrote NaN), gpu, repetition_index and method_version ints or None, gated and recovered
+    bools, empty text None. gpubench-export's warnings (a cut-off file, benchmarks that failed)
+    become Python warnings; rows of a cut-off file have recovered=True.
+    """
+    text = _run_csv_text(path, export_tool)
+    rows = _read_table(text, path, RUN_COLUMNS)
+    return [_typed(row, _RUN_INTEGERS, _RUN_FLOATS, _RUN_BOOLS) for row in rows]
+
+
+def _values(text):
+    return [float(v) for v in text.split(";")] if text else []
+
+
+def _number(value):
+    # The JSON report writes null for what is not finite; the table's NaN says the same.
+    return math.nan if value is None else float(value)
+
+
+def _comparison_rows_from_json(report, source):
+    if report.get("tool") != "gpubench-compare" or "benchmarks" not in report:
+        raise GpubenchResultsError(
+            f"{source} is not a gpubench-compare report (gpubench-compare ... --format json)")
+    rows = []
+    for benchmark in report["benchmarks"]:
+        head = {
+            "benchmark": benchmark["name"],
+            "status": benchmark["status"],
+            "benchmark_verdict": benchmark.get("verdict"),
+            "benchmark_worse": benchmark["worse"],
+            "benchmark_fails_gate": benchmark["fails_gate"],
+            "baseline_repetitions": benchmark["repetitions"]["baseline"],
+            "contender_repetitions": benchmark["repetitions"]["contender"],
+            "throttled_baseline": benchmark["throttled"]["baseline"],
+            "throttled_contender": benchmark["throttled"]["contender"],
+            "gpu_shared_baseline": benchmark["gpu_shared"]["baseline"],
+            "gpu_shared_contender": benchmark["gpu_shared"]["contender"],
+            "failure_message": benchmark.get("failure_message") or None,
+            "benchmark_notes": list(benchmark.get("notes", [])),
+        }
+        metrics = benchmark.get("metrics", [])
+        if not metrics:
+            rows.append({**head, **_no_metric()})
+        for metric in metrics:
+            row = dict(head)
+            row.update({
+                "metric": metric["name"],
+                "unit": metric["unit"] or None,
+                "direction": metric["direction"],
+                "gated": metric["gated"],
+                "threshold_percent": metric["threshold_percent"],
+                "threshold_source": metric["threshold_source"] or None,
+                "floor": _number(metric["floor"]),
+                "noise_percent": _number(metric["noise_percent"]),
+                "history_runs": metric["history_runs"],
+                "between_run_sd_percent": _number(metric["between_run_sd_percent"]),
+                "statistical": metric["statistical"],
+                "rule": metric["rule"] or None,
+                "baseline_median": _number(metric["baseline"]["median"]),
+                "baseline_values": [_number(v) for v in metric["baseline"]["values"]],
+                "contender_median": _number(metric["contender"]["median"]),
+                "contender_values": [_number(v) for v in metric["contender"]["values"]],
+                "change_percent": _number(metric["change_percent"]),
+                "change": metric["change"],
+                "p_value": metric["p_value"],
+                "test": metric["test"],
+                "verdict": metric["verdict"],
+                "worse": metric["worse"],
+                "fails_gate": metric["fails_gate"],
+                "notes": list(metric.get("notes", [])),
+            })
+            rows.append(row)
+    return rows
+
+
+def read_comparison(path):
+    """gpubench-compare's report as a list of dicts, one per (benchmark, metric); a benchmark
+    without metrics (missing, new, failed) is one row with the metric's columns None.
+
+    `path`: the report of --format json or --format csv. The lists (baseline_values,
+    contender_values, notes, benchmark_notes) are Python lists; numbers are floats (NaN where the
+    JSON report has null for a value that is not finite, or the CSV NaN or inf), counts ints.
+    """
+    text = _read_text(path)
+    if str(path).endswith(".csv"):
+        rows = _read_table(text, path, COMPARISON_COLUMNS)
+        for row in rows:
+            for key in _COMPARISON_LISTS:
+                row[key] = _values(row[key])
+            for key in _COMPARISON_NOTES:
+                row[key] = row[key].split("\n") if row[key] else []
+            _typed(row, _COMPARISON_INTEGERS, _COMPARISON_FLOATS, _COMPARISON_BOOLS)
+            if row["metric"] is None:  # a benchmark without metrics
+                row.update(_no_metric())
+        return rows
+    try:
+        report = json.loads(text)
+    except ValueError as error:
+        raise GpubenchResultsError(f"{path} is neither a .csv table nor JSON: {error}") from None
+    return _comparison_rows_from_json(report, path)
+
+
+def _pandas():
+    try:
+        import pandas
+    except ImportError:
+        raise GpubenchResultsError(
+            "this needs pandas (Debian: apt-get install python3-pandas; pip install pandas); "
+            "read_run and read_comparison give the same rows without it") from None
+    return pandas
+
+
+def run_frame(path, export_tool=None):
+    """read_run's rows as a pandas DataFrame: gpu, repetition_index and method_version are
+    nullable integers (Int64), gated and recovered bool, the text columns strings."""
+    pandas = _pandas()
+    frame = pandas.DataFrame(read_run(path, export_tool), columns=list(RUN_COLUMNS))
+    for key in _RUN_INTEGERS:
+        frame[key] = frame[key].astype("Int64")
+    frame["value"] = frame["value"].astype("float64")
+    for key in _RUN_BOOLS:
+        frame[key] = frame[key].astype(bool)
+    return frame
+
+
+def comparison_frame(path):
+    """read_comparison's rows as a pandas DataFrame (the lists stay Python lists)."""
+    pandas = _pandas()
+    frame = pandas.DataFrame(read_comparison(path), columns=list(COMPARISON_COLUMNS))
+    for key in _COMPARISON_INTEGERS:
+        frame[key] = frame[key].astype("Int64")
+    for key in _COMPARISON_FLOATS:
+        frame[key] = frame[key].astype("float64")
+    return frame
