@@ -10,8 +10,10 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,6 +27,7 @@
 #include "frontend/gb_compat.hpp"
 #include "frontend/gpubench_counts.hpp"
 #include "frontend/paused_rows.hpp"
+#include "frontend/self_timed_rows.hpp"
 
 #include "gb_version.hpp"
 #include "measure/abort_note.hpp"
@@ -98,6 +101,16 @@ void LoopTest_Declared(benchmark::State& state) {
   SetFlopsProcessed(state, state.iterations() * 500);
 }
 GPUBENCH_BENCHMARK(LoopTest_Declared)->Iterations(4)->Repetitions(3);
+
+// A converted GB suite's body that still times itself (its own events, state.SetIterationTime):
+// GB adds its seconds to those gpubench hands it.
+void LoopTest_TimesItself(benchmark::State& state) {
+  for (auto _ : Loop(state)) {
+    Body();
+    state.SetIterationTime(1e-3);
+  }
+}
+GPUBENCH_BENCHMARK(LoopTest_TimesItself)->Iterations(4)->Repetitions(2);
 
 // Enough held iterations for the watch over them to see a neighbour.
 void LoopTest_Held(benchmark::State& state) {
@@ -175,6 +188,41 @@ GPUBENCH_DEFINE_F(LoopFixture, Case)(benchmark::State& state) {
   for (auto _ : Iterations(state)) Body();
 }
 GPUBENCH_REGISTER_F(LoopFixture, Case)->Arg(5)->Iterations(2);
+
+// A suite's own error checks that throw (kokkos/mdspan's CUDA_SAFE_CALL): in the loop, before
+// it, and in a fixture's SetUp and case.
+void LoopTest_ThrowsInTheLoop(benchmark::State& state) {
+  int bodies = 0;
+  for (auto _ : Loop(state)) {
+    Body();
+    if (++bodies == 2) throw std::runtime_error("CUDA_SAFE_CALL failed: out of memory");
+  }
+}
+GPUBENCH_BENCHMARK(LoopTest_ThrowsInTheLoop)->Iterations(4);
+
+void LoopTest_ThrowsBeforeTheLoop(benchmark::State& state) {
+  if (state.range(0) == 1) throw 42;
+  for (auto _ : Loop(state)) Body();
+}
+GPUBENCH_BENCHMARK(LoopTest_ThrowsBeforeTheLoop)->Arg(1);
+
+class LoopThrowingFixture : public gpubench::Fixture {
+ public:
+  void SetUp(benchmark::State& state) override {
+    if (state.range(0) == 0) throw std::invalid_argument("no input");
+    g_log->Add("setup " + std::to_string(state.range(0)));
+  }
+  void TearDown(benchmark::State& state) override {
+    g_log->Add("teardown " + std::to_string(state.range(0)));
+  }
+};
+GPUBENCH_DEFINE_F(LoopThrowingFixture, Case)(benchmark::State& state) {
+  for (auto _ : Iterations(state)) {
+    Body();
+    throw std::runtime_error("case failed");
+  }
+}
+GPUBENCH_REGISTER_F(LoopThrowingFixture, Case)->Arg(0)->Arg(1)->Iterations(2);
 
 // Declares its bytes in a fixture, which gpubench sees when Fixture::Run returns.
 GPUBENCH_DEFINE_F(LoopFixture, Declared)(benchmark::State& state) {
@@ -1233,6 +1281,81 @@ TEST_F(LoopTest, PauseTimingInTimedBodiesIsMarkedOnEveryRowAndSaidOnce) {
   EXPECT_EQ(err.find("LoopTest_SetupNotPaused: GB's CPU"), std::string::npos) << err;
 }
 
+// A body that times itself would show GB's sum of both times; gpubench's reporters refuse each of
+// its rows (repetitions and aggregates) with the reason, say once what to remove, and leave the
+// rows of a body that does not alone.
+TEST_F(LoopTest, ABodyThatTimesItselfIsRefusedOnEveryRowAndSaidOnce) {
+  settings_.cache = CachePolicy::kKeep;
+  through_gpubench_reporter_ = true;
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_(TimesItself|Declared)/");
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  int refused = 0, published = 0;
+  for (const auto& run : runs) {
+    const std::string error = detail::RunErrorMessage(run);
+    if (run.run_name.function_name == "LoopTest_TimesItself") {
+      EXPECT_NE(error.find("the loop body calls state.SetIterationTime() itself"),
+                std::string::npos)
+          << run.benchmark_name() << ": " << error;
+      refused += !error.empty();
+    } else {
+      EXPECT_EQ(error, "") << run.benchmark_name();
+      ++published;
+    }
+  }
+  EXPECT_EQ(refused, 2 + 4);    // two repetitions, GB's four aggregates
+  EXPECT_EQ(published, 3 + 4);  // LoopTest_Declared: three repetitions and the aggregates
+  const std::string said = "gpubench: LoopTest_TimesItself: GB's GPU time of the timed iterations";
+  ASSERT_NE(err.find(said), std::string::npos) << err;
+  EXPECT_EQ(err.find(said, err.find(said) + 1), std::string::npos) << "said once: " << err;
+  EXPECT_NE(err.find("Remove the body's own events and its SetIterationTime call"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("LoopTest_Declared: GB's GPU time"), std::string::npos) << err;
+}
+
+// An exception from the benchmark function ends its row, with the exception named, instead of the
+// process; the loop it left closes its NVTX range, TearDown runs after a case that threw, and the
+// next benchmark runs.
+TEST_F(LoopTest, AnExceptionFromTheBenchmarkEndsItsRowNotTheRun) {
+  auto runs = Run("^(LoopTest_Throws|LoopThrowingFixture/|LoopTest_Held/)");
+  ASSERT_EQ(runs.size(), 5u);
+  std::map<std::string, std::string> errors;
+  for (const auto& run : runs) errors[run.benchmark_name()] = detail::RunErrorMessage(run);
+  const auto has = [&](const std::string& name, const std::string& text) {
+    const auto it = std::find_if(errors.begin(), errors.end(),
+                                 [&](const auto& e) { return e.first.rfind(name, 0) == 0; });
+    EXPECT_NE(it, errors.end()) << name;
+    if (it == errors.end()) return;
+    EXPECT_NE(it->second.find(text), std::string::npos) << name << ": " << it->second;
+    EXPECT_NE(it->second.find("this row is an error instead and the other benchmarks run"),
+              std::string::npos)
+        << it->second;
+  };
+  has("LoopTest_ThrowsInTheLoop",
+      "threw std::runtime_error (\"CUDA_SAFE_CALL failed: out of memory\")");
+  has("LoopTest_ThrowsBeforeTheLoop/1", "threw an exception that is not a std::exception");
+  has("LoopThrowingFixture/Case/0", "threw std::invalid_argument (\"no input\")");
+  has("LoopThrowingFixture/Case/1", "threw std::runtime_error (\"case failed\")");
+  for (const auto& [name, error] : errors) {
+    if (name.rfind("LoopTest_Held", 0) == 0) EXPECT_EQ(error, "") << name;
+  }
+  EXPECT_EQ(log_.Count("teardown 0"), 0);  // its SetUp threw
+  EXPECT_EQ(log_.Count("setup 1"), 1);
+  EXPECT_EQ(log_.Count("teardown 1"), 1);  // after the case that threw
+  int pushes = 0;
+  for (const std::string& event : log_.events) pushes += event.rfind("push ", 0) == 0;
+  EXPECT_EQ(pushes, log_.Count("pop")) << "every NVTX range the loops opened is closed";
+}
+
+TEST(GbAddedTime, OnlyMoreThanTheSumsRoundingCounts) {
+  EXPECT_FALSE(detail::GbAddedTime(1.0, 1.0 + 1e-7));  // rounding of a million additions
+  EXPECT_TRUE(detail::GbAddedTime(1.0, 1.0 + 1e-5));
+  EXPECT_FALSE(detail::GbAddedTime(3e-6, 3e-6 + 5e-10));
+  EXPECT_TRUE(detail::GbAddedTime(3e-6, 6e-6));  // a body that timed its 3 us kernel
+  EXPECT_FALSE(detail::GbAddedTime(1.0, 0.5));   // less is not this check's business
+}
+
 detail::ThermalSample Nvml(double celsius, double watts, uint64_t reasons) {
   return ThermalReading(celsius, watts, /*energy_j=*/-1, reasons);
 }
@@ -1364,10 +1487,26 @@ TEST(BusyMessage, NamesAtMostFourCallsAndOnlyBelowTheThreshold) {
   busy.work_items = 3;
   const std::string held = detail::BusyMessage("BM_Sync/1024", 3.53e-3, busy, /*held=*/true);
   EXPECT_NE(held.find("(13%): the launches were held (launch_held=1), so the host did not pace "
-                      "the GPU; the idle time lies between the body's 3 GPU work items per "
+                      "the GPU; the idle time (3.06 ms per iteration, beyond the timer's floor of "
+                      "about 2 us around a launch) lies between the body's 3 GPU work items per "
                       "iteration"),
             std::string::npos)
       << held;
+  // One held kernel of 3.1 us, 1.05 us busy (the H200's tiny kernel, gpu_busy_pct 34%): the
+  // 2.1 us are the event pair's floor around the launch, no idle time to explain.
+  detail::BusyMeasure tiny;
+  tiny.iterations = 3;
+  tiny.work_items = 1;
+  tiny.busy_seconds = 1.05e-6;
+  EXPECT_EQ(detail::BusyMessage("BM_Tiny", 3.1e-6, tiny, /*held=*/true), "");
+  // Three held short kernels that idle 5.5 us between them are said.
+  tiny.work_items = 3;
+  tiny.busy_seconds = 10.9e-6;
+  EXPECT_NE(detail::BusyMessage("BM_Three", 16.4e-6, tiny, /*held=*/true).find("5.5 us per "),
+            std::string::npos);
+  // Not held, the host paced the GPU: said whatever the idle time.
+  tiny.busy_seconds = 1.05e-6;
+  EXPECT_NE(detail::BusyMessage("BM_Tiny", 3.1e-6, tiny, /*held=*/false), "");
   EXPECT_EQ(held.find("cudaMallocHost"), std::string::npos);
   EXPECT_EQ(detail::HostCallsText(busy),
             "cudaMallocHost:1:0.0021,cudaMalloc:1:0.0003,cudaDeviceSynchronize:1:0.00025,"

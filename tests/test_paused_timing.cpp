@@ -41,23 +41,23 @@ TEST(ThreadCpuSeconds, AdvancesWithWorkOnThisThread) {
   EXPECT_GE(detail::ThreadCpuSeconds() - start, 2e-3);
 }
 
-TEST(TimedCpuReadings, ClaimKeepsTheRepetitionsAndDropsTheTrials) {
-  detail::TimedCpuReadings readings;
+TEST(CallReadings, ClaimKeepsTheRepetitionsAndDropsTheTrials) {
+  detail::CallReadings readings;
   readings.Record("BM_A", 1, 0.001);   // GB's iteration-count trials
   readings.Record("BM_A", 100, 0.1);   // repetition 0 (the last trial)
   readings.Record("BM_B", 10, 0.5);    // another instance, interleaved
   readings.Record("BM_A", 100, 0.11);  // repetition 1
   const auto& a = readings.Claim("BM_A");
   EXPECT_EQ(a.iterations, 100);
-  EXPECT_EQ(a.cpu_seconds, (std::vector<double>{0.1, 0.11}));
+  EXPECT_EQ(a.seconds, (std::vector<double>{0.1, 0.11}));
   // The file reporter sees the same rows after the display: the same claim.
-  EXPECT_EQ(readings.Claim("BM_A").cpu_seconds, (std::vector<double>{0.1, 0.11}));
-  EXPECT_EQ(readings.Claim("BM_B").cpu_seconds, (std::vector<double>{0.5}));
+  EXPECT_EQ(readings.Claim("BM_A").seconds, (std::vector<double>{0.1, 0.11}));
+  EXPECT_EQ(readings.Claim("BM_B").seconds, (std::vector<double>{0.5}));
   // The name runs again (a second registration): its new call replaces the old claim.
   readings.Record("BM_A", 50, 0.2);
   EXPECT_EQ(readings.Claim("BM_A").iterations, 50);
-  EXPECT_EQ(readings.Claim("BM_A").cpu_seconds, (std::vector<double>{0.2}));
-  EXPECT_TRUE(readings.Claim("BM_C").cpu_seconds.empty());
+  EXPECT_EQ(readings.Claim("BM_A").seconds, (std::vector<double>{0.2}));
+  EXPECT_TRUE(readings.Claim("BM_C").seconds.empty());
 }
 
 Row GpuRow(const std::string& family, const std::string& args, int64_t iterations,

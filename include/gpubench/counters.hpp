@@ -78,6 +78,18 @@ inline constexpr double kGateTimeFloorNs = 500;
 /// runs' medians instead of the minimum, the noise term and the time floor above.
 inline constexpr int kGateHistoryMinRuns = 3;
 
+/// Below this gpu_busy_pct gpubench (on stderr) and gpubench-report say where the GPU idled
+/// inside the timed span: the host calls of the loop body, or behind a launch hold the gaps
+/// between the body's GPU work items.
+inline constexpr double kBusyWarnBelowPercent = 80;
+
+/// Behind a launch hold (launch_held=1) an iteration's GPU time also holds the event pair's own
+/// floor around the launch, which tracing does not count as busy: for bodies of one kernel the
+/// committed H200 runs (tests/compare/data/h200) idle 1.4-3.9 us per iteration (the 3.1 us tiny
+/// kernel 2.1 us of it: gpu_busy_pct 34%). A held row is said to idle between work items only
+/// when its GPU time less its busy time exceeds this, in seconds.
+inline constexpr double kBusyHeldIdleFloorSeconds = 4e-6;
+
 /// The chance that identical reruns fail a comparison with a history anywhere in the suite: its
 /// m gated tests share it (Bonferroni), each a one-sided prediction bound t(1 - alpha/m, n - 1) x
 /// sd x sqrt(1 + 1/n) of the runs' medians (one test, 10 runs: 2.96 x sd; 24 tests, 10 runs:

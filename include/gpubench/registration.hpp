@@ -45,6 +45,11 @@ struct RegisteredFamily {
 BenchmarkHandle* FinishRegistration(const std::shared_ptr<RegisteredFamily>& family,
                                     BenchmarkHandle* benchmark);
 
+/// Called in a catch block: the benchmark function threw (a suite's own error check, e.g. a
+/// CUDA_SAFE_CALL that throws). Ends the row with state.SkipWithError naming the exception, so
+/// that the other benchmarks run and the JSON stays whole; without a GPU it says so too.
+void SkipForException(benchmark::State& state) noexcept;
+
 }  // namespace detail
 
 /// Registers `fn` (callable as fn(benchmark::State&)) under `name` with manual (GPU) time, like
@@ -57,7 +62,11 @@ BenchmarkHandle* RegisterBenchmark(const std::string& name, Function&& fn) {
   BenchmarkHandle* benchmark = benchmark::RegisterBenchmark(
       name.c_str(), [family, fn = std::forward<Function>(fn)](benchmark::State& state) mutable {
         detail::InstanceScope scope(&family->name, *family->benchmark, state);
-        fn(state);
+        try {
+          fn(state);
+        } catch (...) {
+          detail::SkipForException(state);
+        }
       });
   return detail::FinishRegistration(family, benchmark);
 }

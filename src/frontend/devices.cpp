@@ -2,8 +2,8 @@
 
 #include "common/text_files.hpp"
 #include "frontend/gpubench_counts.hpp"
-#include "frontend/paused_rows.hpp"
 #include "frontend/run_self.hpp"
+#include "frontend/self_timed_rows.hpp"
 
 #include <cuda_runtime_api.h>
 #include <unistd.h>
@@ -177,7 +177,7 @@ bool ForwardingReporter::ReportContext(const Context& context) {
 void ForwardingReporter::ReportRuns(const std::vector<Run>& reports) {
   std::vector<Run> marked = reports;
   RestoreRunNames(&marked);
-  MarkPausedTiming(&marked, ProcessState::Get());  // before the tag: it matches untagged names
+  CheckReportedRows(&marked, ProcessState::Get());  // before the tag: it matches untagged names
   for (Run& run : marked) {
     std::string& args = run.run_name.args;
     if (!tag_.empty()) args += (args.empty() ? "" : "/") + tag_;

@@ -26,6 +26,25 @@ auto RunFailedImpl(const Run& run, long) -> decltype(run.error_occurred, bool())
   return run.error_occurred;
 }
 
+template <class Run>
+auto SetRunErrorImpl(Run& run, const std::string& message, int)
+    -> decltype(run.skip_message, void()) {
+  run.skipped = static_cast<decltype(run.skipped)>(2);  // internal::SkippedWithError
+  run.skip_message = message;
+}
+template <class Run>
+auto SetRunErrorImpl(Run& run, const std::string& message, long)
+    -> decltype(run.error_message, void()) {
+  run.error_occurred = true;
+  run.error_message = message;
+}
+
+/// Makes the run an error row with `message`, as state.SkipWithError would have.
+template <class Run>
+void SetRunError(Run& run, const std::string& message) {
+  SetRunErrorImpl(run, message, 0);
+}
+
 /// The run's error or skip message; "" when it ran.
 template <class Run>
 std::string RunErrorMessage(const Run& run) {

@@ -44,8 +44,8 @@ void SayOnce(const std::string& instance, PausedTiming verdict, double gpubench_
 // aggregates through the mean (GB's mean holds the repetitions' mean CPU time).
 void MarkInstance(const std::string& instance, const std::vector<Run*>& rows,
                   ProcessState& process) {
-  const TimedCpuReadings::Repetitions& readings = process.timed_cpu.Claim(instance);
-  if (readings.cpu_seconds.empty()) return;
+  const CallReadings::Repetitions& readings = process.timed_cpu.Claim(instance);
+  if (readings.seconds.empty()) return;
   PausedTiming worst = PausedTiming::kConsistent;
   double worst_gpubench = 0, worst_gb = 0;
   auto judge = [&](double gpubench_cpu, double gb_cpu, bool process_time) {
@@ -61,15 +61,14 @@ void MarkInstance(const std::string& instance, const std::vector<Run*>& rows,
   for (Run* run : rows) {
     if (run->run_type == Run::RT_Iteration) {
       const auto index = static_cast<size_t>(run->repetition_index);
-      if (run->iterations != readings.iterations || index >= readings.cpu_seconds.size()) continue;
-      if (judge(readings.cpu_seconds[index], run->cpu_accumulated_time,
-                MeasuresProcessTime(*run))) {
+      if (run->iterations != readings.iterations || index >= readings.seconds.size()) continue;
+      if (judge(readings.seconds[index], run->cpu_accumulated_time, MeasuresProcessTime(*run))) {
         run->counters["timing_paused"] = 1;
       }
     } else if (run->aggregate_name == "mean" && run->iterations > 0) {
       const double gpubench_mean =
-          std::accumulate(readings.cpu_seconds.begin(), readings.cpu_seconds.end(), 0.0) /
-          static_cast<double>(readings.cpu_seconds.size());
+          std::accumulate(readings.seconds.begin(), readings.seconds.end(), 0.0) /
+          static_cast<double>(readings.seconds.size());
       // GB divides an aggregate's accumulated time by the repetition count when it reports it;
       // the repetitions' mean of accumulated CPU time is this.
       const double gb_mean = run->cpu_accumulated_time * static_cast<double>(readings.iterations) /
@@ -100,7 +99,8 @@ std::string InstanceNameOfRun(const Run& run) {
   return name;
 }
 
-void MarkPausedTiming(std::vector<Run>* runs, ProcessState& process) {
+std::vector<std::pair<std::string, std::vector<Run*>>> GpuRowsByInstance(
+    std::vector<Run>* runs, const ProcessState& process) {
   // Rows of one instance arrive together (its repetitions, or its aggregates).
   std::vector<std::pair<std::string, std::vector<Run*>>> instances;
   for (Run& run : *runs) {
@@ -112,7 +112,13 @@ void MarkPausedTiming(std::vector<Run>* runs, ProcessState& process) {
     }
     instances.back().second.push_back(&run);
   }
-  for (const auto& [instance, rows] : instances) MarkInstance(instance, rows, process);
+  return instances;
+}
+
+void MarkPausedTiming(std::vector<Run>* runs, ProcessState& process) {
+  for (const auto& [instance, rows] : GpuRowsByInstance(runs, process)) {
+    MarkInstance(instance, rows, process);
+  }
 }
 
 }  // namespace gpubench::detail

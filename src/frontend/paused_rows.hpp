@@ -15,6 +15,12 @@ namespace gpubench::detail {
 /// and arguments, without argument names, time type or repetition count.
 std::string InstanceNameOfRun(const benchmark::BenchmarkReporter::Run& run);
 
+/// The rows that ran and are GPU-timed (they carry sm_clock_mhz), by the instance name of their
+/// call (with the device tag of a --gpubench_devices child), in order.
+std::vector<std::pair<std::string, std::vector<benchmark::BenchmarkReporter::Run*>>>
+GpuRowsByInstance(std::vector<benchmark::BenchmarkReporter::Run>* runs,
+                  const ProcessState& process);
+
 /// Compares every row of a gpubench::Loop call with the thread CPU time gpubench read over its
 /// timed iterations and marks the rows of a paused timer (aggregates through their mean); rows
 /// without a reading (other benchmarks, other processes) pass unchanged. Call it before a

@@ -6,13 +6,19 @@
 #include "gpubench/registration.hpp"
 #include "measure/declared_work.hpp"
 #include "measure/instance.hpp"
+#include "measure/process_state.hpp"
 #include "measure/stopping_rule.hpp"
+
+#include <cxxabi.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <set>
+#include <typeinfo>
 #include <vector>
 
 namespace gpubench {
@@ -223,6 +229,44 @@ BenchmarkHandle* FinishRegistration(const std::shared_ptr<RegisteredFamily>& fam
   return benchmark;
 }
 
+namespace {
+
+std::string Demangled(const char* name) {
+  int status = 0;
+  char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string text = status == 0 && readable ? readable : name;
+  std::free(readable);
+  return text;
+}
+
+// What the exception being handled is: its type and what(), for the row's message.
+std::string DescribeCurrentException() {
+  try {
+    throw;
+  } catch (const std::exception& error) {
+    return Demangled(typeid(error).name()) + " (\"" + error.what() + "\")";
+  } catch (...) {
+    return "an exception that is not a std::exception";
+  }
+}
+
+}  // namespace
+
+void SkipForException(benchmark::State& state) noexcept {
+  try {
+    std::string message = "gpubench: the benchmark function threw " + DescribeCurrentException() +
+                          ", which would have ended the whole run; this row is an error instead "
+                          "and the other benchmarks run";
+    const DeviceFacts& facts = ProcessState::Get().harness.facts();
+    if (!facts.available && !facts.unavailable_reason.empty()) {
+      message += " (there is no usable CUDA device: " + facts.unavailable_reason + ")";
+    }
+    state.SkipWithError(message.c_str());
+  } catch (...) {
+    state.SkipWithError("gpubench: the benchmark function threw an exception");
+  }
+}
+
 BenchmarkHandle* RegisterFixtureInstance(Fixture* fixture) {
   BenchmarkHandle* registered = RegisterOwned(fixture, 0);
   registered->UseManualTime();
@@ -248,7 +292,24 @@ void Fixture::Run(benchmark::State& state) {
   // name (State::name()), and this object knows its arguments; before 1.8 the loop explains
   // which macro to use.
   detail::InstanceScope scope(family_name_.empty() ? nullptr : &family_name_, *this, state);
-  benchmark::Fixture::Run(state);
+  // GB's Fixture::Run is SetUp, BenchmarkCase, TearDown; here an exception from one of them
+  // ends the row instead of the process, and TearDown still runs after a case that threw.
+  try {
+    this->SetUp(state);
+  } catch (...) {
+    detail::SkipForException(state);
+    return;
+  }
+  try {
+    this->BenchmarkCase(state);
+  } catch (...) {
+    detail::SkipForException(state);
+  }
+  try {
+    this->TearDown(state);
+  } catch (...) {
+    detail::SkipForException(state);
+  }
 }
 
 }  // namespace gpubench

@@ -9,7 +9,7 @@
 #include "frontend/context.hpp"
 #include "frontend/gb_compat.hpp"
 #include "frontend/gpubench_counts.hpp"
-#include "frontend/paused_rows.hpp"
+#include "frontend/self_timed_rows.hpp"
 #include "gpubench/version.hpp"
 #include "measure/process_state.hpp"
 
@@ -74,7 +74,7 @@ CounterReporter::RowKind CounterReporter::KindOf(const Run& run) {
 void CounterReporter::ReportRuns(const std::vector<Run>& given) {
   std::vector<Run> reports = given;
   detail::RestoreRunNames(&reports);
-  detail::MarkPausedTiming(&reports, detail::ProcessState::Get());
+  detail::CheckReportedRows(&reports, detail::ProcessState::Get());
   for (const Run& run : reports) {
     // A header before the first row and whenever the kind of time changes, so that every time
     // is under its own title; GB's rows in tabular mode also when their counters change (GB

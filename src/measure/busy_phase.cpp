@@ -117,17 +117,20 @@ std::string BusyMessage(const std::string& instance, double gpu_seconds_per_iter
                         const BusyMeasure& busy, bool held) {
   if (busy.iterations == 0 || gpu_seconds_per_iteration <= 0) return "";
   const double percent = 100 * busy.busy_seconds / gpu_seconds_per_iteration;
-  if (percent >= kBusyMessageBelowPercent) return "";
+  if (percent >= kBusyWarnBelowPercent) return "";
+  const double idle = gpu_seconds_per_iteration - busy.busy_seconds;
+  if (held && idle <= kBusyHeldIdleFloorSeconds) return "";  // the event pair's own floor
   char share[16];
   std::snprintf(share, sizeof(share), "%.0f%%", percent);
   std::string text = instance + ": GPU time " + Milliseconds(gpu_seconds_per_iteration) +
                      ", GPU busy " + Milliseconds(busy.busy_seconds) + " (" + share + ")";
   if (held) {
-    char items[200];
+    char items[320];
     std::snprintf(items, sizeof(items),
                   ": the launches were held (launch_held=1), so the host did not pace the GPU; "
-                  "the idle time lies between the body's %g GPU work items per iteration",
-                  busy.work_items);
+                  "the idle time (%s per iteration, beyond the timer's floor of about 2 us "
+                  "around a launch) lies between the body's %g GPU work items per iteration",
+                  Milliseconds(idle).c_str(), busy.work_items);
     return text + items +
            " (launch latency and dependencies between short kernels; fusing them or a CUDA "
            "graph shortens it; gpu_busy_pct; docs/user_guide.md \"Benchmarks that "

@@ -16,9 +16,6 @@
 
 namespace gpubench::detail {
 
-/// GPU busy time below this share of the GPU time gets a message that names the host calls.
-inline constexpr double kBusyMessageBelowPercent = 80;
-
 class BusyPhase {
  public:
   BusyPhase(Harness& harness, cudaStream_t stream) : harness_(harness), stream_(stream) {}
@@ -50,8 +47,9 @@ class BusyPhase {
 
 /// "GPU time 3.53 ms, GPU busy 0.47 ms (13%): per iteration the loop calls cudaMallocHost
 /// (2.1 ms), cudaMalloc (0.3 ms), ..." for a call whose busy share is below
-/// kBusyMessageBelowPercent; "" otherwise. `held`: the timed bodies ran behind a launch hold, so
-/// the host's calls did not pace the GPU, and the gaps are between the GPU's own work items.
+/// kBusyWarnBelowPercent; "" otherwise. `held`: the timed bodies ran behind a launch hold, so
+/// the host's calls did not pace the GPU, and the gaps are between the GPU's own work items; ""
+/// when they are no longer than the timer's floor around a launch (kBusyHeldIdleFloorSeconds).
 std::string BusyMessage(const std::string& instance, double gpu_seconds_per_iteration,
                         const BusyMeasure& busy, bool held = false);
 

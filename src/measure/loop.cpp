@@ -32,6 +32,13 @@ class IterationController {
         counters_(process_, stream) {}
   ~IterationController() {
     if (process_.active_loop == this) process_.active_loop = nullptr;
+    // An exception from the body left the call inside a stage: close its NVTX range, release a
+    // hold and end a profiling session, as a failed stage would (the registration's catch then
+    // makes the row an error).
+    if (step_ != Step::kStart && step_ != Step::kDone) {
+      timed_.CloseRange();
+      counters_.Abort();
+    }
   }
 
   bool Next() {

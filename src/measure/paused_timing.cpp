@@ -24,26 +24,4 @@ PausedTiming ComparePausedTiming(double gpubench_cpu_seconds, double gb_cpu_seco
   return PausedTiming::kConsistent;
 }
 
-void TimedCpuReadings::Record(const std::string& instance, int64_t iterations, double cpu_seconds) {
-  pending_.push_back({instance, iterations, cpu_seconds});
-}
-
-const TimedCpuReadings::Repetitions& TimedCpuReadings::Claim(const std::string& instance) {
-  Repetitions& claimed = claimed_[instance];
-  const auto last = std::find_if(pending_.rbegin(), pending_.rend(),
-                                 [&](const Reading& r) { return r.instance == instance; });
-  if (last == pending_.rend()) return claimed;
-  claimed.iterations = last->iterations;
-  claimed.cpu_seconds.clear();
-  for (const Reading& reading : pending_) {
-    if (reading.instance == instance && reading.iterations == claimed.iterations) {
-      claimed.cpu_seconds.push_back(reading.cpu_seconds);
-    }
-  }
-  pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
-                                [&](const Reading& r) { return r.instance == instance; }),
-                 pending_.end());
-  return claimed;
-}
-
 }  // namespace gpubench::detail

@@ -5,11 +5,6 @@
 // its own reading here; gpubench's reporters compare it with GB's row (frontend/paused_rows).
 #pragma once
 
-#include <cstdint>
-#include <map>
-#include <string>
-#include <vector>
-
 namespace gpubench::detail {
 
 /// The calling thread's CPU time in seconds (CLOCK_THREAD_CPUTIME_ID, GB's own CPU clock).
@@ -33,34 +28,5 @@ enum class PausedTiming {
 /// exceed one thread's without a pause, so only kLower counts then.
 PausedTiming ComparePausedTiming(double gpubench_cpu_seconds, double gb_cpu_seconds,
                                  bool process_time);
-
-/// The readings of the timed calls, matched to GB's rows when they are reported: GB reports an
-/// instance once all its repetitions ran, so its readings are complete by then.
-class TimedCpuReadings {
- public:
-  /// One timed call: GB's iteration count and gpubench's CPU seconds over the timed iterations.
-  void Record(const std::string& instance, int64_t iterations, double cpu_seconds);
-
-  /// `instance`'s repetitions, in order: their iteration count and CPU seconds each.
-  struct Repetitions {
-    int64_t iterations = 0;
-    std::vector<double> cpu_seconds;
-  };
-  /// The readings of `instance`'s repetitions: those with the iteration count of its last call
-  /// (GB runs every repetition with the count its trials settled on; the trials, with other
-  /// counts, are dropped). Readings recorded since the last claim replace the earlier ones, so a
-  /// name that runs again is matched to its new calls; without new ones the last claim stays
-  /// (GB hands the same rows to the display and to the file reporter).
-  const Repetitions& Claim(const std::string& instance);
-
- private:
-  struct Reading {
-    std::string instance;
-    int64_t iterations;
-    double cpu_seconds;
-  };
-  std::vector<Reading> pending_;
-  std::map<std::string, Repetitions> claimed_;
-};
 
 }  // namespace gpubench::detail

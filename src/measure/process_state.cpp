@@ -30,7 +30,8 @@ void ProcessState::ResetForTesting() {
   profiling_pass = ProfilingPass();
   sharing_history = SharingHistory();
   profile_log.Close();
-  timed_cpu = TimedCpuReadings();
+  timed_cpu = CallReadings();
+  timed_gpu = CallReadings();
   cost = RunCost();
   sample_counts.clear();
   context_lost_reason.clear();

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "measure/call_readings.hpp"
 #include "measure/gpu_lock.hpp"
 #include "measure/harness.hpp"
 #include "measure/paused_timing.hpp"
@@ -32,7 +33,10 @@ struct ProcessState {
   SharingHistory sharing_history;
   ProfileLog profile_log;
   /// The timed calls' thread CPU time, for the reporters' PauseTiming check.
-  TimedCpuReadings timed_cpu;
+  CallReadings timed_cpu;
+  /// The GPU seconds each timed call handed GB (SetIterationTime), for the reporters' check of a
+  /// body that times itself.
+  CallReadings timed_gpu;
   /// What the run and each row cost in wall time.
   RunCost cost;
   /// gpubench's rule: the sample count of each instance's first repetition, which its later

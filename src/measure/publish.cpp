@@ -222,6 +222,7 @@ void Publish(const CallResult& call, benchmark::State& state, ProcessState& proc
   if (call.timed_cpu_seconds >= 0) {
     process.timed_cpu.Record(call.instance, call.iterations, call.timed_cpu_seconds);
   }
+  process.timed_gpu.Record(call.instance, call.iterations, call.gpu_seconds);
 }
 
 void KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProcessState& process) {

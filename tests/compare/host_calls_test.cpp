@@ -1,6 +1,7 @@
 // gpubench_host_calls (the loop body's CUDA runtime calls per instance) and the warnings about
 // rows whose GPU was busy for well under their GPU time.
 #include "tools/gate/host_calls.hpp"
+#include "tools/load/loader.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -209,6 +210,51 @@ TEST(GpuBusyWarnings, ListsTwentyAndNamesTheRest) {
   EXPECT_EQ(warnings[20],
             "GPU busy below 80% of the GPU time in 3 more benchmark(s): BM_Idle/20 (5%), "
             "BM_Idle/21 (5%), BM_Idle/22 (5%)");
+}
+
+// Real H200 runs with the launches held: one-kernel bodies idle only the timer's floor around a
+// launch (the tiny kernel 2.1 of its 3.1 us, gpu_busy_pct 34%), which is no warning; the
+// converted synchronising body's three work items idle 5.5 us per iteration, which is.
+TEST(GpuBusyWarnings, HeldOneKernelBodiesOfRealRunsAreNotWarnedTheirFloorIsNoIdleTime) {
+  const std::string data = GPUBENCH_COMPARE_TEST_DATA_DIR "/h200/";
+  for (const char* name : {"cost/gpubench_tiny_10.json", "cost/gpubench_copy_2^20_10.json",
+                           "history_gate_v4/run_01.json", "thermal/short_kernels.json"}) {
+    const detail::Result<BenchmarkFile> run = LoadBenchmarkFile(data + name);
+    ASSERT_TRUE(run.ok()) << run.status().message();
+    bool low = false;  // the file has held rows below 80% that are floor only
+    for (const BenchmarkRecord& record : run.value().benchmarks) {
+      const MetricSeries* pct = record.FindMetric(kGpuBusyPctCounter);
+      low = low || (pct && !pct->values.empty() && pct->values[0] < kBusyWarnBelowPercent);
+    }
+    EXPECT_TRUE(low) << name << " has no short kernel: the test would prove nothing";
+    EXPECT_THAT(GpuBusyWarnings(run.value()), SizeIs(0)) << name;
+  }
+  // The synchronising body (not held: the host paced it) and its conversion (held, three work
+  // items that idle 5 us between them) are said.
+  const detail::Result<BenchmarkFile> sync = LoadBenchmarkFile(data + "sync/sync_2026-12-01.json");
+  ASSERT_TRUE(sync.ok()) << sync.status().message();
+  const std::vector<std::string> said = GpuBusyWarnings(sync.value());
+  ASSERT_THAT(said, SizeIs(2));
+  EXPECT_THAT(said[0], HasSubstr("BM_SyncLoop/1048576/manual_time"));
+  EXPECT_THAT(said[1], AllOf(HasSubstr("BM_SyncLoopConverted/1048576/manual_time"),
+                             HasSubstr("lies between the body's GPU work items")));
+  BenchmarkFile held = RunWithBusy(kExample);
+  BenchmarkRecord record;
+  record.name = "BM_SyncLoopConverted/1048576/manual_time";
+  record.metrics = {{"real_time", {16380}},
+                    {"gpu_busy_time", {10.9e-6}},
+                    {"gpu_busy_pct", {66.5}},
+                    {"launch_held", {1}}};
+  held.benchmarks = {record};
+  const std::vector<std::string> warnings = GpuBusyWarnings(held);
+  ASSERT_THAT(warnings, SizeIs(1));
+  EXPECT_THAT(warnings[0], HasSubstr("the idle time (5.48 us per iteration, beyond the timer's "
+                                     "floor of about 2 us around a launch) lies between the "
+                                     "body's GPU work items"));
+  held.benchmarks[0].metrics[0].values = {14800};  // 3.9 us idle: the floor of one launch
+  EXPECT_THAT(GpuBusyWarnings(held), SizeIs(0));
+  held.benchmarks[0].metrics[3].values = {0};  // not held: the host paced it, say so
+  EXPECT_THAT(GpuBusyWarnings(held), SizeIs(1));
 }
 
 }  // namespace

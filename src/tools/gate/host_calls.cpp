@@ -218,27 +218,34 @@ std::vector<std::string> GpuBusyWarnings(const BenchmarkFile& run) {
     if (Shared(record)) continue;
     std::size_t repetitions = 0;
     const double percent = FiniteMedian(record, kGpuBusyPctCounter, &repetitions);
-    if (!std::isfinite(percent) || percent >= kGpuBusyWarnBelowPercent) continue;
-    if (listed == kMaxBusyListed) {
-      more.push_back(record.name + " (" + FormatPercent(percent) + ")");
-      continue;
-    }
+    if (!std::isfinite(percent) || percent >= kBusyWarnBelowPercent) continue;
+    const double held = FiniteMedian(record, kLaunchHeldCounter);
+    const bool launch_held = std::isfinite(held) && held >= 0.5;
     const double gpu_ns = FiniteMedian(record, kRealTime);
     const double busy_seconds = FiniteMedian(record, kGpuBusyTimeCounter);
     const double busy_ns =
         std::isfinite(busy_seconds) ? busy_seconds * 1e9 : gpu_ns * percent / 100;
+    // gpubench's rule on stderr: a held row's idle time within the timer's floor around a
+    // launch is that floor (a one-kernel body), not time between work items.
+    if (launch_held && gpu_ns - busy_ns <= kBusyHeldIdleFloorSeconds * 1e9) continue;
+    if (listed == kMaxBusyListed) {
+      more.push_back(record.name + " (" + FormatPercent(percent) + ")");
+      continue;
+    }
     std::string text = record.name;
     if (repetitions > 1) text += " (medians of " + std::to_string(repetitions) + " repetitions)";
     text += ": GPU time " + FormatTimeNs(gpu_ns) + ", GPU busy " + FormatTimeNs(busy_ns) + " (" +
             FormatPercent(percent) + "): ";
     const InstanceHostCalls* calls = host_calls.Match(record.name);
-    const double held = FiniteMedian(record, kLaunchHeldCounter);
-    if (std::isfinite(held) && held >= 0.5) {
+    if (launch_held) {
       // gpubench's words on stderr: the host's calls did not pace a held body's GPU.
       text +=
           "the launches were held (launch_held=1), so the host did not pace the GPU; the idle "
-          "time lies between the body's GPU work items (launch latency and dependencies between "
-          "short kernels)";
+          "time (" +
+          FormatTimeNs(gpu_ns - busy_ns) +
+          " per iteration, beyond the timer's floor of about 2 us around a launch) lies "
+          "between the body's GPU work items (launch latency and dependencies between short "
+          "kernels)";
     } else if (calls && calls->malformed) {
       text += "its host calls could not be read (" + std::string(kHostCallsKey) +
               " is malformed, see its warning)";
@@ -257,7 +264,7 @@ std::vector<std::string> GpuBusyWarnings(const BenchmarkFile& run) {
     ++listed;
   }
   if (!more.empty()) {
-    std::string text = "GPU busy below " + Printf("%.0f%%", kGpuBusyWarnBelowPercent) +
+    std::string text = "GPU busy below " + Printf("%.0f%%", kBusyWarnBelowPercent) +
                        " of the GPU time in " + std::to_string(more.size()) +
                        " more benchmark(s): ";
     for (std::size_t i = 0; i < more.size() && i < kMaxBusyListed; ++i) {

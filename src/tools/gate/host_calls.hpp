@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpubench/counters.hpp"
 #include "tools/load/model.hpp"
 
 namespace gpubench::compare {
@@ -17,12 +18,6 @@ inline constexpr std::string_view kHostCallsKey = "gpubench_host_calls";
 inline constexpr std::string_view kGpuBusyKey = "gpubench_gpu_busy";
 inline constexpr std::string_view kGpuBusyTimeCounter = "gpu_busy_time";  ///< s per iteration
 inline constexpr std::string_view kGpuBusyPctCounter = "gpu_busy_pct";    ///< % of real_time
-
-/// A benchmark whose GPU was busy (gpu_busy_pct, the median over its repetitions) for less than
-/// this share of its GPU time is listed among gpubench-report's warnings with the host calls of
-/// its loop body: the GPU waited for the host inside the timed span. gpubench says the same on
-/// stderr below the same share.
-inline constexpr double kGpuBusyWarnBelowPercent = 80;
 
 /// One runtime API call of the loop body: how often per iteration and the host time per
 /// iteration spent in it.
@@ -67,11 +62,12 @@ HostCallsContext ParseHostCalls(std::string_view value);
 std::string DescribeHostCalls(const std::vector<HostCall>& calls, std::size_t max_calls = 4);
 
 /// The warnings about the GPU's busy time of a run: one per benchmark whose median gpu_busy_pct
-/// is below kGpuBusyWarnBelowPercent (rows marked gpu_shared are left out: their cause is the
-/// other process), "NAME: GPU time T, GPU busy B (P%): per iteration the loop calls ..." (or
-/// that the calls were not recorded: no gpubench_host_calls, or "not ..."; or that the loop body
-/// made none: the list lacks the instance), the first 20 so and the rest named in one more; and
-/// first one that says what was wrong with a malformed gpubench_host_calls.
+/// is below kBusyWarnBelowPercent (rows marked gpu_shared are left out: their cause is the
+/// other process; so are held rows that idle no longer than kBusyHeldIdleFloorSeconds, the
+/// timer's floor around a launch), "NAME: GPU time T, GPU busy B (P%): per iteration the loop calls
+/// ..." (or that the calls were not recorded: no gpubench_host_calls, or "not ..."; or that the
+/// loop body made none: the list lacks the instance), the first 20 so and the rest named in one
+/// more; and first one that says what was wrong with a malformed gpubench_host_calls.
 std::vector<std::string> GpuBusyWarnings(const BenchmarkFile& run);
 
 }  // namespace gpubench::compare

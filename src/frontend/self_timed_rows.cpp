@@ -1,0 +1,109 @@
+#include "frontend/self_timed_rows.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <numeric>
+#include <sstream>
+
+#include "common/format.hpp"
+#include "frontend/gb_compat.hpp"
+#include "frontend/paused_rows.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+using Run = benchmark::BenchmarkReporter::Run;
+
+std::string Seconds(double seconds) { return FormatValue(seconds, CounterUnit::kSeconds); }
+
+std::string RowMessage(double gpubench_seconds, double gb_seconds) {
+  std::ostringstream out;
+  out << "gpubench: the loop body calls state.SetIterationTime() itself, which GB adds to "
+         "gpubench's GPU time (GB's "
+      << Seconds(gb_seconds) << " for gpubench's " << Seconds(gpubench_seconds)
+      << "); remove the body's own timing, gpubench::Loop times each iteration";
+  return out.str();
+}
+
+void SayOnce(const std::string& instance, double gpubench_seconds, double gb_seconds,
+             ProfilingPolicy& policy) {
+  if (!policy.FirstTime("self_timed:" + instance)) return;
+  std::ostringstream out;
+  out.precision(3);
+  out << "gpubench: " << instance << ": GB's GPU time of the timed iterations is "
+      << Seconds(gb_seconds) << ", " << gb_seconds / gpubench_seconds << " times the "
+      << Seconds(gpubench_seconds)
+      << " gpubench measured: the loop body calls state.SetIterationTime() itself (a self-timing "
+         "body, e.g. its own cudaEvent pair), and GB adds those seconds to gpubench's in every "
+         "body gpubench runs, the warm-up and the hold check included. The rows are refused "
+         "(error_occurred), not published with that time. Remove the body's own events and its "
+         "SetIterationTime call: gpubench::Loop times each iteration (docs/user_guide.md "
+         "\"Converting a suite\")\n";
+  std::cerr << out.str();
+}
+
+void CheckInstance(const std::string& instance, const std::vector<Run*>& rows,
+                   ProcessState& process) {
+  const CallReadings::Repetitions& readings = process.timed_gpu.Claim(instance);
+  if (readings.seconds.empty()) return;
+  bool any = false;
+  double said_gpubench = 0, said_gb = 0;
+  auto judge = [&](Run* run, double gpubench_seconds, double gb_seconds) {
+    if (!GbAddedTime(gpubench_seconds, gb_seconds)) return false;
+    if (!any) {
+      said_gpubench = gpubench_seconds;
+      said_gb = gb_seconds;
+    }
+    any = true;
+    SetRunError(*run, RowMessage(gpubench_seconds, gb_seconds));
+    return true;
+  };
+  bool aggregates_refused = false;
+  for (Run* run : rows) {
+    // GB sums the threads' manual times; a row the user switched to ->UseRealTime() reports
+    // wall time, which GB's manual time is not.
+    if (run->threads > 1 || run->run_name.time_type.find("manual_time") == std::string::npos) {
+      continue;
+    }
+    if (run->run_type == Run::RT_Iteration) {
+      const auto index = static_cast<size_t>(run->repetition_index);
+      if (run->iterations != readings.iterations || index >= readings.seconds.size()) continue;
+      judge(run, readings.seconds[index], run->real_accumulated_time);
+    } else if (run->aggregate_name == "mean" && run->iterations > 0) {
+      const double gpubench_mean =
+          std::accumulate(readings.seconds.begin(), readings.seconds.end(), 0.0) /
+          static_cast<double>(readings.seconds.size());
+      // As in paused_rows.cpp: GB divides an aggregate's accumulated time by the repetition count.
+      const double gb_mean = run->real_accumulated_time * static_cast<double>(readings.iterations) /
+                             static_cast<double>(run->iterations);
+      aggregates_refused = judge(run, gpubench_mean, gb_mean);
+    }
+  }
+  if (aggregates_refused) {
+    for (Run* run : rows) {
+      if (run->run_type == Run::RT_Aggregate && !RunFailed(*run)) {
+        SetRunError(*run, RowMessage(said_gpubench, said_gb));
+      }
+    }
+  }
+  if (any) SayOnce(instance, said_gpubench, said_gb, process.policy);
+}
+
+}  // namespace
+
+bool GbAddedTime(double gpubench_seconds, double gb_seconds) {
+  return gb_seconds > gpubench_seconds + 1e-9 + 1e-6 * std::fabs(gpubench_seconds);
+}
+
+void RefuseSelfTimedRows(std::vector<Run>* runs, ProcessState& process) {
+  for (const auto& [instance, rows] : GpuRowsByInstance(runs, process)) {
+    CheckInstance(instance, rows, process);
+  }
+}
+
+void CheckReportedRows(std::vector<Run>* runs, ProcessState& process) {
+  MarkPausedTiming(runs, process);
+  RefuseSelfTimedRows(runs, process);
+}
+
+}  // namespace gpubench::detail

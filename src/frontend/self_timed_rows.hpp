@@ -1,0 +1,31 @@
+// A loop body that times itself (its own CUDA events and state.SetIterationTime()), found after
+// the fact. GB adds every second a body hands it to the GPU time gpubench hands it, in the timed
+// bodies and in those gpubench runs outside GB's iterations (warm-up, hold check), so such a row
+// would show 2-4 times the GPU time, silently. gpubench knows what it handed GB for each call
+// (ProcessState::timed_gpu); its reporters compare that with GB's manual time of the row and
+// refuse the rows that differ, once per benchmark with what to remove.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "measure/process_state.hpp"
+
+namespace gpubench::detail {
+
+/// Whether GB's manual time of a row exceeds what gpubench handed GB for it: by more than the
+/// sums' rounding (1 ns plus a millionth of the time).
+bool GbAddedTime(double gpubench_seconds, double gb_seconds);
+
+/// Makes the GPU-timed rows whose GB manual time exceeds gpubench's an error (their aggregates
+/// too, judged through the mean) and says once per benchmark on stderr what the body must drop.
+void RefuseSelfTimedRows(std::vector<benchmark::BenchmarkReporter::Run>* runs,
+                         ProcessState& process);
+
+/// The checks gpubench's reporters make on GB's rows before printing them: PauseTiming in the
+/// body (paused_rows.hpp), a body that times itself (above).
+void CheckReportedRows(std::vector<benchmark::BenchmarkReporter::Run>* runs, ProcessState& process);
+
+}  // namespace gpubench::detail
