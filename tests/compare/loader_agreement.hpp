@@ -68,11 +68,12 @@ inline std::string FileDifference(const BenchmarkFile& a, const BenchmarkFile& b
       const AggregateRow& p = x.aggregates[g];
       const AggregateRow& q = y.aggregates[g];
       if (p.name != q.name || p.ratio != q.ratio) return where + "aggregate " + p.name;
-      if (p.metrics.size() != q.metrics.size()) return where + "metrics of aggregate " + p.name;
-      for (std::size_t m = 0; m < p.metrics.size(); ++m) {
-        if (p.metrics[m].name != q.metrics[m].name ||
-            !SameBits(p.metrics[m].values, q.metrics[m].values)) {
-          return where + "aggregate " + p.name + " " + p.metrics[m].name;
+      if (p.values.size() != q.values.size()) return where + "values of aggregate " + p.name;
+      for (std::size_t m = 0; m < p.values.size(); ++m) {
+        if (a.aggregate_metrics.at(p.values[m].first) !=
+                b.aggregate_metrics.at(q.values[m].first) ||
+            !SameBits({p.values[m].second}, {q.values[m].second})) {
+          return where + "aggregate " + p.name + " " + a.aggregate_metrics.at(p.values[m].first);
         }
       }
     }

@@ -32,6 +32,7 @@ void LeaveOut(std::vector<RunRecord>& records,
 BenchmarkRecord Pool(const std::vector<RunRecord>& records, BenchmarkHistory& history) {
   BenchmarkRecord pooled = *records.front().record;
   pooled.metrics.clear();
+  pooled.aggregates.clear();  // GB's aggregates of one run describe no pool
   pooled.seen_repetition_indices.clear();
   for (const auto& [run, record] : records) {
     pooled.aggregates_only = pooled.aggregates_only || record->aggregates_only;
@@ -123,6 +124,7 @@ PooledBaseline PoolBaselineRuns(const std::vector<const BenchmarkFile*>& runs,
         notes);
     if (records.front().record->failed) {  // failed in every run: nothing to pool
       file.benchmarks.push_back(*records.back().record);
+      file.benchmarks.back().aggregates.clear();  // one run's rows, indexed into its own file
       continue;
     }
     LeaveOut(

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <utility>
@@ -51,7 +52,18 @@ detail::Result<BenchmarkFile> LoadRun(const std::vector<std::string>& paths) {
     if (check.mismatch) {
       return Status::SettingsMismatch(DescribeSettingsMismatch(check, paths.front(), paths[i]));
     }
+    // The shard's aggregate rows name their metrics by index into its own table.
+    std::vector<std::uint32_t> remap;
+    for (const std::string& metric : next.aggregate_metrics) {
+      const auto at =
+          std::find(merged.aggregate_metrics.begin(), merged.aggregate_metrics.end(), metric);
+      remap.push_back(static_cast<std::uint32_t>(at - merged.aggregate_metrics.begin()));
+      if (at == merged.aggregate_metrics.end()) merged.aggregate_metrics.push_back(metric);
+    }
     for (BenchmarkRecord& record : next.benchmarks) {
+      for (AggregateRow& aggregate : record.aggregates) {
+        for (auto& value : aggregate.values) value.first = remap[value.first];
+      }
       if (merged.index_by_name.count(record.name) != 0) {
         return Status::InvalidInput(paths[i] + ": benchmark \"" + record.name +
                                     "\" is also in an earlier input file; files given together "

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace gpubench::compare {
@@ -21,12 +23,15 @@ struct MetricSeries {
 };
 
 /// One aggregate row of a benchmark as the file has it: GB's mean, median, stddev, cv, or a
-/// statistic of the user's. Each metric holds one value; times are in ns except in a statistic
-/// GB reports as a ratio (aggregate_unit "percentage": cv), whose values stay ratios.
+/// statistic of the user's. Times are in ns except in a statistic GB reports as a ratio
+/// (aggregate_unit "percentage": cv), whose values stay ratios. Kept compact (the gate never
+/// reads them; a 10,000-benchmark file has 40,000): each value names its metric by index into
+/// BenchmarkFile::aggregate_metrics.
 struct AggregateRow {
-  std::string name;                   ///< aggregate_name
-  bool ratio = false;                 ///< aggregate_unit "percentage"
-  std::vector<MetricSeries> metrics;  ///< real_time and cpu_time first, then counters
+  std::string name;    ///< aggregate_name
+  bool ratio = false;  ///< aggregate_unit "percentage"
+  /// (index into BenchmarkFile::aggregate_metrics, value): real_time, cpu_time, then counters.
+  std::vector<std::pair<std::uint32_t, double>> values;
 };
 
 /// One benchmark (one GB "run_name"), gathering its per-repetition rows.
@@ -82,6 +87,9 @@ struct BenchmarkFile {
   /// Context entries; non-string values are kept as their JSON text.
   std::map<std::string, std::string> context;
   std::vector<BenchmarkRecord> benchmarks;  ///< in first-appearance order
+  /// The metric names AggregateRow::values index: real_time, cpu_time, then the counters of
+  /// aggregate rows in order of first appearance.
+  std::vector<std::string> aggregate_metrics;
   std::unordered_map<std::string, std::size_t> index_by_name;
   std::vector<std::string> warnings;
   /// Empty for a complete file; an entry per input file that was cut off mid-write (LoadRun

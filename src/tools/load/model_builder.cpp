@@ -206,17 +206,43 @@ Status ModelBuilder::AddIterationRow(const RowState& row) {
   return Status::Ok();
 }
 
+AggregateRow ModelBuilder::MakeAggregateRow(const RowState& row, double real, double cpu) {
+  constexpr std::uint32_t kNoIndex = 0xFFFFFFFF;
+  if (file_.aggregate_metrics.empty()) {
+    file_.aggregate_metrics = {std::string(kRealTime), std::string(kCpuTime)};
+  }
+  AggregateRow aggregate;
+  aggregate.name = row.aggregate_name;
+  aggregate.ratio = row.has_aggregate_unit && row.aggregate_unit == "percentage";
+  aggregate.values.reserve(2 + row.counter_count);
+  aggregate.values.emplace_back(0, real);
+  if (row.has_cpu_time) aggregate.values.emplace_back(1, cpu);
+  for (std::size_t i = 0; i < row.counter_count; ++i) {
+    const std::uint32_t key = row.counters[i].first;
+    if (key >= aggregate_index_.size()) aggregate_index_.resize(key + 1, kNoIndex);
+    if (aggregate_index_[key] == kNoIndex) {
+      aggregate_index_[key] = static_cast<std::uint32_t>(file_.aggregate_metrics.size());
+      file_.aggregate_metrics.push_back(keys_.name(key));
+    }
+    aggregate.values.emplace_back(aggregate_index_[key], row.counters[i].second);
+  }
+  return aggregate;
+}
+
 Status ModelBuilder::AddAggregateRow(const RowState& row) {
   if (row.error_occurred || row.skipped) return Status::Ok();
   const bool ratio = row.has_aggregate_unit && row.aggregate_unit == "percentage";
   // Kept for the tables of gpubench-export; one whose times are not valid is left out of them
   // rather than failing the file (the comparison never reads aggregates beside repetitions).
   if (double real = 0, cpu = 0; NormalisedTimes(row, &real, &cpu, ratio).ok()) {
-    AggregateRow aggregate;
-    aggregate.name = row.aggregate_name;
-    aggregate.ratio = ratio;
-    AppendValues(row, aggregate.metrics, real, cpu);
-    aggregates_[row.run_name].push_back(std::move(aggregate));
+    // Aggregates follow their benchmark's repetitions: its record is usually the last one.
+    const std::size_t record = FindRecord(row);
+    AggregateRow aggregate = MakeAggregateRow(row, real, cpu);
+    if (record != std::string::npos) {
+      file_.benchmarks[record].aggregates.push_back(std::move(aggregate));
+    } else {
+      aggregates_[row.run_name].push_back(std::move(aggregate));
+    }
   }
   const bool is_median = row.aggregate_name == "median";
   if (!is_median && row.aggregate_name != "mean") return Status::Ok();
@@ -262,9 +288,12 @@ Result<BenchmarkFile> ModelBuilder::Finish(bool saw_benchmarks) {
   }
   for (auto& [name, aggregates] : aggregates_) {
     const auto it = file_.index_by_name.find(name);
-    if (it != file_.index_by_name.end()) {
-      file_.benchmarks[it->second].aggregates = std::move(aggregates);
-    }
+    if (it == file_.index_by_name.end()) continue;
+    std::vector<AggregateRow>& kept = file_.benchmarks[it->second].aggregates;
+    // Rows before the benchmark's first repetition (unusual) come first, as in the file.
+    aggregates.insert(aggregates.end(), std::make_move_iterator(kept.begin()),
+                      std::make_move_iterator(kept.end()));
+    kept = std::move(aggregates);
   }
   for (const BenchmarkRecord& record : file_.benchmarks) {
     if (!record.failed && !record.aggregates_only && record.declared_repetitions > 1 &&

@@ -66,8 +66,12 @@ class ModelBuilder {
   BenchmarkFile file_;
   std::size_t last_record_ = std::string::npos;
   std::vector<AggregateFallback> fallbacks_;
-  /// Every aggregate row by run_name, moved to its record when the file is finished.
+  /// The aggregate rows of benchmarks without iteration rows (yet), by run_name; moved to their
+  /// record when the file is finished.
   std::unordered_map<std::string, std::vector<AggregateRow>> aggregates_;
+  /// BenchmarkFile::aggregate_metrics's index of each row key id (kNoIndex: none yet).
+  std::vector<std::uint32_t> aggregate_index_;
+  AggregateRow MakeAggregateRow(const RowState& row, double real, double cpu);
   std::vector<std::string> fallback_names_;
   std::unordered_map<std::string, std::size_t> fallback_index_;
 };
