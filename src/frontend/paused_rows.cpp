@@ -59,21 +59,14 @@ void MarkInstance(const std::string& instance, const std::vector<Run*>& rows,
   };
   bool aggregates_paused = false;
   for (Run* run : rows) {
+    const std::optional<RowAgainstReading> pair =
+        MatchReading(*run, readings, run->cpu_accumulated_time);
+    if (!pair) continue;
+    const bool paused = judge(pair->gpubench, pair->gb, MeasuresProcessTime(*run));
     if (run->run_type == Run::RT_Iteration) {
-      const auto index = static_cast<size_t>(run->repetition_index);
-      if (run->iterations != readings.iterations || index >= readings.seconds.size()) continue;
-      if (judge(readings.seconds[index], run->cpu_accumulated_time, MeasuresProcessTime(*run))) {
-        run->counters["timing_paused"] = 1;
-      }
-    } else if (run->aggregate_name == "mean" && run->iterations > 0) {
-      const double gpubench_mean =
-          std::accumulate(readings.seconds.begin(), readings.seconds.end(), 0.0) /
-          static_cast<double>(readings.seconds.size());
-      // GB divides an aggregate's accumulated time by the repetition count when it reports it;
-      // the repetitions' mean of accumulated CPU time is this.
-      const double gb_mean = run->cpu_accumulated_time * static_cast<double>(readings.iterations) /
-                             static_cast<double>(run->iterations);
-      aggregates_paused = judge(gpubench_mean, gb_mean, MeasuresProcessTime(*run));
+      if (paused) run->counters["timing_paused"] = 1;
+    } else {
+      aggregates_paused = paused;
     }
   }
   if (aggregates_paused) {
@@ -97,6 +90,27 @@ std::string InstanceNameOfRun(const Run& run) {
     name += "/" + (colon == std::string::npos ? arg : arg.substr(colon + 1));
   }
   return name;
+}
+
+std::optional<RowAgainstReading> MatchReading(const Run& run,
+                                              const CallReadings::Repetitions& readings,
+                                              double gb_accumulated) {
+  if (run.run_type == Run::RT_Iteration) {
+    const auto index = static_cast<size_t>(run.repetition_index);
+    if (run.iterations != readings.iterations || index >= readings.seconds.size()) {
+      return std::nullopt;
+    }
+    return RowAgainstReading{readings.seconds[index], gb_accumulated};
+  }
+  if (run.aggregate_name != "mean" || run.iterations <= 0 || readings.seconds.empty()) {
+    return std::nullopt;
+  }
+  const double gpubench_mean =
+      std::accumulate(readings.seconds.begin(), readings.seconds.end(), 0.0) /
+      static_cast<double>(readings.seconds.size());
+  return RowAgainstReading{gpubench_mean, gb_accumulated *
+                                              static_cast<double>(readings.iterations) /
+                                              static_cast<double>(run.iterations)};
 }
 
 std::vector<std::pair<std::string, std::vector<Run*>>> GpuRowsByInstance(

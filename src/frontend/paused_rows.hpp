@@ -4,6 +4,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,20 @@ std::string InstanceNameOfRun(const benchmark::BenchmarkReporter::Run& run);
 std::vector<std::pair<std::string, std::vector<benchmark::BenchmarkReporter::Run*>>>
 GpuRowsByInstance(std::vector<benchmark::BenchmarkReporter::Run>* runs,
                   const ProcessState& process);
+
+/// A row's number and gpubench's reading of the same span, both as one call's accumulated
+/// seconds: a repetition against its call's reading, GB's mean aggregate against the readings'
+/// mean (GB divides an aggregate's accumulated time by the repetition count when it reports it).
+struct RowAgainstReading {
+  double gpubench = 0;
+  double gb = 0;
+};
+/// `gb_accumulated`: the row's accumulated time of the kind compared (cpu_accumulated_time,
+/// real_accumulated_time). nullopt for a row without a reading: a repetition of another
+/// iteration count, an aggregate other than the mean.
+std::optional<RowAgainstReading> MatchReading(const benchmark::BenchmarkReporter::Run& run,
+                                              const CallReadings::Repetitions& readings,
+                                              double gb_accumulated);
 
 /// Compares every row of a gpubench::Loop call with the thread CPU time gpubench read over its
 /// timed iterations and marks the rows of a paused timer (aggregates through their mean); rows

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <iostream>
-#include <numeric>
 #include <sstream>
 
 #include "common/format.hpp"
@@ -65,19 +64,11 @@ void CheckInstance(const std::string& instance, const std::vector<Run*>& rows,
     if (run->threads > 1 || run->run_name.time_type.find("manual_time") == std::string::npos) {
       continue;
     }
-    if (run->run_type == Run::RT_Iteration) {
-      const auto index = static_cast<size_t>(run->repetition_index);
-      if (run->iterations != readings.iterations || index >= readings.seconds.size()) continue;
-      judge(run, readings.seconds[index], run->real_accumulated_time);
-    } else if (run->aggregate_name == "mean" && run->iterations > 0) {
-      const double gpubench_mean =
-          std::accumulate(readings.seconds.begin(), readings.seconds.end(), 0.0) /
-          static_cast<double>(readings.seconds.size());
-      // As in paused_rows.cpp: GB divides an aggregate's accumulated time by the repetition count.
-      const double gb_mean = run->real_accumulated_time * static_cast<double>(readings.iterations) /
-                             static_cast<double>(run->iterations);
-      aggregates_refused = judge(run, gpubench_mean, gb_mean);
-    }
+    const std::optional<RowAgainstReading> pair =
+        MatchReading(*run, readings, run->real_accumulated_time);
+    if (!pair) continue;
+    const bool refused = judge(run, pair->gpubench, pair->gb);
+    if (run->run_type == Run::RT_Aggregate) aggregates_refused = refused;
   }
   if (aggregates_refused) {
     for (Run* run : rows) {

@@ -40,4 +40,24 @@ void OnTwoHalves(std::size_t count, Work work, std::size_t worth_a_thread = kIte
   if (middle == count) work(1, count, count);
 }
 
+/// Calls work(half, i) for every i in [0, count), in rounds of `per_round`: each round's items in
+/// two halves (OnTwoHalves; on two threads when count is at least kItemsWorthAThread), then
+/// after_round() before the next, so that a round's output can be sent in order and its buffers
+/// reused.
+template <typename Work, typename AfterRound>
+void InRoundsOnTwoHalves(std::size_t count, std::size_t per_round, Work work,
+                         AfterRound after_round) {
+  const std::size_t worth_a_thread = count >= kItemsWorthAThread ? 2 : kItemsWorthAThread;
+  for (std::size_t first = 0; first < count; first += per_round) {
+    const std::size_t round = count - first < per_round ? count - first : per_round;
+    OnTwoHalves(
+        round,
+        [&](int half, std::size_t begin, std::size_t end) {
+          for (std::size_t i = first + begin; i < first + end; ++i) work(half, i);
+        },
+        worth_a_thread);
+    after_round();
+  }
+}
+
 }  // namespace gpubench::compare

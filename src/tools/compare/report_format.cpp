@@ -706,24 +706,17 @@ void WriteBenchmarks(JsonWriter& json, const std::vector<BenchmarkComparison>& b
                      const JsonSink& sink) {
   json.BeginArray();
   JsonWriter second_half = json.Continuation();
-  const std::size_t count = benchmarks.size();
-  const std::size_t worth_a_thread = count >= kItemsWorthAThread ? 2 : kItemsWorthAThread;
-  for (std::size_t first = 0; first < count; first += kBenchmarksPerJsonRound) {
-    const std::size_t round = std::min(kBenchmarksPerJsonRound, count - first);
-    OnTwoHalves(
-        round,
-        [&](int half, std::size_t begin, std::size_t end) {
-          JsonWriter& writer = half == 0 ? json : second_half;
-          for (std::size_t i = first + begin; i < first + end; ++i) {
-            WriteBenchmark(writer, benchmarks[i]);
-          }
-        },
-        worth_a_thread);
-    for (JsonWriter* writer : {&json, &second_half}) {
-      sink(writer->text());
-      writer->ClearText();
-    }
-  }
+  InRoundsOnTwoHalves(
+      benchmarks.size(), kBenchmarksPerJsonRound,
+      [&](int half, std::size_t i) {
+        WriteBenchmark(half == 0 ? json : second_half, benchmarks[i]);
+      },
+      [&] {
+        for (JsonWriter* writer : {&json, &second_half}) {
+          sink(writer->text());
+          writer->ClearText();
+        }
+      });
   json.EndArray();
 }
 

@@ -256,28 +256,19 @@ Result<RunTableResult> WriteRunTable(const BenchmarkFile& run, const ExportOptio
   const TableColumns table{metrics, columns, aggregate_index};
   TablePart parts[2];
   sink(out);  // the header
-  const std::size_t count = run.benchmarks.size();
-  const std::size_t worth_a_thread = count >= kItemsWorthAThread ? 2 : kItemsWorthAThread;
-  for (std::size_t first = 0; first < count; first += kBenchmarksPerRound) {
-    const std::size_t round = std::min(kBenchmarksPerRound, count - first);
-    OnTwoHalves(
-        round,
-        [&](int half, std::size_t begin, std::size_t end) {
-          for (std::size_t i = first + begin; i < first + end; ++i) {
-            AppendRecordRows(table, run.benchmarks[i], parts[half]);
-          }
-        },
-        worth_a_thread);
-    for (TablePart& part : parts) {
-      sink(part.out);
-      part.out.clear();
-      result.rows += part.rows;
-      result.benchmarks += part.benchmarks;
-      result.notes.insert(result.notes.end(), std::make_move_iterator(part.notes.begin()),
-                          std::make_move_iterator(part.notes.end()));
-      part = TablePart{};
-    }
-  }
+  InRoundsOnTwoHalves(
+      run.benchmarks.size(), kBenchmarksPerRound,
+      [&](int half, std::size_t i) { AppendRecordRows(table, run.benchmarks[i], parts[half]); },
+      [&] {
+        for (TablePart& part : parts) {
+          sink(part.out);
+          result.rows += part.rows;
+          result.benchmarks += part.benchmarks;
+          result.notes.insert(result.notes.end(), std::make_move_iterator(part.notes.begin()),
+                              std::make_move_iterator(part.notes.end()));
+          part = TablePart{};
+        }
+      });
   return result;
 }
 
