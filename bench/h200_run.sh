@@ -4,7 +4,7 @@
 # Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
 #                          suite|suitecost|crosscheck|groups|short_methods|short_ncu|short_nvbench|
 #                          short_gpubench|attach|metricspass|onoff|onoff_clocks|killed|field|oldbuild|fieldold|streams|watchab|
-#                          oldpair|tarjson|pack|cost|placement|gatev4|all]...
+#                          oldpair|tarjson|pack|cost|placement|gatev4|issue37|mdspan|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
 mkdir -p "$OUT" /tmp/deps
@@ -572,6 +572,44 @@ step_oldbuild() {
     echo "old build ok" || tail -20 "$OUT/old_build.log"
 }
 step_fieldold() { FIELD_TAG=before FIELD_BIN=/tmp/old_build/bench/gpubench_examples FIELD_LIMIT=${FIELD_LIMIT:-60} step_field; }
+# Issue #37: the GPU tests of busy time from other threads, the missed-work check and
+# exceptions (gpu_streams without its ncu part takes the relations only; gpu_faults; the busy
+# cross-check; the GPU unit tests), then three runs of each synchronising suite with default
+# settings: no row may be refused.
+step_issue37() {
+  (cd $BUILD && ctest -R "gpu_streams|gpu_faults|gpu_busy_crosscheck|^Gpu\\." --output-on-failure \
+    -j1 --timeout 600) >"$OUT/ctest_issue37.log" 2>&1
+  grep -E "tests passed|Failed|FAIL|Passed|gpu_busy_time|error:|refused" "$OUT/ctest_issue37.log" | head -60
+  cp $BUILD/tests/gpu/streams_out/streams.json $BUILD/tests/gpu/faults_out/faults.json "$OUT/" 2>/dev/null
+  local i bin
+  mkdir -p "$OUT/sync3"
+  for i in 1 2 3; do
+    for bin in gpubench_sync gpubench_forms; do
+      $BUILD/bench/$bin --benchmark_out="$OUT/sync3/${bin}_$i.json" --benchmark_out_format=json \
+        ${SYNC3_ARGS:-} >"$OUT/sync3/${bin}_$i.log" 2>&1
+      echo "$bin run $i: exit $?"
+    done
+  done
+  python3 - "$OUT"/sync3/*.json <<'PY' | tee "$OUT/sync3.txt"
+import json, sys
+for path in sys.argv[1:]:
+    rows = [r for r in json.load(open(path))["benchmarks"] if r.get("run_type") == "iteration"]
+    bad = [r["name"] + ": " + r.get("error_message", "")[:200] for r in rows
+           if r.get("error_occurred") and "missed GPU work" in r.get("error_message", "")]
+    other = [r["name"] for r in rows if r.get("error_occurred") and r not in bad]
+    print("%s: %d rows, %d refused for missed work, %d other errors" %
+          (path.split("/")[-1], len(rows), len(bad), len(other)))
+    for line in bad:
+        print("  REFUSED " + line)
+PY
+}
+# Issues #35 and #37: kokkos/mdspan's suite whole, plain GB beside the two conversions
+# (bench/mdspan_cost.sh; the suite travels in .suites/mdspan, an ignored copy of
+# ../shared/suites/mdspan).
+step_mdspan() {
+  DEPS_PREFIX=/tmp/deps/usr bash bench/mdspan_cost.sh ${MDSPAN_SUITE:-.suites/mdspan} $BUILD \
+    "$OUT/mdspan" 90 2>&1 | tail -90
+}
 step_packall() {  # every file in one archive, the .txt summaries beside it (few files come back)
   (cd "$OUT" && tar czf /tmp/all.tgz --exclude='*.tgz' . &&
     find . -mindepth 1 -not -name '*.txt' -delete && mv /tmp/all.tgz .)

@@ -44,6 +44,11 @@ class FakeOps : public detail::GpuOps {
   }
   Status CheckLaunch() override {
     ++checks;
+    if (!pending_error.ok()) {  // CUDA's last error: read once, then cleared
+      Status error = pending_error;
+      pending_error = Status::Ok();
+      return error;
+    }
     if (fail_check_at > 0 && checks == fail_check_at) return check_failure;
     return Status::Ok();
   }
@@ -99,6 +104,7 @@ class FakeOps : public detail::GpuOps {
   Status prepare_result;
   int checks = 0;
   int fail_check_at = 0;  // 1-based CheckLaunch call that fails
+  Status pending_error;   // a failed CUDA call's error, kept until CheckLaunch reads it
   Status check_failure;
   double clock_mhz = 1900.0;
   /// Every Synchronize takes this long (a GPU that another context keeps busy).

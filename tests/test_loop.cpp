@@ -40,6 +40,7 @@ namespace gpubench::testing {
 namespace {
 
 Log* g_log = nullptr;
+FakeOps* g_ops = nullptr;
 
 void Body() { g_log->Add("body"); }
 
@@ -200,6 +201,16 @@ void LoopTest_ThrowsInTheLoop(benchmark::State& state) {
 }
 GPUBENCH_BENCHMARK(LoopTest_ThrowsInTheLoop)->Iterations(4);
 
+// A failed allocation leaves CUDA's last error set, and the suite's check throws.
+void LoopTest_ThrowsAfterACudaError(benchmark::State& state) {
+  for (auto _ : Loop(state)) {
+    Body();
+    g_ops->pending_error = Status::Error("cudaErrorMemoryAllocation: out of memory");
+    throw std::runtime_error("CUDA_SAFE_CALL failed");
+  }
+}
+GPUBENCH_BENCHMARK(LoopTest_ThrowsAfterACudaError)->Iterations(4);
+
 void LoopTest_ThrowsBeforeTheLoop(benchmark::State& state) {
   if (state.range(0) == 1) throw 42;
   for (auto _ : Loop(state)) Body();
@@ -267,6 +278,7 @@ class LoopTest : public ::testing::Test {
     busy_owner_ = std::make_unique<FakeBusyTracer>(&log_);
     busy_ = busy_owner_.get();
     ops_ = ops.get();
+    g_ops = ops_;
     timer_ = timer.get();
     profiler_ = profiler.get();
     ops_owner_ = std::move(ops);
@@ -277,6 +289,7 @@ class LoopTest : public ::testing::Test {
   void TearDown() override {
     detail::ProcessState::Get().ResetForTesting();
     g_log = nullptr;
+    g_ops = nullptr;
   }
 
   // Installs the fakes and runs the benchmarks whose names match `filter`.
@@ -1319,7 +1332,7 @@ TEST_F(LoopTest, ABodyThatTimesItselfIsRefusedOnEveryRowAndSaidOnce) {
 // next benchmark runs.
 TEST_F(LoopTest, AnExceptionFromTheBenchmarkEndsItsRowNotTheRun) {
   auto runs = Run("^(LoopTest_Throws|LoopThrowingFixture/|LoopTest_Held/)");
-  ASSERT_EQ(runs.size(), 5u);
+  ASSERT_EQ(runs.size(), 6u);
   std::map<std::string, std::string> errors;
   for (const auto& run : runs) errors[run.benchmark_name()] = detail::RunErrorMessage(run);
   const auto has = [&](const std::string& name, const std::string& text) {
@@ -1335,6 +1348,13 @@ TEST_F(LoopTest, AnExceptionFromTheBenchmarkEndsItsRowNotTheRun) {
   has("LoopTest_ThrowsInTheLoop",
       "threw std::runtime_error (\"CUDA_SAFE_CALL failed: out of memory\")");
   has("LoopTest_ThrowsBeforeTheLoop/1", "threw an exception that is not a std::exception");
+  // CUDA's last error is read (so cleared) with the exception, named, and not passed on: the
+  // benchmarks after it run.
+  has("LoopTest_ThrowsAfterACudaError",
+      "threw std::runtime_error (\"CUDA_SAFE_CALL failed\")");
+  has("LoopTest_ThrowsAfterACudaError",
+      "(CUDA's last error was cudaErrorMemoryAllocation: out of memory)");
+  EXPECT_TRUE(ops_->pending_error.ok());
   has("LoopThrowingFixture/Case/0", "threw std::invalid_argument (\"no input\")");
   has("LoopThrowingFixture/Case/1", "threw std::runtime_error (\"case failed\")");
   for (const auto& [name, error] : errors) {
@@ -1504,6 +1524,19 @@ TEST(BusyMessage, NamesAtMostFourCallsAndOnlyBelowTheThreshold) {
   tiny.busy_seconds = 10.9e-6;
   EXPECT_NE(detail::BusyMessage("BM_Three", 16.4e-6, tiny, /*held=*/true).find("5.5 us per "),
             std::string::npos);
+  // One held work item that idles 9 us beyond the floor: said, but as the time around that
+  // item (the timer's floor, its launch latency), never as gaps between work items.
+  tiny.work_items = 1;
+  tiny.busy_seconds = 20e-6;
+  const std::string one = detail::BusyMessage("BM_One", 29e-6, tiny, /*held=*/true);
+  EXPECT_NE(one.find("BM_One: GPU time 0.029 ms, GPU busy 0.02 ms (69%): the launches were held "
+                     "(launch_held=1) and the body has one GPU work item per iteration "
+                     "(gpu_work_items=1), so the idle time (9 us per iteration) is the time "
+                     "around that item inside the timed span: the timer's own floor"),
+            std::string::npos)
+      << one;
+  EXPECT_EQ(one.find("between the body's"), std::string::npos) << one;
+  EXPECT_NE(one.find("--gpubench_timer=cupti"), std::string::npos) << one;
   // Not held, the host paced the GPU: said whatever the idle time.
   tiny.busy_seconds = 1.05e-6;
   EXPECT_NE(detail::BusyMessage("BM_Tiny", 3.1e-6, tiny, /*held=*/false), "");

@@ -87,7 +87,8 @@ inline constexpr double kBusyWarnBelowPercent = 80;
 /// floor around the launch, which tracing does not count as busy: for bodies of one kernel the
 /// committed H200 runs (tests/compare/data/h200) idle 1.4-3.9 us per iteration (the 3.1 us tiny
 /// kernel 2.1 us of it: gpu_busy_pct 34%). A held row is said to idle between work items only
-/// when its GPU time less its busy time exceeds this, in seconds.
+/// when its GPU time less its busy time exceeds this, in seconds, and it has more than one work
+/// item per iteration (gpu_work_items); with one, the idle time is the timer's floor.
 inline constexpr double kBusyHeldIdleFloorSeconds = 4e-6;
 
 /// The chance that identical reruns fail a comparison with a history anywhere in the suite: its
@@ -249,6 +250,18 @@ inline constexpr CounterInfo kCounters[] = {
      0,
      "gpu_busy_time as % of the GPU time per iteration; well below 100 when the GPU waits for "
      "host calls inside the loop (a message names them when below 80)",
+     "",
+     1,
+     {},
+     Measured::kPerRun},
+    {"gpu_work_items",
+     "count",
+     Better::kNeither,
+     Gating::kReportOnly,
+     0,
+     0,
+     "per iteration: the kernels, memcpy and memset of the busy measurement, whatever host "
+     "thread enqueued them; 1 says the idle part of a held body's GPU time is the timer's floor",
      "",
      1,
      {},

@@ -257,9 +257,20 @@ void SkipForException(benchmark::State& state) noexcept {
     std::string message = "gpubench: the benchmark function threw " + DescribeCurrentException() +
                           ", which would have ended the whole run; this row is an error instead "
                           "and the other benchmarks run";
-    const DeviceFacts& facts = ProcessState::Get().harness.facts();
+    ProcessState& process = ProcessState::Get();
+    const DeviceFacts& facts = process.harness.facts();
     if (!facts.available && !facts.unavailable_reason.empty()) {
       message += " (there is no usable CUDA device: " + facts.unavailable_reason + ")";
+    } else if (facts.available) {
+      // A suite's check throws after a failed CUDA call, whose error CUDA keeps as the last
+      // one: read (and so clear) it here, or the next benchmark's first launch check fails.
+      const Status pending = process.harness.ops().CheckLaunch();
+      if (!pending.ok()) {
+        message += " (CUDA's last error was " + pending.message() + ")";
+        if (pending.code() == Status::Code::kContextLost) {
+          process.MarkContextLost("a benchmark threw after " + pending.message());
+        }
+      }
     }
     state.SkipWithError(message.c_str());
   } catch (...) {

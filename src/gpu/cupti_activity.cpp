@@ -62,6 +62,11 @@ class ActivitySink {
         records_.runtime.push_back({api->correlationId, api->cbid, api->start, api->end});
         break;
       }
+      case CUPTI_ACTIVITY_KIND_DRIVER: {
+        const auto* api = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+        records_.driver.push_back({api->correlationId, api->cbid, api->start, api->end});
+        break;
+      }
       case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
         const auto* link = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
         records_.external[static_cast<int>(link->externalKind)][link->correlationId] =

@@ -33,6 +33,9 @@ struct RuntimeCall {
 struct ActivityRecords {
   std::vector<GpuActivity> gpu;
   std::vector<RuntimeCall> runtime;
+  /// Driver API calls (callback_id is the driver's): where a kernel launched with the driver
+  /// API (cuLaunchKernel, a library's launches) was enqueued.
+  std::vector<RuntimeCall> driver;
   /// Per external correlation kind (CUPTI_EXTERNAL_CORRELATION_KIND_*): correlation -> id.
   std::unordered_map<int, std::unordered_map<uint32_t, uint64_t>> external;
   size_t dropped = 0;

@@ -1,6 +1,7 @@
 // The busy measurement (backend.hpp): in untimed iterations, CUPTI activity records of the GPU's
 // own work (kernels, memcpy, memset) and of the host's CUDA runtime calls, tied to each
 // iteration through an external correlation id pushed before the body and popped after it.
+// Another thread's work is the iteration's when its call started while the body ran.
 // Busy time is the union of the work's intervals, so work that overlaps on several streams
 // counts once; the gaps are the GPU waiting, usually for the host.
 #include <cuda_runtime_api.h>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "gpu/backend.hpp"
+#include "gpu/busy_attribution.hpp"
 #include "gpu/cuda_status.hpp"
 #include "gpu/cupti_activity.hpp"
 #include "gpu/cupti_attach.hpp"
@@ -31,18 +33,6 @@ constexpr CUpti_ActivityKind kKinds[] = {
     // External correlation records are made for API records, so the API kinds must be on.
     CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER};
 
-// The length of the union of [start, end) intervals.
-uint64_t UnionLength(std::vector<std::pair<uint64_t, uint64_t>> intervals) {
-  std::sort(intervals.begin(), intervals.end());
-  uint64_t total = 0, covered_to = 0;
-  for (const auto& [start, end] : intervals) {
-    if (end <= covered_to) continue;
-    total += end - std::max(start, covered_to);
-    covered_to = end;
-  }
-  return total;
-}
-
 class CuptiBusyTracer final : public BusyTracer {
  public:
   CuptiBusyTracer() {
@@ -59,6 +49,7 @@ class CuptiBusyTracer final : public BusyTracer {
     ActivityRecords stale;
     TakeActivityRecords(&stale);
     iterations_ = 0;
+    windows_.clear();
     GPUBENCH_RETURN_IF_ERROR(RegisterActivityBuffers());
     CuptiAttachment::KeepAttached();  // activity tracing cannot attach again after a detach
     for (CUpti_ActivityKind kind : kKinds) {
@@ -72,7 +63,10 @@ class CuptiBusyTracer final : public BusyTracer {
     return Status::Ok();
   }
 
-  Status BeginIteration() override { return Push(); }
+  Status BeginIteration() override {
+    windows_.emplace_back();
+    return Push();
+  }
   Status EndIteration() override {
     GPUBENCH_RETURN_IF_ERROR(Pop());
     ++iterations_;
@@ -93,34 +87,15 @@ class CuptiBusyTracer final : public BusyTracer {
                            " activity records of the busy measurement");
     }
     if (iterations_ == 0) return Status::Ok();
-    const auto& iteration_of = records.external[kIterationKind];
-    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> intervals(iterations_);
-    for (const GpuActivity& work : records.gpu) {
-      const auto link = iteration_of.find(work.correlation);
-      if (link == iteration_of.end() || link->second >= iterations_) continue;
-      intervals[link->second].emplace_back(work.start, work.end);
-    }
-    uint64_t busy = 0;
-    size_t items = 0;
-    for (auto& iteration : intervals) {
-      items += iteration.size();
-      busy += UnionLength(std::move(iteration));
-    }
-    std::map<uint32_t, std::pair<int, uint64_t>> by_call;  // callback id -> calls, ns
-    for (const RuntimeCall& call : records.runtime) {
-      const auto link = iteration_of.find(call.correlation);
-      if (link == iteration_of.end() || link->second >= iterations_) continue;
-      auto& [count, nanoseconds] = by_call[call.callback_id];
-      ++count;
-      nanoseconds += call.end > call.start ? call.end - call.start : 0;
-    }
-    const double n = static_cast<double>(iterations_);
-    measure->iterations = static_cast<int>(iterations_);
-    measure->busy_seconds = static_cast<double>(busy) * 1e-9 / n;
-    measure->work_items = static_cast<double>(items) / n;
-    for (const auto& [id, totals] : by_call) {
-      measure->calls.push_back(
-          {RuntimeCallName(id), totals.first / n, static_cast<double>(totals.second) * 1e-9 / n});
+    windows_.resize(iterations_);
+    const BusyAttribution found =
+        AttributeBusy(records, records.external[kIterationKind], windows_);
+    measure->iterations = found.iterations;
+    measure->busy_seconds = found.busy_seconds;
+    measure->work_items = found.work_items;
+    measure->other_thread_items = found.other_thread_items;
+    for (const BusyAttribution::Calls& call : found.calls) {
+      measure->calls.push_back({RuntimeCallName(call.callback_id), call.count, call.seconds});
     }
     std::sort(measure->calls.begin(), measure->calls.end(),
               [](const HostCall& a, const HostCall& b) { return a.seconds > b.seconds; });
@@ -128,14 +103,27 @@ class CuptiBusyTracer final : public BusyTracer {
   }
 
  private:
+  // The id ties the loop thread's calls to the iteration; the window, another thread's calls
+  // (ids are pushed per thread), so work handed to a worker thread is counted too.
   Status Push() {
-    return CuptiStatus(cuptiActivityPushExternalCorrelationId(kIterationKind, iterations_),
-                       "cuptiActivityPushExternalCorrelationId");
+    GPUBENCH_RETURN_IF_ERROR(
+        CuptiStatus(cuptiActivityPushExternalCorrelationId(kIterationKind, iterations_),
+                    "cuptiActivityPushExternalCorrelationId"));
+    if (!windows_.empty()) windows_.back().push_back({Now(), 0});
+    return Status::Ok();
   }
   Status Pop() {
+    if (!windows_.empty() && !windows_.back().empty() && windows_.back().back().second == 0) {
+      windows_.back().back().second = Now();
+    }
     uint64_t id = 0;
     return CuptiStatus(cuptiActivityPopExternalCorrelationId(kIterationKind, &id),
                        "cuptiActivityPopExternalCorrelationId");
+  }
+  static uint64_t Now() {
+    uint64_t timestamp = 0;
+    cuptiGetTimestamp(&timestamp);  // the activity records' clock
+    return timestamp;
   }
   void Stop() {
     if (!enabled_) return;
@@ -146,6 +134,7 @@ class CuptiBusyTracer final : public BusyTracer {
   std::string unavailable_;
   bool enabled_ = false;
   uint64_t iterations_ = 0;
+  std::vector<std::vector<HostWindow>> windows_;  ///< per iteration, scopes left out
 };
 
 }  // namespace

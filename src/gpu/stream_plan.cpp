@@ -64,21 +64,40 @@ StreamPlan PlanStreams(StreamHandle timed, const std::vector<StreamUse>& uses) {
   return plan;
 }
 
+UndercountReference ChooseUndercountReference(double busy_seconds, double profiled_seconds,
+                                              bool untimed_scopes,
+                                              const std::string& busy_missing) {
+  UndercountReference reference;
+  if (busy_seconds > 0) {
+    reference.seconds = busy_seconds;
+    reference.what = "the GPU's busy time in the same body (gpu_busy_time " +
+                     FormatSeconds(busy_seconds) +
+                     ": the union of its kernels, copies and memsets in untimed iterations, "
+                     "from CUPTI activity records, whatever stream or host thread enqueued them)";
+  } else if (profiled_seconds > 0 && !untimed_scopes) {
+    reference.seconds = profiled_seconds;
+    reference.what = "the same body's profiled duration (gpu_duration " +
+                     FormatSeconds(profiled_seconds) + "; there was no busy time to compare with" +
+                     (busy_missing.empty() ? std::string() : ": " + busy_missing) + ")";
+  }
+  return reference;
+}
+
 std::string CheckUndercount(const std::string& instance, double gpu_seconds_per_iteration,
-                            double profiled_seconds) {
-  if (!(profiled_seconds > 0) || !(gpu_seconds_per_iteration >= 0)) return "";
-  if (gpu_seconds_per_iteration >= kUndercountRatio * profiled_seconds) return "";
-  if (profiled_seconds - gpu_seconds_per_iteration <= kUndercountMarginSeconds) return "";
+                            const UndercountReference& reference) {
+  const double against = reference.seconds;
+  if (!(against > 0) || !(gpu_seconds_per_iteration >= 0)) return "";
+  if (gpu_seconds_per_iteration >= kUndercountRatio * against) return "";
+  if (against - gpu_seconds_per_iteration <= kUndercountMarginSeconds) return "";
   char share[32];
-  std::snprintf(share, sizeof share, "%.1f%%",
-                100.0 * gpu_seconds_per_iteration / profiled_seconds);
+  std::snprintf(share, sizeof share, "%.1f%%", 100.0 * gpu_seconds_per_iteration / against);
   return instance + ": the GPU time per iteration (" + FormatSeconds(gpu_seconds_per_iteration) +
-         ") is " + share + " of the same body's profiled duration (gpu_duration " +
-         FormatSeconds(profiled_seconds) +
-         "): the timed span missed GPU work, for example work on a stream that the warm-up did "
-         "not see or that another host thread enqueued later, so the time is not published. "
-         "Launch the work on the stream given to gpubench::Loop(state, stream), or on streams "
-         "that exist before the loop";
+         ") is " + share + " of " + reference.what +
+         ": the timed span missed GPU work, for example work on a stream that the warm-up did "
+         "not see or that another host thread enqueued after the body returned, so the time is "
+         "not published. Launch the work on the stream given to gpubench::Loop(state, stream), "
+         "or on streams that exist before the loop, and wait for other threads' work before the "
+         "body returns";
 }
 
 }  // namespace gpubench::detail

@@ -53,20 +53,40 @@ struct StreamPlan {
 /// - Another thread's per-thread default stream cannot be named from this thread: an error.
 StreamPlan PlanStreams(StreamHandle timed, const std::vector<StreamUse>& uses);
 
-/// A row whose GPU time per iteration is below this share of the same body's profiled
-/// duration (gpu_duration), and by more than kUndercountMarginSeconds, missed GPU work. Real
-/// H200 rows (903 of them, committed runs) go down to 0.37: a 7 us copy against its 19 us
-/// profiled range. Work on an unjoined stream gave 0.006 (1.3 us against 201 us).
+/// A row whose GPU time per iteration is below this share of the same body's GPU work, and by
+/// more than kUndercountMarginSeconds, missed GPU work. The reference is the busy time (the
+/// union of the body's kernels, copies and memsets from activity records, whatever stream or
+/// thread enqueued them): the timed span holds at least that work, so real rows read 0.9 and
+/// more (tracing slows memory-bound kernels by 2-9%). Without a busy measurement it is the
+/// profiled duration (gpu_duration), which also holds host time: real H200 rows go down to 0.37
+/// there (a 7 us copy against its 19 us range), and a body that synchronises makes it unstable
+/// (133-815 us ranges for 259-614 us of GPU time in a public reduction suite). Work on an
+/// unjoined stream gave 0.006 (1.3 us against 201 us).
 inline constexpr double kUndercountRatio = 0.25;
 /// A profiled range also holds host time (its push, the launch): a 5.6 us kernel's range
 /// measured 7.5, 24.7 and 55.9 us on one H200. Only a gap wider than this is taken as missed
 /// work, so the check covers work of more than about 130 us per iteration.
 inline constexpr double kUndercountMarginSeconds = 100e-6;
 
+/// What the GPU time is held against, for the check and its message.
+struct UndercountReference {
+  double seconds = 0;  ///< per iteration; <= 0: nothing to check
+  /// What it is, for the message: "the GPU's busy time in the same body (gpu_busy_time ...)".
+  std::string what;
+};
+
+/// The reference of a call: the busy time per iteration when it was measured (`busy_seconds`
+/// > 0), else the profiled duration `profiled_seconds` unless the body paused (an UntimedScope
+/// leaves work out of the GPU time that the profiled duration counts), with `busy_missing`
+/// saying why there was no busy time.
+UndercountReference ChooseUndercountReference(double busy_seconds, double profiled_seconds,
+                                              bool untimed_scopes,
+                                              const std::string& busy_missing);
+
 /// The last line of defence, whatever the cause: an error message when the GPU time per
-/// iteration is below kUndercountRatio x the profiled duration and more than
-/// kUndercountMarginSeconds below it, else "".
+/// iteration is below kUndercountRatio x the reference and more than kUndercountMarginSeconds
+/// below it, else "".
 std::string CheckUndercount(const std::string& instance, double gpu_seconds_per_iteration,
-                            double profiled_seconds);
+                            const UndercountReference& reference);
 
 }  // namespace gpubench::detail

@@ -51,16 +51,14 @@ Status AdmitCall(benchmark::State& state, ProcessState& process, bool count_call
 Status CheckTimedSpan(const CallResult& call) {
   if (call.iterations <= 0) return Status::Ok();
   const double per_iteration = call.gpu_seconds / static_cast<double>(call.iterations);
-  // An UntimedScope leaves work out of the GPU time that the profiled duration counts; the busy
-  // time leaves it out too, so it is the reference then (without one, nothing is checked).
-  double reference = 0;
-  if (call.untimed_scopes > 0) {
-    reference = call.busy.iterations > 0 ? call.busy.busy_seconds : 0;
-  } else if (const auto found = call.profile.counters.find("gpu_duration");
-             found != call.profile.counters.end()) {
-    reference = found->second;
+  double profiled = 0;
+  if (const auto found = call.profile.counters.find("gpu_duration");
+      found != call.profile.counters.end()) {
+    profiled = found->second;
   }
-  if (reference <= 0) return Status::Ok();
+  const UndercountReference reference = ChooseUndercountReference(
+      call.busy.iterations > 0 ? call.busy.busy_seconds : 0, profiled, call.untimed_scopes > 0,
+      call.busy_error);
   const std::string undercount = CheckUndercount(call.instance, per_iteration, reference);
   return undercount.empty() ? Status::Ok() : Status::Error(undercount);
 }

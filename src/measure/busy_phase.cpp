@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "common/busy_text.hpp"
 #include "measure/phases.hpp"
 
 namespace gpubench::detail {
@@ -124,6 +125,10 @@ std::string BusyMessage(const std::string& instance, double gpu_seconds_per_iter
   std::snprintf(share, sizeof(share), "%.0f%%", percent);
   std::string text = instance + ": GPU time " + Milliseconds(gpu_seconds_per_iteration) +
                      ", GPU busy " + Milliseconds(busy.busy_seconds) + " (" + share + ")";
+  if (held && busy.work_items > 0 && busy.work_items <= kOneWorkItem) {
+    // Nothing to wait between: the idle time is the event pair's own floor around the launch.
+    return text + ": " + OneWorkItemIdleText(Milliseconds(idle));
+  }
   if (held) {
     char items[320];
     std::snprintf(items, sizeof(items),

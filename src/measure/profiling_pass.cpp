@@ -36,6 +36,7 @@ nlohmann::json EntryLine(const std::string& instance, const ProfilingPass::Entry
     line["busy"] = {{"iterations", entry.busy.iterations},
                     {"seconds", entry.busy.busy_seconds},
                     {"work_items", entry.busy.work_items},
+                    {"other_thread_items", entry.busy.other_thread_items},
                     {"host_seconds", entry.busy.host_seconds},
                     {"calls", calls}};
   }
@@ -64,6 +65,7 @@ ProfilingPass::Entry ReadEntry(const nlohmann::json& line) {
     entry.busy.busy_seconds = busy.at("seconds").get<double>();
     entry.busy.host_seconds = busy.value("host_seconds", 0.0);
     entry.busy.work_items = busy.value("work_items", 0.0);
+    entry.busy.other_thread_items = busy.value("other_thread_items", 0.0);
     for (const nlohmann::json& call : busy.at("calls")) {
       entry.busy.calls.push_back(
           {call.at(0).get<std::string>(), call.at(1).get<double>(), call.at(2).get<double>()});

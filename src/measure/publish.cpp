@@ -122,6 +122,7 @@ void PublishBusy(const CallResult& call, benchmark::State& state, ProfilingPolic
   // CUPTI's tracing slows memory-bound kernels (H200: +2-9%), so the traced iterations' busy
   // time can exceed the untraced GPU time; the GPU was then busy for all of it.
   state.counters["gpu_busy_pct"] = std::min(100.0, 100 * call.busy.busy_seconds / per_iteration);
+  state.counters["gpu_work_items"] = call.busy.work_items;
   // Shared runs are slow for another reason, which their own message names.
   if (call.sharing.shared) return;
   const std::string message =

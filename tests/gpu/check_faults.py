@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""CUDA errors inside benchmark bodies, on a GPU: each failing benchmark names its CUDA error,
+"""CUDA errors inside benchmark bodies, on a GPU: each failing benchmark names its CUDA error
+(or the exception the suite's own check threw, without passing CUDA's last error on),
 a non-sticky error spares later benchmarks, a sticky one makes them skip with the reason, the
 process exits 0 and the JSON stays valid. Exits 77 (skip) without a GPU."""
 import json
@@ -28,6 +29,9 @@ def main():
     runs = {b["name"].split("/")[0]: b for b in report["benchmarks"]}
     expectations = {
         "Fault_1_Good": None,
+        "Fault_1b_ThrowsInLoop": "threw std::runtime_error (\"CUDA_SAFE_CALL: "
+                                 "cudaErrorMemoryAllocation\")",
+        "Fault_1c_GoodAfterThrow": None,
         "Fault_2_BadLaunch": "cudaErrorInvalid",  # Value (CUDA 13) or Configuration
         "Fault_3_GoodAfterBadLaunch": None,
         "Fault_4_IllegalAddress": "cudaErrorIllegalAddress",

@@ -10,6 +10,8 @@ against ncu's kernel durations per iteration:
 - a graph of four copies and a cuBLAS SGEMM on the handle's own stream: within 3% / 5%;
 - two copies overlapping on two streams: at least the longer one, at most both (+5%);
 - a stream created and destroyed in every iteration: an error row that names the fix;
+- a stream created after the warm-up: an error row, held against the busy time;
+- busy time of work that another thread (new or persistent) enqueues: as the loop thread's (10%);
 - streams_joined says how many streams each span joined.
 The tiny kernel on the loop's stream and on another one shows what the fork and join cost.
 Usage: check_streams.py BINARY OUT_DIR
@@ -37,6 +39,9 @@ CASES = {
     # ncu's NVTX filter sees only the loop thread's launches: compared with the same copy.
     "Streams_OtherThread": (1, 0.05, 1, "Streams_Right"),
 }
+# Busy time counts work whatever thread enqueued it (issue #37): a copy handed to another thread
+# (a new one, a persistent worker) is as busy as the same copy on the loop's thread.
+SAME_BUSY_AS_RIGHT = ["Streams_OtherThread", "Streams_PersistentWorker"]
 
 
 def run(command, timeout=600):
@@ -109,6 +114,22 @@ def main():
     if not per_iteration.get("error_occurred") or \
             "creates and destroys" not in per_iteration.get("error_message", ""):
         fail("a stream created and destroyed in every iteration was not refused")
+    late = rows.get("Streams_CreatedAfterWarmup", {})
+    if not late.get("error_occurred") or "missed GPU work" not in late.get("error_message", "") \
+            or "gpu_busy_time" not in late.get("error_message", ""):
+        fail("work on a stream created after the warm-up was not refused against the busy time: "
+             "%s" % late.get("error_message", "published"))
+    right_busy = rows.get("Streams_Right", {}).get("gpu_busy_time", 0)
+    for name in ["Streams_Right"] + SAME_BUSY_AS_RIGHT:
+        row = rows.get(name, {})
+        print("%-28s gpu_busy_time %s gpu_busy_pct %s streams_joined %s" %
+              (name, row.get("gpu_busy_time"), row.get("gpu_busy_pct"), row.get("streams_joined")))
+        busy = row.get("gpu_busy_time", 0)
+        if row.get("error_occurred") or not right_busy or abs(busy / right_busy - 1) > 0.10:
+            fail("%s: gpu_busy_time %s, expected within 10%% of Streams_Right's %s" %
+                 (name, busy, right_busy))
+    if rows.get("Streams_PersistentWorker", {}).get("streams_joined") != 1:
+        fail("Streams_PersistentWorker: the worker's stream was not joined")
     for name, (_, _, joined, _) in CASES.items():
         row = rows.get(name)
         if row is None or row.get("error_occurred"):

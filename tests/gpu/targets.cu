@@ -2,6 +2,9 @@
 // faults that poison the CUDA context (check_faults.py).
 #include <gpubench/gpubench.hpp>
 
+#include <stdexcept>
+#include <string>
+
 #include "kernels.cuh"
 
 BENCHMARK_PRIVATE_DECLARE(copy_) =
@@ -18,6 +21,25 @@ static void Fault_1_Good(benchmark::State& state) {
   for (auto _ : gpubench::Loop(state)) SpinKernel<<<1, 32>>>(1000);
 }
 GPUBENCH_BENCHMARK(Fault_1_Good)->Iterations(3);
+
+// A suite's own error check that throws (kokkos/mdspan's CUDA_SAFE_CALL) after a failed
+// allocation, which leaves CUDA's last error set; the next benchmark must not inherit it.
+static void Fault_1b_ThrowsInLoop(benchmark::State& state) {
+  for (auto _ : gpubench::Loop(state)) {
+    void* huge = nullptr;
+    const cudaError_t result = cudaMalloc(&huge, size_t{1} << 52);
+    if (result != cudaSuccess) {
+      throw std::runtime_error(std::string("CUDA_SAFE_CALL: ") + cudaGetErrorName(result));
+    }
+    cudaFree(huge);
+  }
+}
+GPUBENCH_BENCHMARK(Fault_1b_ThrowsInLoop)->Iterations(3);
+
+static void Fault_1c_GoodAfterThrow(benchmark::State& state) {
+  for (auto _ : gpubench::Loop(state)) SpinKernel<<<1, 32>>>(1000);
+}
+GPUBENCH_BENCHMARK(Fault_1c_GoodAfterThrow)->Iterations(3);
 
 static void Fault_2_BadLaunch(benchmark::State& state) {
   for (auto _ : gpubench::Loop(state)) SpinKernel<<<1, 4096>>>(1000);  // > 1024 threads

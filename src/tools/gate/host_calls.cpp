@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "common/busy_text.hpp"
 #include "tools/base/text.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/gate/history.hpp"
@@ -237,7 +238,10 @@ std::vector<std::string> GpuBusyWarnings(const BenchmarkFile& run) {
     text += ": GPU time " + FormatTimeNs(gpu_ns) + ", GPU busy " + FormatTimeNs(busy_ns) + " (" +
             FormatPercent(percent) + "): ";
     const InstanceHostCalls* calls = host_calls.Match(record.name);
-    if (launch_held) {
+    const double work_items = FiniteMedian(record, kGpuWorkItemsCounter);
+    if (launch_held && work_items > 0 && work_items <= detail::kOneWorkItem) {
+      text += detail::OneWorkItemIdleText(FormatTimeNs(gpu_ns - busy_ns));
+    } else if (launch_held) {
       // gpubench's words on stderr: the host's calls did not pace a held body's GPU.
       text +=
           "the launches were held (launch_held=1), so the host did not pace the GPU; the idle "
