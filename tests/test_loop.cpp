@@ -217,6 +217,13 @@ void LoopTest_ThrowsBeforeTheLoop(benchmark::State& state) {
 }
 GPUBENCH_BENCHMARK(LoopTest_ThrowsBeforeTheLoop)->Arg(1);
 
+// A converted suite's CPU benchmark left under a gpubench form: GB's own loop, manual time.
+void LoopTest_GbLoopUnderAGpubenchForm(benchmark::State& state) {
+  int64_t sum = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(sum += 1);
+}
+GPUBENCH_BENCHMARK(LoopTest_GbLoopUnderAGpubenchForm);
+
 class LoopThrowingFixture : public gpubench::Fixture {
  public:
   void SetUp(benchmark::State& state) override {
@@ -1366,6 +1373,21 @@ TEST_F(LoopTest, AnExceptionFromTheBenchmarkEndsItsRowNotTheRun) {
   int pushes = 0;
   for (const std::string& event : log_.events) pushes += event.rfind("push ", 0) == 0;
   EXPECT_EQ(pushes, log_.Count("pop")) << "every NVTX range the loops opened is closed";
+}
+
+// Under a gpubench form GB's manual time of a GB loop is 0 s: the row is an error, never 0.
+TEST_F(LoopTest, AGbLoopUnderAGpubenchFormIsAnErrorNotZeroSeconds) {
+  auto runs = Run("^(LoopTest_GbLoopUnderAGpubenchForm|LoopTest_Held/)");
+  ASSERT_GE(runs.size(), 2u);
+  for (const auto& run : runs) {
+    const std::string error = detail::RunErrorMessage(run);
+    if (run.benchmark_name().rfind("LoopTest_GbLoop", 0) == 0) {
+      EXPECT_NE(error.find("never ran gpubench::Loop, so GB would report 0 s"), std::string::npos)
+          << error;
+    } else {
+      EXPECT_EQ(error, "") << run.benchmark_name();
+    }
+  }
 }
 
 TEST(GbAddedTime, OnlyMoreThanTheSumsRoundingCounts) {

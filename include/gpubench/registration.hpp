@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include <memory>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -35,6 +36,7 @@ class InstanceScope {
  private:
   std::string family_;
   benchmark::State& state_;
+  int64_t loops_at_start_ = 0;  ///< gpubench::Loop objects made before the call
 };
 
 struct RegisteredFamily {

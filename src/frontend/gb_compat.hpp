@@ -76,6 +76,22 @@ std::optional<int> StateRangeCountImpl(const State&, long) {
   return std::nullopt;
 }
 
+template <class State>
+auto StateSkippedImpl(const State& state, int) -> decltype(state.skipped(), bool()) {
+  return state.skipped();
+}
+template <class State>
+bool StateSkippedImpl(const State& state, long) {
+  return state.error_occurred();
+}
+
+/// Whether the running benchmark was skipped (GB >= 1.8: with an error or a message) or ended
+/// with an error.
+template <class State>
+bool StateSkipped(const State& state) {
+  return StateSkippedImpl(state, 0);
+}
+
 /// The family name GB shows for the running benchmark (after any ->Name()), from
 /// State::name(); nullopt before GB 1.8, whose State does not carry it.
 template <class State>

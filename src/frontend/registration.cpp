@@ -201,7 +201,7 @@ Status NameOfUnregisteredInstance(const benchmark::State& state, std::string* na
 
 InstanceScope::InstanceScope(const std::string* registered, const BenchmarkHandle& benchmark,
                              benchmark::State& state)
-    : state_(state) {
+    : state_(state), loops_at_start_(ProcessState::Get().loops_started) {
   std::optional<std::string> gb_name = StateName(state);
   if (!gb_name && registered == nullptr) return;
   family_ = gb_name ? *gb_name : *registered;
@@ -215,6 +215,14 @@ InstanceScope::InstanceScope(const std::string* registered, const BenchmarkHandl
 }
 
 InstanceScope::~InstanceScope() {
+  // Under the form's manual time a GB loop (`for (auto _ : state)`) reports 0 s: refuse it.
+  if (ProcessState::Get().loops_started == loops_at_start_ && !StateSkipped(state_)) {
+    state_.SkipWithError(
+        "gpubench: this benchmark is registered with a gpubench form, whose time is the GPU time "
+        "gpubench::Loop measures, but its function never ran gpubench::Loop, so GB would report "
+        "0 s: loop with `for (auto _ : gpubench::Loop(state))` (Iterations(state) in a "
+        "gpubench::Fixture), or register a CPU benchmark with GB's own BENCHMARK");
+  }
   // Benchmarks declare their bytes after the loop, so the loop's own Publish cannot see them;
   // the function's wall time is known only now (it reads the call's start from the marker).
   PublishDeclared(state_);

@@ -29,7 +29,9 @@ class IterationController {
         process_(ProcessState::Get()),
         warmup_(state, process_, stream),
         timed_(state, process_, stream),
-        counters_(process_, stream) {}
+        counters_(process_, stream) {
+    ++process_.loops_started;
+  }
   ~IterationController() {
     if (process_.active_loop == this) process_.active_loop = nullptr;
     // An exception from the body left the call inside a stage: close its NVTX range, release a

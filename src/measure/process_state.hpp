@@ -55,6 +55,9 @@ struct ProcessState {
   /// --gpubench_thermal=wait: the coolest GPU temperature read so far (< 0: none yet).
   double thermal_reference_c = -1;
 
+  /// gpubench::Loop objects made so far: a gpubench form's call that made none timed nothing.
+  int64_t loops_started = 0;
+
   /// The loop whose body runs now (gpubench::UntimedScope finds it here); null between bodies.
   IterationController* active_loop = nullptr;
 
