@@ -56,8 +56,8 @@ TEST(BusyAttribution, WorkOutsideTheBodyOrInsideAScopeIsNobodys) {
                  {21, 5450, 5550, true, "in_scope"},
                  {22, 7000, 7100, true, "later"},
                  {23, 1500, 1600, false, ""}};
-  records.runtime = {{20, kLaunch, 2990, 2995}, {21, kLaunch, 5410, 5420},
-                     {22, kLaunch, 6990, 6995}};
+  records.runtime = {
+      {20, kLaunch, 2990, 2995}, {21, kLaunch, 5410, 5420}, {22, kLaunch, 6990, 6995}};
   const BusyAttribution found = AttributeBusy(records, {}, TwoIterations());
   EXPECT_DOUBLE_EQ(found.busy_seconds, 100e-9 / 2);  // only record 23, in iteration 0
   EXPECT_DOUBLE_EQ(found.work_items, 0.5);

@@ -1357,8 +1357,7 @@ TEST_F(LoopTest, AnExceptionFromTheBenchmarkEndsItsRowNotTheRun) {
   has("LoopTest_ThrowsBeforeTheLoop/1", "threw an exception that is not a std::exception");
   // CUDA's last error is read (so cleared) with the exception, named, and not passed on: the
   // benchmarks after it run.
-  has("LoopTest_ThrowsAfterACudaError",
-      "threw std::runtime_error (\"CUDA_SAFE_CALL failed\")");
+  has("LoopTest_ThrowsAfterACudaError", "threw std::runtime_error (\"CUDA_SAFE_CALL failed\")");
   has("LoopTest_ThrowsAfterACudaError",
       "(CUDA's last error was cudaErrorMemoryAllocation: out of memory)");
   EXPECT_TRUE(ops_->pending_error.ok());

@@ -5,8 +5,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include <memory>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>

@@ -79,12 +79,12 @@ struct HostCall {
 
 /// What the GPU did in untimed iterations of a body (BusyTracer).
 struct BusyMeasure {
-  int iterations = 0;           ///< 0: not measured
-  double busy_seconds = 0;      ///< per iteration: the union of kernel, memcpy and memset intervals
-  double work_items = 0;        ///< per iteration: kernels, memcpy and memset on the GPU
+  int iterations = 0;       ///< 0: not measured
+  double busy_seconds = 0;  ///< per iteration: the union of kernel, memcpy and memset intervals
+  double work_items = 0;    ///< per iteration: kernels, memcpy and memset on the GPU
   double other_thread_items = 0;  ///< per iteration: of those, enqueued by other host threads
-  std::vector<HostCall> calls;  ///< the body's runtime API calls, largest host time first
-  double host_seconds = 0;      ///< what measuring took: tracing on, the iterations, tracing off
+  std::vector<HostCall> calls;    ///< the body's runtime API calls, largest host time first
+  double host_seconds = 0;        ///< what measuring took: tracing on, the iterations, tracing off
 };
 
 /// The GPU's own activity and the host's runtime calls in iterations of a body, from CUPTI

@@ -95,8 +95,8 @@ BusyAttribution AttributeBusy(const ActivityRecords& records,
   result.work_items = static_cast<double>(items) / n;
   result.other_thread_items = static_cast<double>(other_thread) / n;
   for (const auto& [id, totals] : by_call) {
-    result.calls.push_back({id, static_cast<double>(totals.first) / n,
-                            static_cast<double>(totals.second) * 1e-9 / n});
+    result.calls.push_back(
+        {id, static_cast<double>(totals.first) / n, static_cast<double>(totals.second) * 1e-9 / n});
   }
   return result;
 }

@@ -80,8 +80,7 @@ struct UndercountReference {
 /// leaves work out of the GPU time that the profiled duration counts), with `busy_missing`
 /// saying why there was no busy time.
 UndercountReference ChooseUndercountReference(double busy_seconds, double profiled_seconds,
-                                              bool untimed_scopes,
-                                              const std::string& busy_missing);
+                                              bool untimed_scopes, const std::string& busy_missing);
 
 /// The last line of defence, whatever the cause: an error message when the GPU time per
 /// iteration is below kUndercountRatio x the reference and more than kUndercountMarginSeconds

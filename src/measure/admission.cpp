@@ -56,9 +56,9 @@ Status CheckTimedSpan(const CallResult& call) {
       found != call.profile.counters.end()) {
     profiled = found->second;
   }
-  const UndercountReference reference = ChooseUndercountReference(
-      call.busy.iterations > 0 ? call.busy.busy_seconds : 0, profiled, call.untimed_scopes > 0,
-      call.busy_error);
+  const UndercountReference reference =
+      ChooseUndercountReference(call.busy.iterations > 0 ? call.busy.busy_seconds : 0, profiled,
+                                call.untimed_scopes > 0, call.busy_error);
   const std::string undercount = CheckUndercount(call.instance, per_iteration, reference);
   return undercount.empty() ? Status::Ok() : Status::Error(undercount);
 }

@@ -16,8 +16,8 @@ namespace gpubench::compare {
 
 inline constexpr std::string_view kHostCallsKey = "gpubench_host_calls";
 inline constexpr std::string_view kGpuBusyKey = "gpubench_gpu_busy";
-inline constexpr std::string_view kGpuBusyTimeCounter = "gpu_busy_time";  ///< s per iteration
-inline constexpr std::string_view kGpuBusyPctCounter = "gpu_busy_pct";    ///< % of real_time
+inline constexpr std::string_view kGpuBusyTimeCounter = "gpu_busy_time";    ///< s per iteration
+inline constexpr std::string_view kGpuBusyPctCounter = "gpu_busy_pct";      ///< % of real_time
 inline constexpr std::string_view kGpuWorkItemsCounter = "gpu_work_items";  ///< per iteration
 
 /// One runtime API call of the loop body: how often per iteration and the host time per
