@@ -3,7 +3,9 @@
 benchmarks: wall seconds per binary and variant (before: plain GB; after and literal: gpubench),
 the after/before ratio (issue #35's target: at most 1.5), and each instance's time per iteration
 in the three variants with literal's refusal and after's cost counters.
-usage: mdspan_table.py OUT_DIR   (walls.txt and VARIANT_BINARY.json there)
+usage: mdspan_table.py [--check] OUT_DIR   (walls.txt and VARIANT_BINARY.json there; with
+--check, exit 1 unless after/before <= 1.5, every binary exited 0, every after row (and those of
+OUT_DIR/rerun/*.json) is measured and every literal row refused for its SetIterationTime)
 """
 import json
 import sys
@@ -11,6 +13,9 @@ from pathlib import Path
 
 UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 VARIANTS = ("before", "after", "literal")
+STOP = {1: "precision", 2: "max_seconds", 3: "minimum", 4: "min_time", 5: "iterations",
+        6: "repetition"}
+TARGET = 1.5  # issue #35: the converted suite's whole run at most 1.5x the plain-GB suite's
 
 
 def rows(path):
@@ -18,12 +23,15 @@ def rows(path):
         document = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
-    return {r["name"]: r for r in document["benchmarks"]
+    # A gpubench form adds /manual_time to names the suite registered without it.
+    return {r["name"].replace("/manual_time", ""): r for r in document["benchmarks"]
             if r.get("run_type", "iteration") == "iteration"}
 
 
 def main():
-    out = Path(sys.argv[1])
+    check = "--check" in sys.argv[1:]
+    out = Path([a for a in sys.argv[1:] if a != "--check"][0])
+    problems = []
     walls = {}
     for line in (out / "walls.txt").read_text().splitlines():
         variant, binary, rc, seconds = line.split()
@@ -37,6 +45,8 @@ def main():
         for variant in VARIANTS:
             rc, seconds = walls.get((variant, binary), (-1, float("nan")))
             totals[variant] += seconds
+            if rc != 0:
+                problems.append("%s %s: exit %d" % (variant, binary, rc))
             cells.append("%.1f s%s" % (seconds, "" if rc == 0 else " (exit %d)" % rc))
         ratio = walls[("after", binary)][1] / walls[("before", binary)][1]
         print("| %s | %s | %.2f |" % (binary, " | ".join(cells), ratio))
@@ -63,9 +73,30 @@ def main():
             print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 name, time_of(b), time_of(a) if not a.get("error_occurred") else
                 (a.get("error_message") or "")[:80], a.get("samples", "-"),
-                a.get("stop_reason", "-"), "%.2f" % a["wall_time"] if "wall_time" in a else "-",
+                STOP.get(int(a["stop_reason"]), "?") if "stop_reason" in a else "-", "%.2f" % a["wall_time"] if "wall_time" in a else "-",
                 "%.1f" % a["gpu_busy_pct"] if "gpu_busy_pct" in a else "-", literal))
+            if not a or a.get("error_occurred"):
+                problems.append("after %s: not measured" % name)
+            if literal != "refused":
+                problems.append("literal %s: not refused (%s)" % (name, literal))
+    ratio = totals["after"] / totals["before"]
+    if ratio > TARGET:
+        problems.append("the whole run took %.2fx the plain-GB suite's (target %.1fx)" %
+                        (ratio, TARGET))
+    reruns = sorted((out / "rerun").glob("*.json"))
+    for path in reruns:
+        for name, row in rows(path).items():
+            if row.get("error_occurred"):
+                problems.append("%s %s: %s" % (path.name, name, row.get("error_message")))
+    if reruns:
+        print()
+        print("reruns of after: %d files, %d rows, %d errors" % (
+            len(reruns), sum(len(rows(p)) for p in reruns),
+            sum(1 for p in reruns for r in rows(p).values() if r.get("error_occurred"))))
+    for problem in problems:
+        print("FAIL: " + problem)
+    return 1 if check and problems else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -42,6 +42,11 @@ class FakeOps : public detail::GpuOps {
     log_->Add("flush");
     return Status::Ok();
   }
+  Status TakeLastError() override {
+    Status error = pending_error;
+    pending_error = Status::Ok();
+    return error;
+  }
   Status CheckLaunch() override {
     ++checks;
     if (!pending_error.ok()) {  // CUDA's last error: read once, then cleared

@@ -1359,7 +1359,8 @@ TEST_F(LoopTest, AnExceptionFromTheBenchmarkEndsItsRowNotTheRun) {
   // benchmarks after it run.
   has("LoopTest_ThrowsAfterACudaError", "threw std::runtime_error (\"CUDA_SAFE_CALL failed\")");
   has("LoopTest_ThrowsAfterACudaError",
-      "(CUDA's last error was cudaErrorMemoryAllocation: out of memory)");
+      "(CUDA's last error, read and cleared so that the next benchmark does not fail with "
+      "it: cudaErrorMemoryAllocation: out of memory)");
   EXPECT_TRUE(ops_->pending_error.ok());
   has("LoopThrowingFixture/Case/0", "threw std::invalid_argument (\"no input\")");
   has("LoopThrowingFixture/Case/1", "threw std::runtime_error (\"case failed\")");

@@ -28,6 +28,8 @@ class GpuOps {
   virtual Status FlushCache(cudaStream_t stream) = 0;
   /// After each body: reports launch errors (configuration, resources) the body left.
   virtual Status CheckLaunch() = 0;
+  /// Reads and clears CUDA's last error, whatever call left it (after a benchmark threw).
+  virtual Status TakeLastError() = 0;
   virtual Status Synchronize(cudaStream_t stream) = 0;
   /// Starts measuring the SM clock: a probe kernel records each SM's clock and global time.
   virtual Status BeginClockProbe(cudaStream_t stream) = 0;

@@ -178,6 +178,9 @@ class CudaOps final : public GpuOps {
   }
 
   Status CheckLaunch() override { return CudaStatus(cudaGetLastError(), "kernel launch"); }
+  Status TakeLastError() override {
+    return CudaStatus(cudaGetLastError(), "cudaGetLastError");
+  }
 
   Status Synchronize(cudaStream_t stream) override {
     return CudaStatus(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
