@@ -257,5 +257,45 @@ TEST(GpuBusyWarnings, HeldOneKernelBodiesOfRealRunsAreNotWarnedTheirFloorIsNoIdl
   EXPECT_THAT(GpuBusyWarnings(held), SizeIs(1));
 }
 
+// A held body of one GPU work item (gpu_work_items=1, committed H200 run of the stream cases)
+// is never said to idle between work items: within the floor nothing is said, beyond it the
+// time around that one item is named; two items keep the between-items words.
+TEST(GpuBusyWarnings, OneWorkItemIsTheTimeAroundItNeverBetweenItems) {
+  const detail::Result<BenchmarkFile> run =
+      LoadBenchmarkFile(GPUBENCH_COMPARE_TEST_DATA_DIR "/h200/issue37/streams.json");
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  BenchmarkFile file = run.value();
+  EXPECT_THAT(GpuBusyWarnings(file), SizeIs(0));  // the tiny kernels' 17-20% are the floor
+  std::vector<BenchmarkRecord> kept;
+  for (BenchmarkRecord& record : file.benchmarks) {
+    if (record.name.rfind("Streams_TinyOther", 0) != 0 &&
+        record.name.rfind("Streams_TwoOverlapping", 0) != 0) {
+      continue;
+    }
+    const MetricSeries* items = record.FindMetric(kGpuWorkItemsCounter);
+    ASSERT_NE(items, nullptr) << record.name;
+    for (MetricSeries& series : record.metrics) {
+      // Ten times the idle time: 27 us around one item, and well below 80% for the pair.
+      if (series.name == "real_time") series.values = {series.values[0] * 10};
+      if (series.name == "gpu_busy_pct") series.values = {series.values[0] / 10};
+    }
+    kept.push_back(record);
+  }
+  ASSERT_THAT(kept, SizeIs(2));
+  file.benchmarks = kept;
+  const std::vector<std::string> said = GpuBusyWarnings(file);
+  ASSERT_THAT(said, SizeIs(2));
+  for (const std::string& text : said) {
+    if (text.find("Streams_TinyOther") != std::string::npos) {
+      EXPECT_THAT(text, AllOf(HasSubstr("has one GPU work item per iteration (gpu_work_items=1)"),
+                              HasSubstr("the timer's own floor"),
+                              HasSubstr("--gpubench_timer=cupti")));
+      EXPECT_THAT(text, ::testing::Not(HasSubstr("between the body's GPU work items")));
+    } else {
+      EXPECT_THAT(text, HasSubstr("lies between the body's GPU work items"));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpubench::compare
