@@ -89,6 +89,42 @@ TEST(Reporter, PrintsErrorsInsteadOfNumbers) {
   EXPECT_EQ(line.find("bytes_moved"), std::string::npos) << line;
 }
 
+// GB >= 1.8's deliberate skip (state.SkipWithMessage) is no error.
+template <class R>
+auto MarkSkipped(R& run, const std::string& message, int) -> decltype(run.skip_message, bool()) {
+  run.skipped = decltype(run.skipped)(1);  // internal::SkippedWithMessage
+  run.skip_message = message;
+  return true;
+}
+template <class R>
+bool MarkSkipped(R&, const std::string&, long) {
+  return false;
+}
+
+TEST(Reporter, ADeliberateSkipIsNotAnError) {
+  TestableReporter reporter;
+  benchmark::BenchmarkReporter::Run run = CopyRun();
+  if (!MarkSkipped(run, "needs two GPUs", 0)) {
+    GTEST_SKIP() << "this GB (< 1.8) has no state.SkipWithMessage: every skipped row is an error";
+  }
+  const std::string line = reporter.Print(run);
+  EXPECT_NE(line.find("SKIPPED: 'needs two GPUs'"), std::string::npos) << line;
+  EXPECT_EQ(line.find("ERROR OCCURRED"), std::string::npos) << line;
+}
+
+TEST(Reporter, LongNamesAreNeverCut) {
+  TestableReporter reporter;
+  benchmark::BenchmarkReporter::Run run = CopyRun();
+  const std::string long_name = "BM_Templated<" + std::string(600, 'x') + ">/268435456";
+  run.run_name.function_name = long_name;
+  const std::string line = reporter.Print(run);
+  EXPECT_NE(line.find(long_name + "/manual_time"), std::string::npos) << line.size();
+  EXPECT_NE(line.find("233 us"), std::string::npos);
+  MarkError(run, "gpubench: failed", 0);
+  EXPECT_NE(reporter.Print(run).find(long_name + "/manual_time ERROR OCCURRED: 'gpubench: failed'"),
+            std::string::npos);
+}
+
 TEST(Reporter, CoefficientOfVariationIsShownAsPercent) {
   TestableReporter reporter;
   benchmark::BenchmarkReporter::Run run = CopyRun();

@@ -76,6 +76,21 @@ std::optional<int> StateRangeCountImpl(const State&, long) {
   return std::nullopt;
 }
 
+template <class Run>
+auto RunSkippedWithMessageImpl(const Run& run, int) -> decltype(run.skipped, bool()) {
+  return run.skipped == static_cast<decltype(run.skipped)>(1);  // internal::SkippedWithMessage
+}
+template <class Run>
+bool RunSkippedWithMessageImpl(const Run&, long) {
+  return false;  // before GB 1.8 a row can only fail
+}
+
+/// Whether the row was skipped deliberately (state.SkipWithMessage, GB >= 1.8), not failed.
+template <class Run>
+bool RunSkippedWithMessage(const Run& run) {
+  return RunSkippedWithMessageImpl(run, 0);
+}
+
 template <class State>
 auto StateSkippedImpl(const State& state, int) -> decltype(state.skipped(), bool()) {
   return state.skipped();

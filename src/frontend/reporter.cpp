@@ -124,12 +124,16 @@ void CounterReporter::PrintRunData(const Run& run) {
   auto paint = [&](const char* code, const std::string& text) {
     return color ? std::string(code) + text + kReset : text;
   };
-  char name[512];
-  std::snprintf(name, sizeof(name), "%-*s", static_cast<int>(name_field_width_),
-                run.benchmark_name().c_str());
+  // Padded, never cut: a long templated name stays whole.
+  std::string name = run.benchmark_name();
+  if (name.size() < name_field_width_) name.append(name_field_width_ - name.size(), ' ');
   out << paint(kGreen, name) << " ";
   if (detail::RunFailed(run)) {
-    out << paint(kRed, "ERROR OCCURRED: '" + detail::RunErrorMessage(run) + "'") << "\n";
+    // A deliberate skip (SkipWithMessage) is no error, as GB's own console says.
+    const bool skipped = detail::RunSkippedWithMessage(run);
+    out << paint(skipped ? kYellow : kRed, std::string(skipped ? "SKIPPED" : "ERROR OCCURRED") +
+                                               ": '" + detail::RunErrorMessage(run) + "'")
+        << "\n";
     return;
   }
   const auto& harness = detail::ProcessState::Get().harness;
