@@ -162,9 +162,10 @@ TEST(Undercount, CommittedH200RowsPassAgainstTheirBusyTime) {
       const std::string name = row.at("name");
       if (row.value("error_occurred", false)) {
         if (name.rfind("Streams_CreatedAfterWarmup", 0) == 0) {
-          refused_late_stream =
-              row.value("error_message", "").find("of the GPU's busy time in the same body "
-                                                  "(gpu_busy_time 180.5 us") != std::string::npos;
+          refused_late_stream = row.value("error_message", "")
+                                    .find(
+                                        "of the GPU's busy time in the same body "
+                                        "(gpu_busy_time 180.5 us") != std::string::npos;
         }
         continue;
       }

@@ -274,8 +274,10 @@ void SkipForException(benchmark::State& state) noexcept {
       // one: read (and so clear) it here, or the next benchmark's first launch check fails.
       const Status pending = process.harness.ops().TakeLastError();
       if (!pending.ok()) {
-        message += " (CUDA's last error, read and cleared so that the next benchmark does not "
-                   "fail with it: " + pending.message() + ")";
+        message +=
+            " (CUDA's last error, read and cleared so that the next benchmark does not "
+            "fail with it: " +
+            pending.message() + ")";
         if (pending.code() == Status::Code::kContextLost) {
           process.MarkContextLost("a benchmark threw after " + pending.message());
         }

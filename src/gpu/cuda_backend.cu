@@ -178,9 +178,7 @@ class CudaOps final : public GpuOps {
   }
 
   Status CheckLaunch() override { return CudaStatus(cudaGetLastError(), "kernel launch"); }
-  Status TakeLastError() override {
-    return CudaStatus(cudaGetLastError(), "cudaGetLastError");
-  }
+  Status TakeLastError() override { return CudaStatus(cudaGetLastError(), "cudaGetLastError"); }
 
   Status Synchronize(cudaStream_t stream) override {
     return CudaStatus(cudaStreamSynchronize(stream), "cudaStreamSynchronize");

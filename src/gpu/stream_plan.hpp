@@ -57,11 +57,11 @@ StreamPlan PlanStreams(StreamHandle timed, const std::vector<StreamUse>& uses);
 /// more than kUndercountMarginSeconds, missed GPU work. The reference is the busy time (the
 /// union of the body's kernels, copies and memsets from activity records, whatever stream or
 /// thread enqueued them): the timed span holds at least that work, so real rows read 0.86 and
-/// more (164 committed H200 rows; tracing slowed some traced iterations by up to 14%). Without a busy measurement it is the
-/// profiled duration (gpu_duration), which also holds host time: real H200 rows go down to 0.37
-/// there (a 7 us copy against its 19 us range), and a body that synchronises makes it unstable
-/// (133-815 us ranges for 259-614 us of GPU time in a public reduction suite). Work on an
-/// unjoined stream gave 0.006 (1.3 us against 201 us).
+/// more (164 committed H200 rows; tracing slowed some traced iterations by up to 14%). Without a
+/// busy measurement it is the profiled duration (gpu_duration), which also holds host time: real
+/// H200 rows go down to 0.37 there (a 7 us copy against its 19 us range), and a body that
+/// synchronises makes it unstable (133-815 us ranges for 259-614 us of GPU time in a public
+/// reduction suite). Work on an unjoined stream gave 0.006 (1.3 us against 201 us).
 inline constexpr double kUndercountRatio = 0.25;
 /// A profiled range also holds host time (its push, the launch): a 5.6 us kernel's range
 /// measured 7.5, 24.7 and 55.9 us on one H200. Only a gap wider than this is taken as missed

@@ -287,9 +287,9 @@ TEST(GpuBusyWarnings, OneWorkItemIsTheTimeAroundItNeverBetweenItems) {
   ASSERT_THAT(said, SizeIs(2));
   for (const std::string& text : said) {
     if (text.find("Streams_TinyOther") != std::string::npos) {
-      EXPECT_THAT(text, AllOf(HasSubstr("has one GPU work item per iteration (gpu_work_items=1)"),
-                              HasSubstr("the timer's own floor"),
-                              HasSubstr("--gpubench_timer=cupti")));
+      EXPECT_THAT(text,
+                  AllOf(HasSubstr("has one GPU work item per iteration (gpu_work_items=1)"),
+                        HasSubstr("the timer's own floor"), HasSubstr("--gpubench_timer=cupti")));
       EXPECT_THAT(text, ::testing::Not(HasSubstr("between the body's GPU work items")));
     } else {
       EXPECT_THAT(text, HasSubstr("lies between the body's GPU work items"));
