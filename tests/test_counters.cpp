@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -181,6 +183,90 @@ TEST(Counters, ContextListsAGroupsCountersOnlyWhenItIsOn) {
   for (const auto& metric : settings.metrics) averaged[metric] = 1;
   for (const auto& [name, value] : DeriveMetricCounters(averaged, facts)) {
     EXPECT_EQ(units.count(name), 1u) << name;
+  }
+}
+
+// Each counter's writer (counters.hpp Writer) and the files that may write it: the library's
+// writes of a counter by name, as source text, against the table.
+struct CounterWrite {
+  std::string name;  // the literal; a prefix where the name is built ("kernel_time/" + kernel)
+  bool built;
+  int line;
+};
+
+std::vector<CounterWrite> CounterWritesIn(const std::string& text) {
+  // counters["name"] = ..., (*counters)["name"] = ..., run->counters["prefix/" + kernel] = ...
+  static const std::regex write(R"re(counters\)?\["([^"]+)"(\s*\+[^\]]*)?\]\s*=[^=])re");
+  std::vector<CounterWrite> writes;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), write);
+       it != std::sregex_iterator(); ++it) {
+    const int line =
+        1 + static_cast<int>(std::count(text.begin(), text.begin() + it->position(), '\n'));
+    writes.push_back({(*it)[1].str(), (*it)[2].matched, line});
+  }
+  return writes;
+}
+
+TEST(Counters, TheSourceScanFindsEachFormOfWrite) {
+  const auto writes = CounterWritesIn(
+      "state.counters[\"gpu_shared\"] = 1;\n(*counters)[\"flop_count\"] = total;\n"
+      "run->counters[\"kernel_time/\" + kernel] = seconds;\nif (counters[\"x\"] == 1) {}\n");
+  ASSERT_EQ(writes.size(), 3u);
+  EXPECT_EQ(writes[0].name, "gpu_shared");
+  EXPECT_EQ(writes[1].name, "flop_count");
+  EXPECT_EQ(writes[2].name, "kernel_time/");
+  EXPECT_FALSE(writes[1].built);
+  EXPECT_TRUE(writes[2].built);
+  EXPECT_EQ(writes[2].line, 3);
+}
+
+TEST(Counters, EveryNameWrittenInTheSourcesIsInTheTableWithItsWriter) {
+  const std::map<std::string, std::set<Writer>> writers_of_file = {
+      {"src/measure/publish.cpp", {Writer::kCallEnd, Writer::kRowCost}},
+      {"src/measure/metrics.cpp", {Writer::kCallEnd}},
+      {"src/measure/phases.cpp", {Writer::kCallEnd}},
+      {"src/measure/declared_work.cpp", {Writer::kFunctionEnd, Writer::kRowCost}},
+      {"src/frontend/paused_rows.cpp", {Writer::kReporter}},
+      {"include/gpubench/loop.hpp", {Writer::kBenchmarkFunction}},
+  };
+  const std::string root = GPUBENCH_SOURCE_DIR;
+  size_t found = 0;
+  std::set<std::string> files_seen;
+  for (const char* folder :
+       {"src/common", "src/config", "src/gpu", "src/measure", "src/frontend", "include/gpubench"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(root + "/" + folder)) {
+      const std::string relative = std::string(folder) + "/" + entry.path().filename().string();
+      std::ifstream in(entry.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      for (const CounterWrite& write : CounterWritesIn(text.str())) {
+        ++found;
+        files_seen.insert(relative);
+        const std::string where = relative + ":" + std::to_string(write.line);
+        // A name built from a prefix ("kernel_time/" + kernel) is one of the table's prefix
+        // counters; other built names would escape this check, so they are refused.
+        const CounterInfo* counter = FindCounter(write.built ? write.name + "x" : write.name);
+        ASSERT_TRUE(!write.built || write.name.back() == '/')
+            << where << " builds a counter name from '" << write.name
+            << "': name it in counters.hpp (counter::k...) instead";
+        ASSERT_NE(counter, nullptr)
+            << where << " writes counter '" << write.name << (write.built ? "...'" : "'")
+            << ", which is not in include/gpubench/counters.hpp kCounters";
+        const auto allowed = writers_of_file.find(relative);
+        ASSERT_NE(allowed, writers_of_file.end())
+            << where << " writes counter '" << write.name
+            << "', but no counter's writer is that file (counters.hpp Writer)";
+        EXPECT_EQ(allowed->second.count(counter->writer), 1u)
+            << where << " writes counter '" << write.name
+            << "', whose writer in counters.hpp is another (Writer "
+            << static_cast<int>(counter->writer) << ")";
+      }
+    }
+  }
+  // The scan reads what it should: every writer's file, dozens of writes.
+  EXPECT_GT(found, 40u);
+  for (const auto& [file, writers] : writers_of_file) {
+    EXPECT_EQ(files_seen.count(file), 1u) << file << " writes no counter any more: update the map";
   }
 }
 

@@ -1571,7 +1571,8 @@ TEST(BusyMessage, NamesAtMostFourCallsAndOnlyBelowTheThreshold) {
 TEST(BusyContext, SaysHowBusyTimeIsMeasuredAndListsTheChildsHostCalls) {
   Settings settings;
   detail::ProfilingPass pass;
-  const auto off = detail::BusyContext(settings, "off: --gpubench_metrics=off", pass);
+  const auto off =
+      detail::BusyContext(settings, "off: --gpubench_metrics=off", detail::CounterSource(), pass);
   ASSERT_EQ(off.size(), 2u);
   EXPECT_EQ(off[0].first, "gpubench_gpu_busy");
   EXPECT_EQ(off[0].second.rfind("not measured", 0), 0u) << off[0].second;
@@ -1582,7 +1583,9 @@ TEST(BusyContext, SaysHowBusyTimeIsMeasuredAndListsTheChildsHostCalls) {
   std::ofstream(path) << kChildHeader << "\n" << ChildBusyLine("0.25e-3") << "\n";
   detail::ProfilingPass::Header header;
   ASSERT_TRUE(pass.BeginTiming(path, &header).ok());
-  const auto on = detail::BusyContext(settings, header.profiler_status, pass);
+  const auto on = detail::BusyContext(
+      settings, header.profiler_status,
+      detail::CounterSource::Decide(settings, /*has_profiler=*/false, pass.stage()), pass);
   EXPECT_NE(on[0].second.find("in the profiling child"), std::string::npos) << on[0].second;
   EXPECT_EQ(on[1].first, "gpubench_host_calls");
   EXPECT_EQ(on[1].second,

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "config/metric_groups.hpp"
+#include "measure/declared_work.hpp"
 #include "measure/metrics.hpp"
 
 namespace gpubench::detail {

@@ -31,9 +31,25 @@ enum class Gating {
 /// moves on its own.
 enum class Measured { kPerRepetition, kPerRun };
 
+/// Who writes a counter into a row, and when: each counter has one writer. (The test
+/// Counters.EveryNameWrittenInTheSourcesIsInTheTableWithItsWriter reads the sources for it.)
+enum class Writer {
+  kGoogleBenchmark,  ///< GB: its time fields, and the rates of SetBytesProcessed/SetItemsProcessed
+  kBenchmarkFunction,  ///< the benchmark function, through gpubench's API
+                       ///< (include/gpubench/loop.hpp)
+  kCallEnd,            ///< src/measure/publish.cpp as each call's loop ends (with the names
+                       ///< measure/metrics.cpp gives the clock probe and the profiled metrics)
+  kFunctionEnd,        ///< src/measure/declared_work.cpp after the benchmark function returned:
+                       ///< what it declared, against what its loop measured
+  kRowCost,            ///< the row's cost (measure/run_cost.cpp): publish.cpp at the call's end,
+                       ///< or declared_work.cpp after the function of a gpubench form or Fixture
+  kReporter,           ///< src/frontend/paused_rows.cpp as gpubench's reporter receives the row
+};
+
 /// One counter (or GB time field) gpubench writes.
 struct CounterInfo {
   std::string_view name;  ///< as in GB's output; a name ending in '/' is a prefix
+  Writer writer;
   std::string_view unit;  ///< bytes, bytes/s, 1/s, s, ns, MHz, %, count, flag, FLOP, FLOP/s,
                           ///< FLOP/byte, ratio, C (degrees Celsius), W, reasons (a bit set,
                           ///< kClockEventReasons), reason (a code of kStopReasons)
@@ -160,77 +176,139 @@ constexpr std::string_view StopReasonNameOf(int code) {
   return {};
 }
 
+/// Every name of the table below, for code that reads rows (the tools): a misspelt constant does
+/// not compile, a misspelt string literal finds nothing. Character arrays, so that they stand
+/// wherever a literal stood (std::string, std::string_view, map keys).
+namespace counter {
+inline constexpr char kRealTime[] = "real_time";
+inline constexpr char kCpuTime[] = "cpu_time";
+inline constexpr char kSmClockMhz[] = "sm_clock_mhz";
+inline constexpr char kSmClockRatedMhz[] = "sm_clock_rated_mhz";
+inline constexpr char kSmClockThrottled[] = "sm_clock_throttled";
+inline constexpr char kGpuShared[] = "gpu_shared";
+inline constexpr char kLaunchHeld[] = "launch_held";
+inline constexpr char kStreamsJoined[] = "streams_joined";
+inline constexpr char kTimingPaused[] = "timing_paused";
+inline constexpr char kGpuTempStartC[] = "gpu_temp_start_c";
+inline constexpr char kGpuTempEndC[] = "gpu_temp_end_c";
+inline constexpr char kGpuPowerW[] = "gpu_power_w";
+inline constexpr char kClockEventReasons[] = "clock_event_reasons";
+inline constexpr char kThermalWaitTime[] = "thermal_wait_time";
+inline constexpr char kStopReason[] = "stop_reason";
+inline constexpr char kPrecisionPct[] = "precision_pct";
+inline constexpr char kSamples[] = "samples";
+inline constexpr char kWallTime[] = "wall_time";
+inline constexpr char kWallWarmup[] = "wall_warmup";
+inline constexpr char kWallTimed[] = "wall_timed";
+inline constexpr char kWallProfiling[] = "wall_profiling";
+inline constexpr char kProfiledInline[] = "profiled_inline";
+inline constexpr char kGpuBusyTime[] = "gpu_busy_time";
+inline constexpr char kGpuBusyPct[] = "gpu_busy_pct";
+inline constexpr char kGpuWorkItems[] = "gpu_work_items";
+inline constexpr char kDramReadBytes[] = "dram_read_bytes";
+inline constexpr char kDramWriteBytes[] = "dram_write_bytes";
+inline constexpr char kBytesMoved[] = "bytes_moved";
+inline constexpr char kGpuDuration[] = "gpu_duration";
+inline constexpr char kProfiledSmClockMhz[] = "profiled_sm_clock_mhz";
+inline constexpr char kDramBandwidth[] = "dram_bandwidth";
+inline constexpr char kDramBandwidthPct[] = "dram_bandwidth_pct";
+inline constexpr char kProfilePasses[] = "profile_passes";
+inline constexpr char kKernelTimePrefix[] = "kernel_time/";
+inline constexpr char kBytesPerSecond[] = "bytes_per_second";
+inline constexpr char kItemsPerSecond[] = "items_per_second";
+inline constexpr char kFlopsPerSecond[] = "flops_per_second";
+inline constexpr char kDeclaredBytes[] = "declared_bytes";
+inline constexpr char kDramTrafficRatio[] = "dram_traffic_ratio";
+inline constexpr char kDeclaredFlop[] = "declared_flop";
+inline constexpr char kFlopCountFp64[] = "flop_count_fp64";
+inline constexpr char kFlopCountFp32[] = "flop_count_fp32";
+inline constexpr char kFlopCountFp16[] = "flop_count_fp16";
+inline constexpr char kFlopCount[] = "flop_count";
+inline constexpr char kFlopRate[] = "flop_rate";
+inline constexpr char kFlopRatePeak[] = "flop_rate_peak";
+inline constexpr char kFlopRatePct[] = "flop_rate_pct";
+inline constexpr char kArithmeticIntensity[] = "arithmetic_intensity";
+inline constexpr char kTensorPipePct[] = "tensor_pipe_pct";
+inline constexpr char kFlopCountRatio[] = "flop_count_ratio";
+inline constexpr char kL2HitRate[] = "l2_hit_rate";
+inline constexpr char kL2ReadBytes[] = "l2_read_bytes";
+inline constexpr char kL2WriteBytes[] = "l2_write_bytes";
+}  // namespace counter
+
 inline constexpr CounterInfo kCounters[] = {
     // GB's own time fields (normalised to ns by gpubench-compare).
     // 1.75%: identical reruns of a CUB radix sort in two machine sessions moved its median by
     // 1.54% while each run's repetitions varied by < 0.2% (memory placement differs per process).
-    {"real_time", "ns", Better::kLower, Gating::kTime, 1.75, kGateTimeFloorNs,
-     "GPU time per iteration (GB's manual time under gpubench)"},
-    {"cpu_time", "ns", Better::kLower, Gating::kReportOnly, 0, 0,
+    {counter::kRealTime, Writer::kGoogleBenchmark, "ns", Better::kLower, Gating::kTime, 1.75,
+     kGateTimeFloorNs, "GPU time per iteration (GB's manual time under gpubench)"},
+    {counter::kCpuTime, Writer::kGoogleBenchmark, "ns", Better::kLower, Gating::kReportOnly, 0, 0,
      "host CPU time per iteration of the benchmark's thread"},
     // Clock probe around the timed iterations.
-    {"sm_clock_mhz", "MHz", Better::kHigher, Gating::kReportOnly, 0, 0,
+    {counter::kSmClockMhz, Writer::kCallEnd, "MHz", Better::kHigher, Gating::kReportOnly, 0, 0,
      "mean SM clock over the timed iterations (clock probe, all SMs)"},
-    {"sm_clock_rated_mhz", "MHz", Better::kNeither, Gating::kReportOnly, 0, 0,
-     "the card's rated SM clock (cudaDevAttrClockRate)"},
-    {"sm_clock_throttled", "flag", Better::kLower, Gating::kFlag, 0, 0,
+    {counter::kSmClockRatedMhz, Writer::kCallEnd, "MHz", Better::kNeither, Gating::kReportOnly, 0,
+     0, "the card's rated SM clock (cudaDevAttrClockRate)"},
+    {counter::kSmClockThrottled, Writer::kCallEnd, "flag", Better::kLower, Gating::kFlag, 0, 0,
      "1 when sm_clock_mhz < 90% of the rated clock: the time is doubtful"},
-    {"gpu_shared", "flag", Better::kLower, Gating::kFlag, 0, 0,
+    {counter::kGpuShared, Writer::kCallEnd, "flag", Better::kLower, Gating::kFlag, 0, 0,
      "1 when another process used the GPU around the run (NVML) or held its profiler"},
-    {"launch_held", "flag", Better::kHigher, Gating::kFlag, 0, 0,
+    {counter::kLaunchHeld, Writer::kCallEnd, "flag", Better::kHigher, Gating::kFlag, 0, 0,
      "cache=flush: 1 when every timed body ran behind a stream hold; 0 when the body waits for "
      "the GPU (the host's launch time may be inside the time) or another process used the GPU "
      "(then gpu_shared=1 too)"},
-    {"streams_joined", "count", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kStreamsJoined, Writer::kCallEnd, "count", Better::kNeither, Gating::kReportOnly, 0,
+     0,
      "streams besides the timed one that the body put GPU work on in its warm-up; each timed "
      "span forks to and joins from them, so their work is inside the GPU time"},
-    {"timing_paused", "flag", Better::kLower, Gating::kFlag, 0, 0,
+    {counter::kTimingPaused, Writer::kReporter, "flag", Better::kLower, Gating::kFlag, 0, 0,
      "1 when GB's CPU time of the timed iterations differs from the thread's CPU time that "
      "gpubench read over them: the body calls state.PauseTiming(), which leaves the paused GPU "
      "work in the GPU time (use gpubench::UntimedScope); absent otherwise"},
     // NVML over the timed iterations (absent without NVML: gpubench_gpu_thermal says why).
-    {"gpu_temp_start_c", "C", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kGpuTempStartC, Writer::kCallEnd, "C", Better::kNeither, Gating::kReportOnly, 0, 0,
      "GPU temperature as the timed iterations began (NVML)"},
-    {"gpu_temp_end_c", "C", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kGpuTempEndC, Writer::kCallEnd, "C", Better::kNeither, Gating::kReportOnly, 0, 0,
      "GPU temperature as the timed iterations ended (NVML)"},
-    {"gpu_power_w", "W", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kGpuPowerW, Writer::kCallEnd, "W", Better::kNeither, Gating::kReportOnly, 0, 0,
      "mean board power over the timed iterations (NVML's energy counter, or its power readings "
      "for spans under 50 ms)"},
-    {"clock_event_reasons", "reasons", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kClockEventReasons, Writer::kCallEnd, "reasons", Better::kNeither,
+     Gating::kReportOnly, 0, 0,
      "NVML's clock-event reasons seen during the timed iterations, a bit set "
      "(kClockEventReasons: sw_power_cap, sw_thermal_slowdown, ...; gpu_idle left out); 0: none"},
-    {"thermal_wait_time", "s", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kThermalWaitTime, Writer::kCallEnd, "s", Better::kNeither, Gating::kReportOnly, 0, 0,
      "--gpubench_thermal=wait: how long the call waited for the GPU to cool first"},
     // How the repetition's samples ended and what it cost (measure/stopping_rule.hpp,
     // measure/run_cost.hpp). Report-only: they describe the measurement, not the kernel.
-    {"stop_reason", "reason", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kStopReason, Writer::kCallEnd, "reason", Better::kNeither, Gating::kReportOnly, 0, 0,
      "why the repetition's timed samples ended, a code of kStopReasons: 1 precision, 2 "
      "max_seconds, 3 minimum, 4 min_time, 5 iterations, 6 repetition"},
-    {"precision_pct", "%", Better::kLower, Gating::kReportOnly, 0, 0,
+    {counter::kPrecisionPct, Writer::kCallEnd, "%", Better::kLower, Gating::kReportOnly, 0, 0,
      "the half-width of the 95% confidence interval of the repetition's mean GPU time, % of it, "
      "from its samples' own times (cache=flush, timer=events; absent otherwise)"},
-    {"samples", "count", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kSamples, Writer::kRowCost, "count", Better::kNeither, Gating::kReportOnly, 0, 0,
      "timed bodies the row took: its iterations, plus those of GB's trial calls before it (GB's "
      "rule)"},
-    {"wall_time", "s", Better::kLower, Gating::kReportOnly, 0, 0,
+    {counter::kWallTime, Writer::kRowCost, "s", Better::kLower, Gating::kReportOnly, 0, 0,
      "wall seconds the row cost: the benchmark function's call (its set-up, warm-up and timed "
      "samples), GB's trial calls before it, and its instance's profiling (on the instance's first "
      "row)"},
-    {"wall_warmup", "s", Better::kLower, Gating::kReportOnly, 0, 0,
+    {counter::kWallWarmup, Writer::kCallEnd, "s", Better::kLower, Gating::kReportOnly, 0, 0,
      "wall seconds of the call's warm-up stages: the warm-up body, the hold check, a thermal wait"},
-    {"wall_timed", "s", Better::kLower, Gating::kReportOnly, 0, 0,
+    {counter::kWallTimed, Writer::kCallEnd, "s", Better::kLower, Gating::kReportOnly, 0, 0,
      "wall seconds of the call's timed samples"},
-    {"wall_profiling", "s", Better::kLower, Gating::kReportOnly, 0, 0,
+    {counter::kWallProfiling, Writer::kCallEnd, "s", Better::kLower, Gating::kReportOnly, 0, 0,
      "wall seconds of the row's profiling: its instance's call in the profiling child (on the "
      "instance's first row, 0 on the others), or its own profiled and busy bodies with "
      "profile_process=same"},
-    {"profiled_inline", "flag", Better::kLower, Gating::kReportOnly, 0, 0,
+    {counter::kProfiledInline, Writer::kCallEnd, "flag", Better::kLower, Gating::kReportOnly, 0, 0,
      "1 when the metrics were profiled after each timed run (a main that starts the benchmarks "
      "with benchmark::RunSpecifiedBenchmarks): CUPTI then stays attached and held short kernels "
      "time slower; absent after gpubench's profiling pass"},
     // The busy measurement: untimed iterations with CUPTI activity records, in the profiling
     // child (or inline with profile_process=same); absent with metrics off.
-    {"gpu_busy_time",
+    {counter::kGpuBusyTime,
+     Writer::kCallEnd,
      "s",
      Better::kNeither,
      Gating::kReportOnly,
@@ -242,7 +320,8 @@ inline constexpr CounterInfo kCounters[] = {
      1,
      {},
      Measured::kPerRun},
-    {"gpu_busy_pct",
+    {counter::kGpuBusyPct,
+     Writer::kCallEnd,
      "%",
      Better::kHigher,
      Gating::kReportOnly,
@@ -254,7 +333,8 @@ inline constexpr CounterInfo kCounters[] = {
      1,
      {},
      Measured::kPerRun},
-    {"gpu_work_items",
+    {counter::kGpuWorkItems,
+     Writer::kCallEnd,
      "count",
      Better::kNeither,
      Gating::kReportOnly,
@@ -267,7 +347,8 @@ inline constexpr CounterInfo kCounters[] = {
      {},
      Measured::kPerRun},
     // CUPTI Range Profiler, per profiled iteration.
-    {"dram_read_bytes",
+    {counter::kDramReadBytes,
+     Writer::kCallEnd,
      "bytes",
      Better::kLower,
      Gating::kBytes,
@@ -278,7 +359,8 @@ inline constexpr CounterInfo kCounters[] = {
      1,
      {},
      Measured::kPerRun},
-    {"dram_write_bytes",
+    {counter::kDramWriteBytes,
+     Writer::kCallEnd,
      "bytes",
      Better::kLower,
      Gating::kBytes,
@@ -289,7 +371,8 @@ inline constexpr CounterInfo kCounters[] = {
      1,
      {},
      Measured::kPerRun},
-    {"bytes_moved",
+    {counter::kBytesMoved,
+     Writer::kCallEnd,
      "bytes",
      Better::kLower,
      Gating::kBytes,
@@ -300,7 +383,8 @@ inline constexpr CounterInfo kCounters[] = {
      1,
      {},
      Measured::kPerRun},
-    {"gpu_duration",
+    {counter::kGpuDuration,
+     Writer::kCallEnd,
      "s",
      Better::kLower,
      Gating::kReportOnly,
@@ -311,7 +395,8 @@ inline constexpr CounterInfo kCounters[] = {
      1e-9,
      {},
      Measured::kPerRun},
-    {"profiled_sm_clock_mhz",
+    {counter::kProfiledSmClockMhz,
+     Writer::kCallEnd,
      "MHz",
      Better::kHigher,
      Gating::kReportOnly,
@@ -325,7 +410,8 @@ inline constexpr CounterInfo kCounters[] = {
     // Report-only: a ratio whose inputs are judged already (bytes_moved by the gate, the time by
     // real_time), and whose denominator is one profiled range; gating it too made identical
     // reruns of small kernels fail on their bytes' noise (-94% with 6 KB against 94 KB).
-    {"dram_bandwidth",
+    {counter::kDramBandwidth,
+     Writer::kCallEnd,
      "bytes/s",
      Better::kHigher,
      Gating::kReportOnly,
@@ -336,7 +422,8 @@ inline constexpr CounterInfo kCounters[] = {
      1,
      {},
      Measured::kPerRun},
-    {"dram_bandwidth_pct",
+    {counter::kDramBandwidthPct,
+     Writer::kCallEnd,
      "%",
      Better::kHigher,
      Gating::kReportOnly,
@@ -347,7 +434,8 @@ inline constexpr CounterInfo kCounters[] = {
      1,
      {},
      Measured::kPerRun},
-    {"profile_passes",
+    {counter::kProfilePasses,
+     Writer::kCallEnd,
      "count",
      Better::kNeither,
      Gating::kReportOnly,
@@ -359,20 +447,21 @@ inline constexpr CounterInfo kCounters[] = {
      {},
      Measured::kPerRun},
     // timer=cupti: one counter per kernel name.
-    {"kernel_time/", "s", Better::kLower, Gating::kReportOnly, 0, 0,
+    {counter::kKernelTimePrefix, Writer::kCallEnd, "s", Better::kLower, Gating::kReportOnly, 0, 0,
      "per iteration, per kernel name (timer=cupti only)"},
     // GB's rate counters (SetBytesProcessed, SetItemsProcessed): rates over GPU time.
-    {"bytes_per_second", "bytes/s", Better::kHigher, Gating::kReportOnly, 0, 0,
-     "GB's SetBytesProcessed over GPU time"},
-    {"items_per_second", "1/s", Better::kHigher, Gating::kReportOnly, 0, 0,
-     "GB's SetItemsProcessed over GPU time"},
-    {"flops_per_second", "FLOP/s", Better::kHigher, Gating::kReportOnly, 0, 0,
-     "gpubench::SetFlopsProcessed over GPU time"},
+    {counter::kBytesPerSecond, Writer::kGoogleBenchmark, "bytes/s", Better::kHigher,
+     Gating::kReportOnly, 0, 0, "GB's SetBytesProcessed over GPU time"},
+    {counter::kItemsPerSecond, Writer::kGoogleBenchmark, "1/s", Better::kHigher,
+     Gating::kReportOnly, 0, 0, "GB's SetItemsProcessed over GPU time"},
+    {counter::kFlopsPerSecond, Writer::kBenchmarkFunction, "FLOP/s", Better::kHigher,
+     Gating::kReportOnly, 0, 0, "gpubench::SetFlopsProcessed over GPU time"},
     // What the benchmark declared against what the profiler measured. Report-only: they follow
     // bytes_moved and flop_count, which the gate judges (bytes) or shows already.
-    {"declared_bytes", "bytes", Better::kNeither, Gating::kReportOnly, 0, 0,
-     "bytes declared with SetBytesProcessed, per iteration"},
-    {"dram_traffic_ratio",
+    {counter::kDeclaredBytes, Writer::kFunctionEnd, "bytes", Better::kNeither, Gating::kReportOnly,
+     0, 0, "bytes declared with SetBytesProcessed, per iteration"},
+    {counter::kDramTrafficRatio,
+     Writer::kFunctionEnd,
      "ratio",
      Better::kLower,
      Gating::kReportOnly,
@@ -384,49 +473,51 @@ inline constexpr CounterInfo kCounters[] = {
      1,
      {},
      Measured::kPerRun},
-    {"declared_flop", "FLOP", Better::kNeither, Gating::kReportOnly, 0, 0,
-     "FLOPs declared with gpubench::SetFlopsProcessed, per iteration"},
+    {counter::kDeclaredFlop, Writer::kFunctionEnd, "FLOP", Better::kNeither, Gating::kReportOnly, 0,
+     0, "FLOPs declared with gpubench::SetFlopsProcessed, per iteration"},
     // Metric group flops (--gpubench_metrics=+flops). Report-only: FLOP counts change only when
     // the code does, and rates follow real_time, which is gated.
-    {"flop_count_fp64", "FLOP", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kFlopCountFp64, Writer::kCallEnd, "FLOP", Better::kNeither, Gating::kReportOnly, 0, 0,
      "DADD + DMUL + 2 x DFMA thread instructions per profiled iteration", "", 1, "flops",
      Measured::kPerRun},
-    {"flop_count_fp32", "FLOP", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kFlopCountFp32, Writer::kCallEnd, "FLOP", Better::kNeither, Gating::kReportOnly, 0, 0,
      "FADD + FMUL + 2 x FFMA thread instructions per profiled iteration", "", 1, "flops",
      Measured::kPerRun},
-    {"flop_count_fp16", "FLOP", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kFlopCountFp16, Writer::kCallEnd, "FLOP", Better::kNeither, Gating::kReportOnly, 0, 0,
      "HADD + HMUL + 2 x HFMA thread instructions per profiled iteration (a packed HFMA2 counts "
      "as one instruction)",
      "", 1, "flops", Measured::kPerRun},
-    {"flop_count", "FLOP", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kFlopCount, Writer::kCallEnd, "FLOP", Better::kNeither, Gating::kReportOnly, 0, 0,
      "flop_count_fp64 + flop_count_fp32 + flop_count_fp16 (tensor-core work not included)", "", 1,
      "flops", Measured::kPerRun},
-    {"flop_rate", "FLOP/s", Better::kHigher, Gating::kReportOnly, 0, 0, "flop_count / gpu_duration",
-     "", 1, "flops", Measured::kPerRun},
-    {"flop_rate_peak", "FLOP/s", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kFlopRate, Writer::kCallEnd, "FLOP/s", Better::kHigher, Gating::kReportOnly, 0, 0,
+     "flop_count / gpu_duration", "", 1, "flops", Measured::kPerRun},
+    {counter::kFlopRatePeak, Writer::kCallEnd, "FLOP/s", Better::kNeither, Gating::kReportOnly, 0,
+     0,
      "peak FLOP rate for this mix of precisions at profiled_sm_clock_mhz (2 x fma .peak_sustained "
      "x clock per precision; FP32's without FP work)",
      "", 1, "flops", Measured::kPerRun},
-    {"flop_rate_pct", "%", Better::kHigher, Gating::kReportOnly, 0, 0,
+    {counter::kFlopRatePct, Writer::kCallEnd, "%", Better::kHigher, Gating::kReportOnly, 0, 0,
      "flop_rate as % of flop_rate_peak", "", 1, "flops", Measured::kPerRun},
-    {"arithmetic_intensity", "FLOP/byte", Better::kNeither, Gating::kReportOnly, 0, 0,
-     "flop_count / bytes_moved (FLOP per DRAM byte)", "", 1, "flops", Measured::kPerRun},
-    {"tensor_pipe_pct", "%", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kArithmeticIntensity, Writer::kCallEnd, "FLOP/byte", Better::kNeither,
+     Gating::kReportOnly, 0, 0, "flop_count / bytes_moved (FLOP per DRAM byte)", "", 1, "flops",
+     Measured::kPerRun},
+    {counter::kTensorPipePct, Writer::kCallEnd, "%", Better::kNeither, Gating::kReportOnly, 0, 0,
      "tensor pipe active, % of elapsed cycles averaged over the SMs (tensor-core work has no "
      "exact FLOP count)",
      "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", 1, "flops",
      Measured::kPerRun},
-    {"flop_count_ratio", "ratio", Better::kNeither, Gating::kReportOnly, 0, 0,
-     "flop_count / declared_flop", "", 1, "flops", Measured::kPerRun},
+    {counter::kFlopCountRatio, Writer::kFunctionEnd, "ratio", Better::kNeither, Gating::kReportOnly,
+     0, 0, "flop_count / declared_flop", "", 1, "flops", Measured::kPerRun},
     // Metric group l2 (--gpubench_metrics=+l2).
-    {"l2_hit_rate", "%", Better::kHigher, Gating::kReportOnly, 0, 0,
+    {counter::kL2HitRate, Writer::kCallEnd, "%", Better::kHigher, Gating::kReportOnly, 0, 0,
      "lts__t_sector_hit_rate.pct: L2 sector lookups that hit, all sources",
      "lts__t_sector_hit_rate.pct", 1, "l2", Measured::kPerRun},
-    {"l2_read_bytes", "bytes", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kL2ReadBytes, Writer::kCallEnd, "bytes", Better::kNeither, Gating::kReportOnly, 0, 0,
      "bytes the SMs read from L2 per profiled iteration (32 x "
      "lts__t_sectors_srcunit_tex_op_read.sum)",
      "lts__t_sectors_srcunit_tex_op_read.sum", 32, "l2", Measured::kPerRun},
-    {"l2_write_bytes", "bytes", Better::kNeither, Gating::kReportOnly, 0, 0,
+    {counter::kL2WriteBytes, Writer::kCallEnd, "bytes", Better::kNeither, Gating::kReportOnly, 0, 0,
      "bytes the SMs wrote to L2 per profiled iteration (32 x "
      "lts__t_sectors_srcunit_tex_op_write.sum)",
      "lts__t_sectors_srcunit_tex_op_write.sum", 32, "l2", Measured::kPerRun},

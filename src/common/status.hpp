@@ -13,7 +13,9 @@
 namespace gpubench::detail {
 
 /// Success, or a failure with a message that says what was wrong and what would be right.
-class Status {
+/// [[nodiscard]]: a Status dropped unread is an error nobody hears of; a caller that means to go
+/// on regardless says so with a comment and a (void) cast.
+class [[nodiscard]] Status {
  public:
   enum class Code {
     kOk,

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gpubench/counters.hpp"
+
 namespace gpubench::detail {
 
 /// Marks a group in --gpubench_metrics. CUPTI metric names never contain it (they use letters,
@@ -39,20 +41,21 @@ bool GroupActive(const MetricGroup& group, const std::vector<std::string>& metri
 /// SMs can sustain per cycle (`fma_peak`, a .peak_sustained value CUPTI evaluates for the device
 /// that ran, so floor-swept SM counts are right).
 struct FlopMetrics {
-  std::string_view precision;  ///< fp64, fp32, fp16: the counter is flop_count_<precision>
+  std::string_view precision;  ///< fp64, fp32, fp16
+  std::string_view counter;    ///< the FLOP count's counter, flop_count_<precision>
   std::string_view add, mul, fma, fma_peak;
 };
 
 inline constexpr FlopMetrics kFlopMetrics[] = {
-    {"fp64", "sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
+    {"fp64", counter::kFlopCountFp64, "sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
      "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
      "sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
      "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained"},
-    {"fp32", "sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
+    {"fp32", counter::kFlopCountFp32, "sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
      "sm__sass_thread_inst_executed_op_fmul_pred_on.sum",
      "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
      "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained"},
-    {"fp16", "sm__sass_thread_inst_executed_op_hadd_pred_on.sum",
+    {"fp16", counter::kFlopCountFp16, "sm__sass_thread_inst_executed_op_hadd_pred_on.sum",
      "sm__sass_thread_inst_executed_op_hmul_pred_on.sum",
      "sm__sass_thread_inst_executed_op_hfma_pred_on.sum",
      "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained"},

@@ -91,11 +91,10 @@ std::string CounterUnits(const Settings& settings,
   };
   for (const CounterInfo& counter : kCounters) {
     const std::string_view name = counter.name;
-    if (name == "real_time" || name == "cpu_time") continue;  // GB's fields, not counters
-    const bool from_profiler = !counter.source_metric.empty() || !counter.group.empty() ||
-                               name == "bytes_moved" || name == "dram_bandwidth" ||
-                               name == "dram_bandwidth_pct" || name == "profile_passes" ||
-                               name == "dram_traffic_ratio";
+    if (name == counter::kRealTime || name == counter::kCpuTime) continue;  // GB's, not counters
+    // One value per run: the instance's profiling session (its metrics and the busy
+    // measurement) gives them, so without the profiler there are none.
+    const bool from_profiler = counter.measured == Measured::kPerRun;
     if (from_profiler && !profiling) continue;
     if (!counter.group.empty() && !group_on(counter.group)) continue;
     if (name.back() == '/') {
@@ -241,16 +240,15 @@ KeyValues ThermalContext(const ThermalSample& at_start) {
 }
 
 KeyValues BusyContext(const Settings& settings, const std::string& profiler_status,
-                      const ProfilingPass& pass) {
-  const bool profiling = profiler_status.rfind("on", 0) == 0 && settings.profile_iterations > 0;
-  if (!profiling) {
+                      const CounterSource& source, const ProfilingPass& pass) {
+  if (source.kind() == CounterSource::Kind::kNone) {
     const std::string why =
         "not measured: it runs with the profiled iterations, and there are none (" +
         (settings.profile_iterations > 0 ? profiler_status : std::string("profile_iterations=0")) +
         ")";
     return {{"gpubench_gpu_busy", why}, {"gpubench_host_calls", "not measured"}};
   }
-  const bool child = pass.stage() == ProfilingPass::Stage::kTiming;
+  const bool child = source.from_child();
   std::string method = "CUPTI activity records of " + std::to_string(settings.profile_iterations) +
                        " untimed iterations per instance after its profiled ones (" +
                        (child ? "in the profiling child" : "in this process") +

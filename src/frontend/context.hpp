@@ -12,6 +12,7 @@
 #include "gpu/flush.hpp"
 #include "gpu/gpu_thermal.hpp"
 #include "gpubench/settings.hpp"
+#include "measure/counter_source.hpp"
 #include "measure/profiling_pass.hpp"
 
 namespace gpubench::detail {
@@ -38,7 +39,7 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
 /// instance, the CUDA runtime calls of the loop body: "INSTANCE=NAME:COUNT:SECONDS,...;...", per
 /// iteration, known here from the profiling child; docs/user_guide.md "Context block").
 KeyValues BusyContext(const Settings& settings, const std::string& profiler_status,
-                      const ProfilingPass& pass);
+                      const CounterSource& source, const ProfilingPass& pass);
 
 /// gpubench_gpu_thermal: how the temperature, power and clock-event counters are read, with the
 /// reading `at_start` (before any benchmark), or why there are none.

@@ -279,8 +279,9 @@ void AddContext(const Settings& settings, const detail::DeviceFacts& facts,
            facts.available ? harness.streams().UnavailableReason() : "no usable CUDA device")) {
     benchmark::AddCustomContext(key, value);
   }
-  for (const auto& [key, value] : detail::BusyContext(settings, harness.profiler_status(),
-                                                      detail::ProcessState::Get().profiling_pass)) {
+  detail::ProcessState& process = detail::ProcessState::Get();
+  for (const auto& [key, value] : detail::BusyContext(
+           settings, harness.profiler_status(), process.counter_source(), process.profiling_pass)) {
     benchmark::AddCustomContext(key, value);
   }
   // The GPU before any benchmark: also the first reference of --gpubench_thermal=wait.
@@ -367,6 +368,7 @@ InitResult Initialize(int* argc, char** argv) {
   static const bool at_exit_registered = std::atexit(CheckLastCallAtExit) == 0;
   (void)at_exit_registered;
   if (std::optional<InitResult> done = SetUpProfiling(child)) return *done;
+  process.DecideCounterSource();  // the loop and its stages ask it from here on
   AddContext(settings, facts, lock_note, tagged_device);
   return {true, 0};
 }

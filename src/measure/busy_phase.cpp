@@ -44,7 +44,7 @@ Status BusyPhase::Begin(const std::string& instance, int iterations, CallResult*
 
 Status BusyPhase::BeforeBody(CallResult* call, bool* body) {
   GpuOps& ops = harness_.ops();
-  if (harness_.settings().cache == CachePolicy::kFlush) {
+  if (harness_.flushes()) {
     GPUBENCH_RETURN_IF_ERROR(ops.FlushCache(stream_));
     // The body's host calls must not wait for the flush: it is not theirs.
     if (Status status = ops.Synchronize(stream_); !status.ok()) {
@@ -61,7 +61,7 @@ Status BusyPhase::BeforeBody(CallResult* call, bool* body) {
 
 Status BusyPhase::Resume() {
   // As in a timed body: the rest starts from a flushed L2 (the flush belongs to no iteration).
-  if (harness_.settings().cache == CachePolicy::kFlush) {
+  if (harness_.flushes()) {
     GpuOps& ops = harness_.ops();
     GPUBENCH_RETURN_IF_ERROR(ops.FlushCache(stream_));
     if (Status status = ops.Synchronize(stream_); !status.ok()) {
@@ -107,9 +107,11 @@ Status BusyPhase::Failed(const Status& status, CallResult* call, bool* body) {
 void BusyPhase::Abort() {
   if (!open_) return;
   BusyTracer& tracer = harness_.busy();
-  if (in_body_) tracer.EndIteration();
+  // An abort follows the error that ended the call, which is the one reported: what stopping
+  // the tracer says after it adds nothing.
+  if (in_body_) (void)tracer.EndIteration();
   BusyMeasure discarded;
-  tracer.Finish(&discarded);
+  (void)tracer.Finish(&discarded);
   open_ = false;
   in_body_ = false;
 }

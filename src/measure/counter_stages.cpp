@@ -26,13 +26,13 @@ ProfilingBodies BoundProfilingBodies(double body_seconds, int passes, int most,
 
 Result<bool> CounterStages::Begin(CallResult* call) {
   const std::string& name = call->instance;
-  if (settings().profile_iterations <= 0) return false;
+  const CounterSource& source = process_.counter_source();
   // The parent of the profiling child has no profiler of its own.
-  if (process_.profiling_pass.stage() == ProfilingPass::Stage::kTiming) {
+  if (source.from_child()) {
     process_.profiling_pass.TakeCounters(name, call);
     return false;
   }
-  if (process_.harness.profiler() == nullptr) return false;
+  if (!source.profiles_here()) return false;
   if (!profiling_pass() &&
       process_.policy.CopyCountersForTrial(settings(), name, call->gpu_seconds, &call->profile)) {
     return false;
@@ -79,7 +79,7 @@ Result<bool> CounterStages::StartBusy(CallResult* call) {
 
 Status CounterStages::EndProfilingPassCall(const CallResult& call) {
   if (!profiling_pass()) return Status::Ok();
-  KeepForTimedPass(process_.harness.sharing(), call, process_);
+  GPUBENCH_RETURN_IF_ERROR(KeepForTimedPass(process_.harness.sharing(), call, process_));
   return Status::Error(kProfilingPassSkip);
 }
 

@@ -68,9 +68,7 @@ class CounterStages {
   // The busy measurement runs where the metrics are profiled, after them.
   Result<bool> StartBusy(CallResult* call);
   const Settings& settings() const { return process_.harness.settings(); }
-  bool profiling_pass() const {
-    return process_.profiling_pass.stage() == ProfilingPass::Stage::kProfiling;
-  }
+  bool profiling_pass() const { return process_.counter_source().profiling_child(); }
 
   ProcessState& process_;
   ProfilingPhase profiling_;

@@ -20,6 +20,9 @@ class Harness {
   bool configured() const { return configured_; }
   const Settings& settings() const { return settings_; }
   const DeviceFacts& facts() const { return facts_; }
+  /// cache=flush: each timed body follows an L2 flush and, where it can, runs behind a stream
+  /// hold; the one place the loop asks (cache=keep: neither, and the call is timed whole).
+  bool flushes() const { return settings_.cache == CachePolicy::kFlush; }
 
   /// Backends, created on first use unless installed by tests.
   GpuOps& ops();

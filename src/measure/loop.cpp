@@ -149,7 +149,7 @@ class IterationController {
   }
 
   bool Done() {
-    if (counters_start_ && process_.profiling_pass.stage() != ProfilingPass::Stage::kTiming) {
+    if (counters_start_ && process_.counter_source().profiles_here()) {
       // Profiled here (profile_process=same, or the profiling child's own call).
       call_.wall_profiling_seconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - *counters_start_)

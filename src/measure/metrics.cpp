@@ -51,7 +51,7 @@ void AddFlopCounters(const std::map<std::string, double>& averaged,
   for (const FlopMetrics& precision : kFlopMetrics) {
     const double flop = ValueOr(averaged, precision.add, 0) + ValueOr(averaged, precision.mul, 0) +
                         2 * ValueOr(averaged, precision.fma, 0);
-    (*counters)["flop_count_" + std::string(precision.precision)] = flop;
+    (*counters)[std::string(precision.counter)] = flop;
     total += flop;
     // An FMA is 2 FLOP per cycle and lane; adds and multiplies issue at the same rate on the same
     // pipe but do 1, so only FMA-only code can reach the peak (as in Nsight Compute's roofline).
@@ -105,29 +105,6 @@ std::map<std::string, double> DeriveMetricCounters(const std::map<std::string, d
   if (active.count("flops") > 0) AddFlopCounters(averaged, &counters);
   for (const auto& [name, value] : averaged) {
     if (renamed.count(name) == 0) counters[name] = value;
-  }
-  return counters;
-}
-
-std::map<std::string, double> DeclaredCounters(const std::map<std::string, double>& call,
-                                               int64_t iterations) {
-  std::map<std::string, double> counters;
-  if (iterations <= 0) return counters;
-  // GB's SetBytesProcessed and gpubench::SetFlopsProcessed hold totals over the call's
-  // iterations until GB divides them by the time, after the benchmark function returns.
-  const double bytes = ValueOr(call, "bytes_per_second", 0) / static_cast<double>(iterations);
-  if (bytes > 0) {
-    counters["declared_bytes"] = bytes;
-    if (auto moved = call.find("bytes_moved"); moved != call.end()) {
-      counters["dram_traffic_ratio"] = moved->second / bytes;
-    }
-  }
-  const double flop = ValueOr(call, "flops_per_second", 0) / static_cast<double>(iterations);
-  if (flop > 0) {
-    counters["declared_flop"] = flop;
-    if (auto counted = call.find("flop_count"); counted != call.end()) {
-      counters["flop_count_ratio"] = counted->second / flop;
-    }
   }
   return counters;
 }

@@ -27,14 +27,6 @@ std::map<std::string, double> DeriveMetricCounters(const std::map<std::string, d
 void AddFlopCounters(const std::map<std::string, double>& averaged,
                      std::map<std::string, double>* counters);
 
-/// What the benchmark declared, per iteration, and measured over declared: declared_bytes and
-/// dram_traffic_ratio (from GB's SetBytesProcessed, whose counter "bytes_per_second" holds the
-/// call's total until GB turns it into a rate), declared_flop and flop_count_ratio (from
-/// gpubench::SetFlopsProcessed, "flops_per_second"). `call`: the call's counter values; a ratio
-/// needs its measured counter (bytes_moved, flop_count) there.
-std::map<std::string, double> DeclaredCounters(const std::map<std::string, double>& call,
-                                               int64_t iterations);
-
 /// Actual SM clock counters of the timed iterations.
 std::map<std::string, double> ClockCounters(double sm_clock_mhz, const DeviceFacts& facts);
 

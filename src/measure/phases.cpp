@@ -20,7 +20,7 @@ Status BodyError(const std::string& instance, const Status& status) {
 // --- warm-up -----------------------------------------------------------------------------------
 
 Status WarmupPhase::Before() {
-  if (harness_.settings().cache == CachePolicy::kFlush) {
+  if (harness_.flushes()) {
     GPUBENCH_RETURN_IF_ERROR(harness_.ops().FlushCache(stream_));
   }
   // Last, so that only the body's own work is seen.
@@ -45,9 +45,7 @@ Status WarmupPhase::After(const std::string& instance, CallResult* call) {
   return Status::Ok();
 }
 
-bool WarmupPhase::NeedsHoldCheck() const {
-  return harness_.settings().cache == CachePolicy::kFlush;
-}
+bool WarmupPhase::NeedsHoldCheck() const { return harness_.flushes(); }
 
 Status WarmupPhase::BeforeHoldCheck(const CallResult& call) {
   GpuOps& ops = harness_.ops();
@@ -264,7 +262,7 @@ Status ProfilingPhase::BeginPass(ProfileOutcome* outcome, bool* body) {
 }
 
 Status ProfilingPhase::BeginRange(ProfileOutcome* outcome, bool* body) {
-  if (harness_.settings().cache == CachePolicy::kFlush) {
+  if (harness_.flushes()) {
     GPUBENCH_RETURN_IF_ERROR(harness_.ops().FlushCache(stream_));
   }
   if (Status status = harness_.profiler()->PushRange(ProfiledRangeName(instance_, range_));

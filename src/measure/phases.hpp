@@ -94,7 +94,7 @@ class TimedPhase {
   void StopHolding() { hold_ = LaunchHold::kShared; }
 
  private:
-  bool flushing() const { return harness_.settings().cache == CachePolicy::kFlush; }
+  bool flushing() const { return harness_.flushes(); }
   Status MeasureScopeOverhead(double* seconds);
   Status Collect(const std::string& instance, bool wait_all, CallResult* call);
   Harness& harness_;

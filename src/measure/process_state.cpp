@@ -28,6 +28,7 @@ void ProcessState::ResetForTesting() {
   harness = Harness();
   policy = ProfilingPolicy();
   profiling_pass = ProfilingPass();
+  counter_source_.reset();
   sharing_history = SharingHistory();
   profile_log.Close();
   timed_cpu = CallReadings();

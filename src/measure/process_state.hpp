@@ -10,6 +10,7 @@
 #include <string>
 
 #include "measure/call_readings.hpp"
+#include "measure/counter_source.hpp"
 #include "measure/gpu_lock.hpp"
 #include "measure/harness.hpp"
 #include "measure/paused_timing.hpp"
@@ -30,6 +31,17 @@ struct ProcessState {
   Harness harness;
   ProfilingPolicy policy;
   ProfilingPass profiling_pass;
+  /// Where the calls' hardware counters come from. Decided once, by gpubench::Initialize when
+  /// the profiler and the profiling pass are set up (DecideCounterSource); a test that sets them up
+  /// itself gets the decision at its first call.
+  const CounterSource& counter_source() {
+    if (!counter_source_) DecideCounterSource();
+    return *counter_source_;
+  }
+  void DecideCounterSource() {
+    counter_source_ = CounterSource::Decide(harness.settings(), harness.profiler() != nullptr,
+                                            profiling_pass.stage());
+  }
   SharingHistory sharing_history;
   ProfileLog profile_log;
   /// The timed calls' thread CPU time, for the reporters' PauseTiming check.
@@ -68,6 +80,9 @@ struct ProcessState {
   void ResetForTesting();
   /// Releases GPU resources before the CUDA runtime is torn down at exit.
   void Shutdown() { harness.ReleaseBackends(); }
+
+ private:
+  std::optional<CounterSource> counter_source_;
 };
 
 }  // namespace gpubench::detail

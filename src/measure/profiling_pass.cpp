@@ -113,9 +113,10 @@ const ProfilingPass::Entry* ProfilingPass::Find(const std::string& instance) con
   return found == entries_.end() ? nullptr : &found->second;
 }
 
-void ProfilingPass::Store(const std::string& instance, Entry entry) {
-  if (!output_.empty()) AppendLine(output_, EntryLine(instance, entry));
+Status ProfilingPass::Store(const std::string& instance, Entry entry) {
+  Status written = output_.empty() ? Status::Ok() : AppendLine(output_, EntryLine(instance, entry));
   entries_[instance] = std::move(entry);
+  return written;
 }
 
 void ProfilingPass::TakeCounters(const std::string& instance, CallResult* call) {

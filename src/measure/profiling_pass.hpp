@@ -55,8 +55,9 @@ class ProfilingPass {
 
   /// The instance's entry, or null when the pass did not profile it.
   const Entry* Find(const std::string& instance) const;
-  /// Keeps the entry and, in the child, writes it out.
-  void Store(const std::string& instance, Entry entry);
+  /// Keeps the entry and, in the child, writes it out; an error says the line could not be
+  /// written (the parent would then find no session for the instance).
+  Status Store(const std::string& instance, Entry entry);
   size_t size() const { return entries_.size(); }
 
   /// Every entry, by instance.

@@ -30,7 +30,7 @@ void PublishSharing(const CallResult& call, benchmark::State& state, ProfilingPo
 void PublishInlineProfiling(const CallResult& call, benchmark::State& state,
                             ProcessState& process) {
   const auto kind = call.profile.kind;
-  if (process.profiling_pass.stage() != ProfilingPass::Stage::kInline) return;
+  if (!process.counter_source().after_timing()) return;
   if (kind != ProfileOutcome::Kind::kProfiled && kind != ProfileOutcome::Kind::kCopied) return;
   state.counters["profiled_inline"] = 1;
   if (process.policy.FirstTime("profiled_inline")) {
@@ -64,7 +64,7 @@ void PublishProfile(const CallResult& call, benchmark::State& state, ProcessStat
         std::cerr << "gpubench: " << call.instance
                   << ": hardware metrics not collected: " << profile.error << "\n";
       }
-      if (process.profiling_pass.stage() == ProfilingPass::Stage::kTiming) return;
+      if (process.counter_source().from_child()) return;
       process.policy.ForgetProfiledCall();
       process.profile_log.Append(call.instance, call.iterations, profile.passes, profile.seconds,
                                  {}, profile.error);
@@ -198,7 +198,7 @@ void PublishSampling(const CallResult& call, benchmark::State& state, ProcessSta
   // GB grows the count only under its own rule without an explicit count.
   const bool grown = !current.gpubench_stops && !current.own_iterations;
   const bool trial = grown && process.policy.trials().IsDiscarded(call.gpu_seconds);
-  const bool here = process.profiling_pass.stage() == ProfilingPass::Stage::kInline;
+  const bool here = process.counter_source().after_timing();
   if (const auto row = process.cost.LoopDone(call, trial, current.family != nullptr, here)) {
     state.counters["wall_time"] = row->wall_seconds;
     state.counters["samples"] = static_cast<double>(row->samples);
@@ -226,7 +226,7 @@ void Publish(const CallResult& call, benchmark::State& state, ProcessState& proc
   process.timed_gpu.Record(call.instance, call.iterations, call.gpu_seconds);
 }
 
-void KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProcessState& process) {
+Status KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProcessState& process) {
   ProfilingPass::Entry entry{
       call.profile, call.sharing, call.busy, call.busy_error,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - call.loop_start).count()};
@@ -235,7 +235,7 @@ void KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProcessSt
   // Iterations 0: the session belongs to no GB call but to every timed call of the instance.
   process.profile_log.Append(call.instance, 0, call.profile.passes, call.profile.seconds,
                              call.profile.ranges, call.profile.error);
-  process.profiling_pass.Store(call.instance, std::move(entry));
+  return process.profiling_pass.Store(call.instance, std::move(entry));
 }
 
 }  // namespace gpubench::detail

@@ -46,8 +46,8 @@ Result<bool> TimedIterations::Begin(CallResult* call) {
 
 // Whether each sample's own GPU time reaches the rule while the call runs: cache=keep times the
 // call in one region, and timer=cupti hands its records over at the end.
-static bool PerSampleTimes(const Settings& settings) {
-  return settings.cache == CachePolicy::kFlush && settings.timer == Timer::kEvents;
+static bool PerSampleTimes(const Harness& harness) {
+  return harness.flushes() && harness.settings().timer == Timer::kEvents;
 }
 
 std::optional<StopReason> TimedIterations::Decide(const CallResult& call) const {
@@ -56,7 +56,7 @@ std::optional<StopReason> TimedIterations::Decide(const CallResult& call) const 
                                     : std::nullopt;
   }
   return rule_->Decide(call.samples, bodies_, SecondsSince(call.loop_start),
-                       SecondsSince(timed_start_), PerSampleTimes(process_.harness.settings()));
+                       SecondsSince(timed_start_), PerSampleTimes(process_.harness));
 }
 
 Result<bool> TimedIterations::NextBody(CallResult* call) {
@@ -93,7 +93,7 @@ Result<bool> TimedIterations::AfterBody(CallResult* call) {
   bool last = false;
   if (!rule_) {
     last = state_.iterations() >= state_.max_iterations;
-  } else if (!PerSampleTimes(process_.harness.settings())) {
+  } else if (!PerSampleTimes(process_.harness)) {
     // One region (cache=keep) closes with the body the rule ends on, so it decides here.
     stop_ = Decide(*call);
     last = stop_.has_value();

@@ -46,9 +46,7 @@ class WarmupStages {
  private:
   Result<Next> AfterWarmup(CallResult* call);
   Status AfterHoldCheck(CallResult* call);
-  bool profiling_pass() const {
-    return process_.profiling_pass.stage() == ProfilingPass::Stage::kProfiling;
-  }
+  bool profiling_pass() const { return process_.counter_source().profiling_child(); }
 
   benchmark::State& state_;
   ProcessState& process_;
