@@ -656,8 +656,8 @@ TEST(RealH200History, ThresholdsFollowTheBetweenRunSpread) {
           .at("threshold_source")
           .get<std::string>(),
       HasSubstr(
-          gpubench::compare::Printf(
-              "%.2f", gpubench::compare::HistoryFactor(
+          gpubench::tools::Printf(
+              "%.2f", gpubench::tools::HistoryFactor(
                           0.01 / history.at("testing").at("history_tests").get<double>(), 4)) +
           " x sd; history of 4 runs"));
 
@@ -669,12 +669,12 @@ TEST(RealH200History, ThresholdsFollowTheBetweenRunSpread) {
   const double from_history = threshold(tiny_history, "BM_ShortTiny/");
   EXPECT_LT(from_history, threshold(tiny_single, "BM_ShortTiny/"));
   // The factor of five runs whose gated tests share the 1% family-wise level.
-  const double factor = gpubench::compare::HistoryFactor(
+  const double factor = gpubench::tools::HistoryFactor(
       0.01 / tiny_history.at("testing").at("history_tests").get<double>(), 5);
   EXPECT_THAT(MetricEntry(BenchmarkEntry(tiny_history, "BM_ShortTiny/"), "real_time")
                   .at("threshold_source")
                   .get<std::string>(),
-              HasSubstr(gpubench::compare::Printf("%.2f", factor) + " x sd; history of 5 runs"));
+              HasSubstr(gpubench::tools::Printf("%.2f", factor) + " x sd; history of 5 runs"));
 }
 
 // A real 1% slowdown (an 8 us kernel after the 816 us copy, the same bytes) of the benchmark whose
@@ -827,14 +827,14 @@ TEST(RealH200History, TheTinyKernelsThresholdIsAtMostThreeSd) {
   EXPECT_GT(sd, 0.5);  // the launch-bound kernel is the noisy one
   const double tests = report.at("testing").at("history_tests").get<double>();
   EXPECT_EQ(tests, 20);
-  const double factor = gpubench::compare::HistoryFactor(0.01 / tests, 10);
+  const double factor = gpubench::tools::HistoryFactor(0.01 / tests, 10);
   EXPECT_NEAR(time.at("threshold_percent").get<double>(), factor * sd, 1e-6 * factor * sd);
   EXPECT_LE(time.at("threshold_percent").get<double>(), 5.1 * sd);
   // Its 1.9% spread gives a threshold near 10%: undecided, and no number of runs would help.
   EXPECT_EQ(time.at("verdict"), "undecided");
   EXPECT_THAT(time.at("notes").dump(), HasSubstr("no number of runs"));
   EXPECT_THAT(time.at("threshold_source").get<std::string>(),
-              HasSubstr(gpubench::compare::Printf("%.2f", factor) + " x sd; history of 10 runs"));
+              HasSubstr(gpubench::tools::Printf("%.2f", factor) + " x sd; history of 10 runs"));
 }
 
 TEST(RealH200History, AFolderOfRunsAndWhatIsWrongWithIt) {

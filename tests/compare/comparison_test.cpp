@@ -13,7 +13,7 @@
 #include "tools/compare/report_format.hpp"
 #include "tools/load/loader.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 using ::testing::HasSubstr;
@@ -671,4 +671,4 @@ TEST(LaunchHeld, ASharedGpuExplainsTheChangeAndIsNotAFailure) {
 }
 
 }  // namespace
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -12,7 +12,7 @@
 #include "tools/export/run_table.hpp"
 #include "tools/load/loader.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 struct Split {
@@ -166,4 +166,4 @@ TEST(RunTable, AFileOfAggregatesOnlyGivesItsAggregateRows) {
 }
 
 }  // namespace
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -6,7 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 using ::testing::AllOf;
@@ -223,7 +223,7 @@ TEST(GpuBusyWarnings, HeldOneKernelBodiesOfRealRunsAreNotWarnedTheirFloorIsNoIdl
     ASSERT_TRUE(run.ok()) << run.status().message();
     bool low = false;  // the file has held rows below 80% that are floor only
     for (const BenchmarkRecord& record : run.value().benchmarks) {
-      const MetricSeries* pct = record.FindMetric(kGpuBusyPctCounter);
+      const MetricSeries* pct = record.FindMetric(counter::kGpuBusyPct);
       low = low || (pct && !pct->values.empty() && pct->values[0] < kBusyWarnBelowPercent);
     }
     EXPECT_TRUE(low) << name << " has no short kernel: the test would prove nothing";
@@ -272,7 +272,7 @@ TEST(GpuBusyWarnings, OneWorkItemIsTheTimeAroundItNeverBetweenItems) {
         record.name.rfind("Streams_TwoOverlapping", 0) != 0) {
       continue;
     }
-    const MetricSeries* items = record.FindMetric(kGpuWorkItemsCounter);
+    const MetricSeries* items = record.FindMetric(counter::kGpuWorkItems);
     ASSERT_NE(items, nullptr) << record.name;
     for (MetricSeries& series : record.metrics) {
       // Ten times the idle time: 27 us around one item, and well below 80% for the pair.
@@ -298,4 +298,4 @@ TEST(GpuBusyWarnings, OneWorkItemIsTheTimeAroundItNeverBetweenItems) {
 }
 
 }  // namespace
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -17,7 +17,7 @@
 #include "tools/gate/suite_summary.hpp"
 #include "tools/load/cut_off.hpp"
 
-namespace gpubench::compare::dom_reference {
+namespace gpubench::tools::dom_reference {
 
 using OrderedJson = nlohmann::ordered_json;
 
@@ -195,4 +195,4 @@ inline std::string FormatJsonWithDom(const ComparisonReport& report) {
   return json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-}  // namespace gpubench::compare::dom_reference
+}  // namespace gpubench::tools::dom_reference

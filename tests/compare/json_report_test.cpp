@@ -20,7 +20,7 @@
 #include "tools/gate/comparison.hpp"
 #include "tools/load/loader.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 using dom_reference::FormatJsonWithDom;
@@ -462,4 +462,4 @@ TEST(JsonWriter, ClearTextKeepsTheStructure) {
 }
 
 }  // namespace
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -11,7 +11,7 @@
 
 #include "tools/load/loader.hpp"
 
-namespace gpubench::compare::testing {
+namespace gpubench::tools::testing {
 
 struct LoadOutcome {
   std::optional<BenchmarkFile> file;
@@ -100,4 +100,4 @@ inline std::string LoadersDisagree(std::string_view bytes) {
   return difference.empty() ? "" : "different results: " + difference;
 }
 
-}  // namespace gpubench::compare::testing
+}  // namespace gpubench::tools::testing

@@ -22,7 +22,7 @@
 #include "loader_agreement.hpp"
 #include "tools/load/loader.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 using ::testing::AllOf;
@@ -383,4 +383,4 @@ TEST(LoaderCutOff, ARunKilledWithSigtermLoadsItsCompleteRows) {
 }
 
 }  // namespace
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -10,7 +10,7 @@
 #include "loader_agreement.hpp"
 #include "tools/load/loader.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 using testing::LoadersDisagree;
@@ -192,4 +192,4 @@ TEST(LoaderFastPath, AgreesWhenRowsDifferInTheirKeys) {
 }
 
 }  // namespace
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -19,7 +19,7 @@
 
 namespace {
 
-using namespace gpubench::compare;
+using namespace gpubench::tools;
 
 [[noreturn]] void Fail(const char* what, const std::string& detail, std::size_t length) {
   std::fprintf(stderr, "%s (prefix of %zu bytes): %s\n", what, length, detail.c_str());

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 using ::testing::AllOf;
@@ -189,4 +189,4 @@ TEST(Loader, ThousandsOfBenchmarks) {
 }
 
 }  // namespace
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

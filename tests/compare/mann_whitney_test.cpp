@@ -9,7 +9,7 @@
 #include <ostream>
 #include <vector>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 struct ScipyCase {
@@ -126,4 +126,4 @@ TEST(MannWhitney, SmallestPossiblePValueExplainsFewRepetitions) {
 }
 
 }  // namespace
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 TEST(MetricPolicy, VocabularyDefaults) {
@@ -109,4 +109,4 @@ TEST(MetricPolicy, ParsesThresholdSpecs) {
 }
 
 }  // namespace
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -8,7 +8,7 @@
 
 #include "tools/gate/suite_statistics.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 // Reference values: scipy 1.10.1, stats.t.ppf(0.99, df) and stats.t.sf(3.0, df).
@@ -56,9 +56,9 @@ TEST(StudentT, RejectsWhatHasNoAnswer) {
 }
 
 }  // namespace
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 TEST(NormalQuantile, AgreesWithTheTQuantileOfManyDegrees) {
@@ -98,4 +98,4 @@ TEST(GeometricMeanRatio, IsTheMeanOfTheLogarithmsWithATInterval) {
 }
 
 }  // namespace
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

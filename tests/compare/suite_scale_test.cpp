@@ -13,7 +13,7 @@
 #include "tools/gate/comparison.hpp"
 #include "tools/load/loader.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 constexpr int kCopies = 42;  // 6 real benchmarks x 42 = 252
@@ -206,4 +206,4 @@ TEST_F(SuiteScale, ARealOnePercentSlowdownIsCaughtAmong252) {
 }
 
 }  // namespace
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

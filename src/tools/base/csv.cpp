@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cmath>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 void AppendCsvField(std::string& out, std::string_view text) {
   const bool quoted = text.find_first_of(",\"\r\n") != std::string_view::npos ||
@@ -34,4 +34,4 @@ void AppendCsvNumber(std::string& out, double value) {
   out.append(buffer, error == std::errc() ? end : buffer);
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// Appends `text` as one field: in double quotes (each quote doubled) when it holds a comma, a
 /// quote, CR or LF, or starts or ends with a space; as it is otherwise.
@@ -18,4 +18,4 @@ void AppendCsvNumber(std::string& out, double value);
 /// Appends "true" or "false" (pandas reads a column of them as bool).
 inline void AppendCsvBool(std::string& out, bool value) { out += value ? "true" : "false"; }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

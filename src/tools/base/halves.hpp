@@ -6,7 +6,7 @@
 #include <exception>
 #include <thread>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// Below this many items one thread does all the work.
 inline constexpr std::size_t kItemsWorthAThread = 2000;
@@ -60,4 +60,4 @@ void InRoundsOnTwoHalves(std::size_t count, std::size_t per_round, Work work,
   }
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

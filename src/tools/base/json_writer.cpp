@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 constexpr std::uint64_t kEveryByte = 0x0101010101010101;  // times a byte: that byte in each lane
@@ -229,4 +229,4 @@ void JsonWriter::Append(const char* bytes, std::size_t count) {
   size_ += count;
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

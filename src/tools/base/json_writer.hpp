@@ -16,7 +16,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 // Each writer on its own 64-byte cache line: the report is written by two writers on two threads,
 // and with both in one line (adjacent on the stack) every append by one invalidated the other's
@@ -128,4 +128,4 @@ void JsonWriter::Value(const T& value) {
   }
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

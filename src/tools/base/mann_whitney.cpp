@@ -5,7 +5,7 @@
 #include <numeric>
 #include <utility>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 // Above this many DP steps the exact distribution is too slow to be worth it.
@@ -144,4 +144,4 @@ std::size_t RepetitionsNeededForSignificance(double alpha) {
   return 10000;
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -7,7 +7,7 @@
 
 #include "common/status.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 enum class MannWhitneyMethod {
   kAuto,        ///< exact unless both samples have more than 8 values or there are ties
@@ -34,4 +34,4 @@ double SmallestPossiblePValue(std::size_t n1, std::size_t n2);
 /// Smallest n such that n repetitions in each file can reach p < alpha.
 std::size_t RepetitionsNeededForSignificance(double alpha);
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

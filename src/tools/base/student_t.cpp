@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
@@ -50,4 +50,4 @@ double StudentTQuantileUpper(double upper_tail, int degrees_of_freedom) {
   return (low + high) / 2;
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <system_error>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 // "%.4g <suffix>" of value / scale.
@@ -111,4 +111,4 @@ std::string FormatChangePercent(double percent) {
   return text;
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// `format` (one printf conversion of a double, e.g. "%.4g") applied to `value`.
 std::string Printf(const char* format, double value);
@@ -32,4 +32,4 @@ std::string FormatTimeNs(double nanoseconds);     ///< "12.35 us"
 std::string FormatQuantity(double value);         ///< "1.049 G", "512"
 std::string FormatChangePercent(double percent);  ///< "+12.30%", "+inf%", "n/a"
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

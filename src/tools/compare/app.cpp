@@ -16,7 +16,7 @@
 #include "tools/load/cut_off.hpp"
 #include "tools/load/loader.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 struct LoadOutcome {
@@ -187,4 +187,4 @@ int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& er
   return report.exit_code;
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

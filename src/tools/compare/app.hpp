@@ -8,7 +8,7 @@
 #include "tools/compare/report_format.hpp"
 #include "tools/gate/comparison.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 enum class ColorMode { kAuto, kAlways, kNever };
 
@@ -32,4 +32,4 @@ struct AppOptions {
 int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& err,
                   bool out_is_terminal);
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

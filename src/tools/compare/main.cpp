@@ -15,10 +15,10 @@
 
 namespace {
 
-using gpubench::compare::AppOptions;
-using gpubench::compare::ColorMode;
-using gpubench::compare::OutputFormat;
-using gpubench::compare::UnconfirmedPolicy;
+using gpubench::tools::AppOptions;
+using gpubench::tools::ColorMode;
+using gpubench::tools::OutputFormat;
+using gpubench::tools::UnconfirmedPolicy;
 
 constexpr const char* kDescription =
     "Compare Google Benchmark JSON files and fail on regressions: BASELINE CONTENDER, or\n"
@@ -83,7 +83,7 @@ bool Resolve(CommandLine& line) {
   line.files.pop_back();
   options.baseline_paths = line.files;
   if (!line.history_dir.empty()) {
-    auto history = gpubench::compare::HistoryFiles(line.history_dir, options.contender_path);
+    auto history = gpubench::tools::HistoryFiles(line.history_dir, options.contender_path);
     if (!history.ok()) {
       std::cerr << "gpubench-compare: error: " << history.status().message() << "\n";
       return false;
@@ -98,7 +98,7 @@ bool Resolve(CommandLine& line) {
               << "Run 'gpubench-compare --help' for usage.\n";
     return false;
   }
-  if (const gpubench::detail::Status status = gpubench::compare::AddPolicyOverrides(
+  if (const gpubench::detail::Status status = gpubench::tools::AddPolicyOverrides(
           line.threshold_specs, line.direction_specs, options.compare.overrides);
       !status.ok()) {
     std::cerr << "gpubench-compare: usage error: " << status.message() << "\n";
@@ -127,19 +127,19 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
-    return gpubench::compare::kExitOk;
+    return gpubench::tools::kExitOk;
   } catch (const CLI::ParseError& error) {
     std::cerr << "gpubench-compare: usage error: " << error.what() << "\n"
               << "Run 'gpubench-compare --help' for usage.\n";
-    return gpubench::compare::kExitBadInput;
+    return gpubench::tools::kExitBadInput;
   }
-  if (!Resolve(line)) return gpubench::compare::kExitBadInput;
+  if (!Resolve(line)) return gpubench::tools::kExitBadInput;
   try {
-    return gpubench::compare::RunComparison(line.options, std::cout, std::cerr,
-                                            ::isatty(STDOUT_FILENO) == 1);
+    return gpubench::tools::RunComparison(line.options, std::cout, std::cerr,
+                                          ::isatty(STDOUT_FILENO) == 1);
   } catch (const std::exception& error) {
     // Last resort: a bug must not look like a passing gate.
     std::cerr << "gpubench-compare: internal error: " << error.what() << "\n";
-    return gpubench::compare::kExitBadInput;
+    return gpubench::tools::kExitBadInput;
   }
 }

@@ -7,7 +7,7 @@
 #include "tools/base/csv.hpp"
 #include "tools/base/text.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 constexpr std::size_t kFlushBytes = 1 << 20;
@@ -131,4 +131,4 @@ void WriteComparisonCsv(const ComparisonReport& report, std::ostream& out) {
   out << text;
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -11,7 +11,7 @@
 
 #include "tools/gate/comparison.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// The table's columns, in order.
 inline constexpr std::array<std::string_view, 37> kComparisonTableColumns = {
@@ -59,4 +59,4 @@ void WriteComparisonCsv(const ComparisonReport& report, std::ostream& out);
 /// The name of the test that judged `metric`, as the JSON report's "test" has it.
 const char* TestName(const MetricComparison& metric);
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

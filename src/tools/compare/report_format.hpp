@@ -1,4 +1,5 @@
-// Renders a ComparisonReport for people (console, Markdown) and machines (JSON).
+// Renders a ComparisonReport for people (console, Markdown) and machines (JSON), each format in
+// its own file: format_console.cpp, format_markdown.cpp, format_json.cpp.
 #pragma once
 
 #include <cstddef>
@@ -8,7 +9,7 @@
 #include "tools/base/text.hpp"
 #include "tools/gate/comparison.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// kCsv: one row per (benchmark, metric), tools/compare/report_csv.hpp.
 enum class OutputFormat { kConsole, kMarkdown, kJson, kCsv };
@@ -23,6 +24,4 @@ std::string FormatJson(const ComparisonReport& report);
 /// benchmarks x 12 metrics x 10 repetitions, is never held whole).
 void WriteJson(const ComparisonReport& report, std::ostream& out);
 
-/// Human-readable numbers, shared by the console and Markdown tables.
-
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -13,15 +13,13 @@
 #include "tools/base/text.hpp"
 #include "tools/gate/run_summary.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 using detail::Result;
 using detail::Status;
 
 using OrderedJson = nlohmann::ordered_json;
-
-constexpr std::string_view kThrottledCounter = "sm_clock_throttled";
 
 // Every metric any benchmark of the run has, in order of first appearance.
 std::vector<std::string> MetricsInRun(const BenchmarkFile& run) {
@@ -68,7 +66,7 @@ std::string FailureNote(const BenchmarkRecord& record) {
 std::string ExtraText(const BenchmarkFile& run, const BenchmarkRecord& record) {
   std::string extra = "gpu: " + ContextOr(run, "gpu_name", "unknown");
   const std::string rated = ContextOr(run, "gpu_sm_clock_rated_mhz", "unknown");
-  const MetricSeries* clock = record.FindMetric("sm_clock_mhz");
+  const MetricSeries* clock = record.FindMetric(counter::kSmClockMhz);
   const Spread actual = clock ? Summarize(clock->values) : Spread{};
   extra += "\nsm_clock: " +
            (actual.count > 0 && actual.finite ? Printf("%.0f", actual.median) + " MHz"
@@ -179,7 +177,7 @@ Result<std::vector<std::string>> SelectExportMetrics(const BenchmarkFile& run,
     return selected;
   }
   for (std::string name : options.metrics) {
-    if (name == "time") name = std::string(kRealTime);
+    if (name == "time") name = std::string(counter::kRealTime);
     if (!name.empty() && name.back() == '/') {
       bool any = false;
       for (const std::string& metric : present) {
@@ -247,7 +245,7 @@ Result<ExportResult> ExportGithubActionBenchmark(const BenchmarkFile& run,
 }
 
 std::string BencherSlug(std::string_view metric) {
-  if (metric == kRealTime) return "latency";
+  if (metric == counter::kRealTime) return "latency";
   std::string slug;
   for (char c : metric) {
     const bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
@@ -285,7 +283,7 @@ BencherMeasure DescribeBencherMeasure(std::string_view metric, const BenchmarkFi
   BencherMeasure measure;
   measure.metric = std::string(metric);
   measure.slug = BencherSlug(metric);
-  measure.built_in = metric == kRealTime;
+  measure.built_in = metric == counter::kRealTime;
   measure.name = measure.built_in ? "Latency" : std::string(metric);
   measure.units = BencherUnits(description.unit);
   measure.better = description.direction == Direction::kLowerIsBetter    ? "lower"
@@ -388,4 +386,4 @@ std::string FormatMeasureTable(const std::vector<BencherMeasure>& measures) {
   return text;
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -20,7 +20,7 @@
 #include "tools/gate/metric_policy.hpp"
 #include "tools/load/model.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 struct ExportOptions {
   /// Metric names to export (GB's real_time, counters; "time" means real_time; a name ending in
@@ -87,4 +87,4 @@ BencherMeasure DescribeBencherMeasure(std::string_view metric, const BenchmarkFi
 std::vector<BencherMeasure> ListBencherMeasures(const BenchmarkFile* file);
 std::string FormatMeasureTable(const std::vector<BencherMeasure>& measures);
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

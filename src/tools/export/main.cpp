@@ -17,12 +17,12 @@
 
 namespace {
 
-using gpubench::compare::ExportResult;
-using gpubench::compare::kExitBadInput;
-using gpubench::compare::kExitOk;
-using gpubench::compare::kExitSettingsMismatch;
 using gpubench::detail::Result;
 using gpubench::detail::Status;
+using gpubench::tools::ExportResult;
+using gpubench::tools::kExitBadInput;
+using gpubench::tools::kExitOk;
+using gpubench::tools::kExitSettingsMismatch;
 
 constexpr const char* kDescription =
     "Export gpubench / Google Benchmark JSON for dashboards and notebooks: github-action-\n"
@@ -57,8 +57,8 @@ int ExitFor(const Status& status);
 
 // --to csv: the table on stdout, or in `output` (written to a temporary name first, so that a
 // failed export leaves no half table where a complete one is expected).
-int WriteCsv(const gpubench::compare::BenchmarkFile& run, const std::string& output,
-             const gpubench::compare::ExportOptions& options) {
+int WriteCsv(const gpubench::tools::BenchmarkFile& run, const std::string& output,
+             const gpubench::tools::ExportOptions& options) {
   const bool to_stdout = output.empty() || output == "-";
   const std::string partial = output + ".partial";
   std::ofstream file;
@@ -70,7 +70,7 @@ int WriteCsv(const gpubench::compare::BenchmarkFile& run, const std::string& out
     }
   }
   std::ostream& out = to_stdout ? std::cout : file;
-  const Result<gpubench::compare::RunTableResult> written = gpubench::compare::WriteRunTable(
+  const Result<gpubench::tools::RunTableResult> written = gpubench::tools::WriteRunTable(
       run, options, [&](std::string_view text) { out.write(text.data(), text.size()); });
   if (!written.ok()) {
     if (!to_stdout) std::remove(partial.c_str());
@@ -97,10 +97,10 @@ int WriteGithubActionBenchmark(const ExportResult& result, std::string prefix) {
   if (prefix.size() > 5 && prefix.compare(prefix.size() - 5, 5, ".json") == 0)
     prefix.resize(prefix.size() - 5);
   const struct {
-    const gpubench::compare::ExportedFile& file;
+    const gpubench::tools::ExportedFile& file;
     std::string_view tool;
-  } outputs[] = {{result.smaller_is_better, gpubench::compare::kSmallerIsBetterTool},
-                 {result.bigger_is_better, gpubench::compare::kBiggerIsBetterTool}};
+  } outputs[] = {{result.smaller_is_better, gpubench::tools::kSmallerIsBetterTool},
+                 {result.bigger_is_better, gpubench::tools::kBiggerIsBetterTool}};
   for (const auto& output : outputs) {
     const std::string path = prefix + "." + std::string(output.tool) + ".json";
     if (output.file.count == 0) {
@@ -130,34 +130,32 @@ int ExitFor(const Status& status) {
 // Everything after the command line: load, export, write.
 int Export(const std::vector<std::string>& inputs, const std::string& target,
            const std::string& output, bool list_measures,
-           const gpubench::compare::ExportOptions& options) {
+           const gpubench::tools::ExportOptions& options) {
   if (list_measures && inputs.empty()) {
-    std::cout << gpubench::compare::FormatMeasureTable(
-        gpubench::compare::ListBencherMeasures(nullptr));
+    std::cout << gpubench::tools::FormatMeasureTable(gpubench::tools::ListBencherMeasures(nullptr));
     return kExitOk;
   }
-  const Result<gpubench::compare::BenchmarkFile> loaded = gpubench::compare::LoadRun(inputs);
+  const Result<gpubench::tools::BenchmarkFile> loaded = gpubench::tools::LoadRun(inputs);
   if (!loaded.ok()) return ExitFor(loaded.status());
-  const gpubench::compare::BenchmarkFile& run = loaded.value();
+  const gpubench::tools::BenchmarkFile& run = loaded.value();
   // A cut-off run is exported as far as it goes (exit 0): gating is gpubench-compare's job, and
   // a dashboard is better off with the benchmarks that finished than with none.
-  for (const gpubench::compare::CutOffFile& cut : run.cut_off) {
-    std::cerr << "gpubench-export: warning: " << gpubench::compare::DescribeCutOff(cut)
+  for (const gpubench::tools::CutOffFile& cut : run.cut_off) {
+    std::cerr << "gpubench-export: warning: " << gpubench::tools::DescribeCutOff(cut)
               << "; only the recovered benchmarks are exported\n";
   }
   for (const std::string& warning : run.warnings) {
     std::cerr << "gpubench-export: warning: " << warning << "\n";
   }
   if (list_measures) {
-    std::cout << gpubench::compare::FormatMeasureTable(
-        gpubench::compare::ListBencherMeasures(&run));
+    std::cout << gpubench::tools::FormatMeasureTable(gpubench::tools::ListBencherMeasures(&run));
     return kExitOk;
   }
   if (target == "csv") return WriteCsv(run, output, options);
   const bool bencher = target == "bencher";
   const Result<ExportResult> exported =
-      bencher ? gpubench::compare::ExportBencher(run, options)
-              : gpubench::compare::ExportGithubActionBenchmark(run, options);
+      bencher ? gpubench::tools::ExportBencher(run, options)
+              : gpubench::tools::ExportGithubActionBenchmark(run, options);
   if (!exported.ok()) return ExitFor(exported.status());
   const ExportResult& result = exported.value();
   PrintNotes(result.notes);
@@ -204,7 +202,7 @@ int main(int argc, char** argv) {
                "Print each Bencher measure's counter, name, slug and units (of RESULTS when "
                "given, else of every counter gpubench writes) and exit");
 
-  gpubench::compare::ExportOptions options;
+  gpubench::tools::ExportOptions options;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -216,7 +214,7 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   gpubench::detail::Status status =
-      gpubench::compare::AddPolicyOverrides({}, direction_specs, options.overrides);
+      gpubench::tools::AddPolicyOverrides({}, direction_specs, options.overrides);
   if (status.ok() && !list_measures && (inputs.empty() || target.empty())) {
     status = gpubench::detail::Status::InvalidInput(
         "give RESULTS and --to github-action-benchmark|bencher|csv (or --list-measures)");

@@ -10,7 +10,7 @@
 #include "tools/gate/metric_policy.hpp"
 #include "tools/gate/run_summary.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 using detail::Result;
@@ -53,7 +53,7 @@ bool StartsWith(std::string_view text, std::string_view prefix) {
 
 // The attributes GB appends to an instance's name (benchmark_register.cc).
 bool IsGbAttribute(std::string_view part) {
-  static constexpr std::string_view kWhole[] = {"manual_time", "real_time", "process_time"};
+  static constexpr std::string_view kWhole[] = {"manual_time", counter::kRealTime, "process_time"};
   static constexpr std::string_view kKeyed[] = {
       "min_time:", "min_warmup_time:", "iterations:", "repeats:", "threads:", "complexity:"};
   for (std::string_view whole : kWhole) {
@@ -272,4 +272,4 @@ Result<RunTableResult> WriteRunTable(const BenchmarkFile& run, const ExportOptio
   return result;
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -16,7 +16,7 @@
 #include "tools/export/export_format.hpp"
 #include "tools/load/model.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// The table's columns, in order.
 inline constexpr std::array<std::string_view, 15> kRunTableColumns = {"benchmark",
@@ -60,4 +60,4 @@ struct RunTableResult {
 detail::Result<RunTableResult> WriteRunTable(const BenchmarkFile& run, const ExportOptions& options,
                                              const TextSink& sink);
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -10,10 +10,11 @@
 #include "tools/base/mann_whitney.hpp"
 #include "tools/gate/history.hpp"
 #include "tools/gate/metric_policy.hpp"
+#include "tools/gate/settings_check.hpp"  // part of this header's API: callers use CheckSettings
 #include "tools/gate/suite_statistics.hpp"
 #include "tools/load/model.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// Exit codes of gpubench-compare.
 inline constexpr int kExitOk = 0;
@@ -95,21 +96,6 @@ struct BenchmarkComparison {
   std::vector<std::string> notes;
 };
 
-struct ValueDifference {
-  std::string key;
-  std::optional<std::string> baseline, contender;  ///< nullopt: key absent
-  bool prominent = false;                          ///< GPU name or driver: shown before the table
-};
-
-struct SettingsCheck {
-  /// With several baseline runs: the run this check is about (the first whose settings differ).
-  std::string baseline_path;
-  std::optional<std::string> baseline_fingerprint, contender_fingerprint;
-  bool mismatch = false;
-  std::vector<ValueDifference> differences;  ///< every fingerprint key that differs
-  std::vector<std::string> notes;
-};
-
 struct Summary {
   std::size_t compared = 0, regressions = 0, unconfirmed_regressions = 0,
               unconfirmed_improvements = 0, improvements = 0, same = 0, report_only = 0,
@@ -147,10 +133,6 @@ struct ComparisonReport {
   int exit_code = kExitOk;
 };
 
-SettingsCheck CheckSettings(const BenchmarkFile& baseline, const BenchmarkFile& contender);
-std::vector<ValueDifference> DeviceDifferences(const BenchmarkFile& baseline,
-                                               const BenchmarkFile& contender);
-
 /// Compares every benchmark of the two files. Fails (kInvalidInput) when the inputs cannot be
 /// judged (e.g. a gated counter is NaN or a gated time is 0 in the baseline).
 detail::Result<ComparisonReport> CompareFiles(const BenchmarkFile& baseline,
@@ -173,6 +155,7 @@ detail::Result<ComparisonReport> CompareWithHistory(
 
 const char* VerdictName(Verdict verdict);        ///< "regression", ...
 const char* StatusName(BenchmarkStatus status);  ///< "compared", "missing", ...
+/// The median; NaN for no values (comparison_statistics.cpp).
 double Median(const std::vector<double>& values);
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

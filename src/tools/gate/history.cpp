@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <gpubench/counters.hpp>
 
 #include "tools/gate/comparison.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 // One benchmark as one baseline run holds it.
@@ -74,7 +75,7 @@ bool AnyFlagSet(const BenchmarkRecord& record, std::string_view counter) {
 }
 
 std::optional<bool> LaunchHeld(const BenchmarkRecord& record) {
-  const MetricSeries* series = record.FindMetric(kLaunchHeldCounter);
+  const MetricSeries* series = record.FindMetric(counter::kLaunchHeld);
   if (!series || series->values.empty()) return std::nullopt;
   return std::all_of(series->values.begin(), series->values.end(),
                      [](double v) { return v >= 0.5; });
@@ -128,10 +129,10 @@ PooledBaseline PoolBaselineRuns(const std::vector<const BenchmarkFile*>& runs,
       continue;
     }
     LeaveOut(
-        records, [](const BenchmarkRecord& r) { return !AnyFlagSet(r, kGpuSharedCounter); },
+        records, [](const BenchmarkRecord& r) { return !AnyFlagSet(r, counter::kGpuShared); },
         "another process used the GPU: gpu_shared", notes);
     const BenchmarkRecord* rival = contender.Find(name);
-    if (rival && !AnyFlagSet(*rival, kGpuSharedCounter)) {
+    if (rival && !AnyFlagSet(*rival, counter::kGpuShared)) {
       if (const std::optional<bool> held = LaunchHeld(*rival)) {
         LeaveOut(
             records,
@@ -149,4 +150,4 @@ PooledBaseline PoolBaselineRuns(const std::vector<const BenchmarkFile*>& runs,
   return out;
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

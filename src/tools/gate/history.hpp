@@ -8,12 +8,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include <gpubench/counters.hpp>
 #include "tools/load/model.hpp"
 
-namespace gpubench::compare {
-
-inline constexpr std::string_view kGpuSharedCounter = "gpu_shared";
-inline constexpr std::string_view kLaunchHeldCounter = "launch_held";
+namespace gpubench::tools {
 
 /// What the history holds for one benchmark: the runs its values came from and, per metric,
 /// each of those runs' median.
@@ -52,4 +50,4 @@ std::optional<bool> LaunchHeld(const BenchmarkRecord& record);
 /// "3 runs: a.json, b.json, c.json" (the middle elided from 6 files on).
 std::string DescribeRuns(const std::vector<const BenchmarkFile*>& runs);
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

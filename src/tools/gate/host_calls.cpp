@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <gpubench/counters.hpp>
 
 #include "common/busy_text.hpp"
 #include "tools/base/text.hpp"
@@ -11,7 +12,7 @@
 #include "tools/gate/history.hpp"
 #include "tools/gate/run_summary.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 constexpr std::size_t kMaxProblemsShown = 5;
@@ -218,12 +219,12 @@ std::vector<std::string> GpuBusyWarnings(const BenchmarkFile& run) {
     // Another process used the GPU: the report lists the row as shared, which says why.
     if (Shared(record)) continue;
     std::size_t repetitions = 0;
-    const double percent = FiniteMedian(record, kGpuBusyPctCounter, &repetitions);
+    const double percent = FiniteMedian(record, counter::kGpuBusyPct, &repetitions);
     if (!std::isfinite(percent) || percent >= kBusyWarnBelowPercent) continue;
-    const double held = FiniteMedian(record, kLaunchHeldCounter);
+    const double held = FiniteMedian(record, counter::kLaunchHeld);
     const bool launch_held = std::isfinite(held) && held >= 0.5;
-    const double gpu_ns = FiniteMedian(record, kRealTime);
-    const double busy_seconds = FiniteMedian(record, kGpuBusyTimeCounter);
+    const double gpu_ns = FiniteMedian(record, counter::kRealTime);
+    const double busy_seconds = FiniteMedian(record, counter::kGpuBusyTime);
     const double busy_ns =
         std::isfinite(busy_seconds) ? busy_seconds * 1e9 : gpu_ns * percent / 100;
     // gpubench's rule on stderr: a held row's idle time within the timer's floor around a
@@ -238,7 +239,7 @@ std::vector<std::string> GpuBusyWarnings(const BenchmarkFile& run) {
     text += ": GPU time " + FormatTimeNs(gpu_ns) + ", GPU busy " + FormatTimeNs(busy_ns) + " (" +
             FormatPercent(percent) + "): ";
     const InstanceHostCalls* calls = host_calls.Match(record.name);
-    const double work_items = FiniteMedian(record, kGpuWorkItemsCounter);
+    const double work_items = FiniteMedian(record, counter::kGpuWorkItems);
     if (launch_held && work_items > 0 && work_items <= detail::kOneWorkItem) {
       text += detail::OneWorkItemIdleText(FormatTimeNs(gpu_ns - busy_ns));
     } else if (launch_held) {
@@ -280,4 +281,4 @@ std::vector<std::string> GpuBusyWarnings(const BenchmarkFile& run) {
   return warnings;
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -12,13 +12,10 @@
 #include "gpubench/counters.hpp"
 #include "tools/load/model.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 inline constexpr std::string_view kHostCallsKey = "gpubench_host_calls";
 inline constexpr std::string_view kGpuBusyKey = "gpubench_gpu_busy";
-inline constexpr std::string_view kGpuBusyTimeCounter = "gpu_busy_time";    ///< s per iteration
-inline constexpr std::string_view kGpuBusyPctCounter = "gpu_busy_pct";      ///< % of real_time
-inline constexpr std::string_view kGpuWorkItemsCounter = "gpu_work_items";  ///< per iteration
 
 /// One runtime API call of the loop body: how often per iteration and the host time per
 /// iteration spent in it.
@@ -71,4 +68,4 @@ std::string DescribeHostCalls(const std::vector<HostCall>& calls, std::size_t ma
 /// more; and first one that says what was wrong with a malformed gpubench_host_calls.
 std::vector<std::string> GpuBusyWarnings(const BenchmarkFile& run);
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 namespace {
 
 Direction FromBetter(Better better) {
@@ -183,4 +183,4 @@ const char* DirectionName(Direction direction) {
   return "unknown";
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -14,7 +14,7 @@
 #include "common/status.hpp"
 #include "gpubench/counters.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 enum class Direction { kLowerIsBetter, kHigherIsBetter, kUnknown };
 
@@ -70,4 +70,4 @@ detail::Status AddPolicyOverrides(const std::vector<std::string>& threshold_spec
 
 const char* DirectionName(Direction direction);  ///< "lower_is_better", ...
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

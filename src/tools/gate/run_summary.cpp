@@ -10,10 +10,8 @@
 #include "gpubench/counters.hpp"
 #include "tools/load/loader.hpp"
 
-namespace gpubench::compare {
-namespace {
-constexpr std::string_view kBandwidthCounter = "dram_bandwidth";
-}  // namespace
+namespace gpubench::tools {
+namespace {}  // namespace
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -142,7 +140,7 @@ std::vector<std::string> DefaultGatedMetrics() {
     // show it as before.
     if ((counter.gating != Gating::kReportOnly && counter.gating != Gating::kFlag &&
          counter.name.back() != '/') ||
-        counter.name == kBandwidthCounter) {
+        counter.name == counter::kDramBandwidth) {
       names.emplace_back(counter.name);
     }
   }
@@ -165,21 +163,21 @@ bool Flagged(const BenchmarkRecord& record, std::string_view counter, std::size_
 }  // namespace
 
 bool Throttled(const BenchmarkRecord& record, std::size_t* count) {
-  return Flagged(record, "sm_clock_throttled", count);
+  return Flagged(record, counter::kSmClockThrottled, count);
 }
 
 bool Shared(const BenchmarkRecord& record, std::size_t* count) {
-  return Flagged(record, "gpu_shared", count);
+  return Flagged(record, counter::kGpuShared, count);
 }
 
 bool NotHeld(const BenchmarkRecord& record, std::size_t* count) {
-  return Flagged(record, "launch_held", count, /*set=*/false);
+  return Flagged(record, counter::kLaunchHeld, count, /*set=*/false);
 }
 
 std::string HeatOrPowerReasons(const BenchmarkRecord& record, std::size_t* count) {
   uint64_t seen = 0;
   std::size_t repetitions = 0;
-  if (const MetricSeries* series = record.FindMetric("clock_event_reasons")) {
+  if (const MetricSeries* series = record.FindMetric(counter::kClockEventReasons)) {
     for (double value : series->values) {
       if (!(value >= 0) || value > 1.8e19) continue;  // not a bit set
       const uint64_t reasons = static_cast<uint64_t>(value) & kClockEventsOfHeatOrPower;
@@ -196,7 +194,7 @@ std::string HeatOrPowerReasons(const BenchmarkRecord& record, std::size_t* count
 }
 
 bool TimingPaused(const BenchmarkRecord& record, std::size_t* count) {
-  return Flagged(record, "timing_paused", count);
+  return Flagged(record, counter::kTimingPaused, count);
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -15,7 +15,7 @@
 #include "tools/gate/metric_policy.hpp"
 #include "tools/load/model.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// Explains a fingerprint mismatch found by CheckSettings: both fingerprints and every
 /// fingerprinted setting that differs, e.g. `gpubench_cache: "flush" in a.json, "keep" in b.json`.
@@ -76,4 +76,4 @@ std::string HeatOrPowerReasons(const BenchmarkRecord& record, std::size_t* count
 /// work stays in the GPU time) in at least one row; *count: in how many.
 bool TimingPaused(const BenchmarkRecord& record, std::size_t* count = nullptr);
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -8,7 +8,7 @@
 #include "tools/base/student_t.hpp"
 #include "tools/base/text.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 double PerTestAlpha(double family_alpha, std::size_t tests) {
   return tests <= 1 ? family_alpha : family_alpha / static_cast<double>(tests);
@@ -100,4 +100,4 @@ SuiteRatio GeometricMeanRatio(const std::vector<double>& ratios) {
   return out;
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -10,7 +10,7 @@
 
 #include "gpubench/counters.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// With a history, the chance that identical reruns fail the gate anywhere in the comparison:
 /// the m gated tests share it (Bonferroni), each at a one-sided level of kGateFamilyAlpha / m.
@@ -47,4 +47,4 @@ struct SuiteRatio {
 };
 SuiteRatio GeometricMeanRatio(const std::vector<double>& ratios);
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -2,7 +2,7 @@
 
 #include "tools/base/text.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 std::string TestingLine(const ComparisonReport& report) {
   const Testing& t = report.testing;
@@ -38,4 +38,4 @@ std::string SuiteLine(const ComparisonReport& report) {
   return line + ")";
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -6,11 +6,11 @@
 
 #include "tools/gate/comparison.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// How many tests the comparison made and at what level.
 std::string TestingLine(const ComparisonReport& report);
 /// The suite's geometric mean of time ratios with its interval; "" when nothing was compared.
 std::string SuiteLine(const ComparisonReport& report);
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

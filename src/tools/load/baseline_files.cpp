@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 detail::Result<std::vector<std::string>> HistoryFiles(const std::string& directory,
                                                       const std::string& contender_path) {
@@ -60,4 +60,4 @@ std::vector<std::string> DistinctBaselines(const std::vector<std::string>& paths
   return distinct;
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

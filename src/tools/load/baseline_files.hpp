@@ -7,7 +7,7 @@
 
 #include "common/status.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// The baseline files of a history folder: its *.json files, sorted by name, without the file
 /// at `contender_path` should it lie there. Fails (kInvalidInput) when `directory` is not a
@@ -22,4 +22,4 @@ std::vector<std::string> DistinctBaselines(const std::vector<std::string>& paths
                                            const std::string& contender_path,
                                            std::vector<std::string>& warnings);
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -5,7 +5,7 @@
 
 #include "tools/load/gb_rows.hpp"
 
-namespace gpubench::compare::cut_off {
+namespace gpubench::tools::cut_off {
 namespace {
 
 constexpr std::size_t kNone = std::string_view::npos;
@@ -208,9 +208,9 @@ std::string CutBeforeAnyRowMessage(const std::string& source_name, std::size_t b
          rows::kExpectedInput;
 }
 
-}  // namespace gpubench::compare::cut_off
+}  // namespace gpubench::tools::cut_off
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 std::string DescribeCutOff(const CutOffFile& cut) {
   return cut.path + " was cut off mid-write (the run was killed, or is still running): " +
@@ -219,4 +219,4 @@ std::string DescribeCutOff(const CutOffFile& cut) {
          std::to_string(cut.bytes) + " bytes; benchmarks after the cut are treated as missing";
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -12,7 +12,7 @@
 
 #include "tools/load/model.hpp"
 
-namespace gpubench::compare::cut_off {
+namespace gpubench::tools::cut_off {
 
 /// Where the structure of a file stands at its end, from one pass over its bytes. Meaningful
 /// only for text that is a prefix of valid JSON (the reference parser decides that).
@@ -40,13 +40,13 @@ Scan ScanCutOff(std::string_view text);
 std::string CutBeforeAnyRowMessage(const std::string& source_name, std::size_t bytes,
                                    const Scan& scan);
 
-}  // namespace gpubench::compare::cut_off
+}  // namespace gpubench::tools::cut_off
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// One sentence for every tool: "FILE was cut off mid-write (the run was killed, or is still
 /// running): R complete benchmark row(s) of B benchmark(s) were recovered from its N bytes;
 /// benchmarks after the cut are treated as missing". Each tool adds what that means for it.
 std::string DescribeCutOff(const CutOffFile& cut);
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -1,9 +1,10 @@
 #include "tools/load/gb_rows.hpp"
 
 #include <cstdio>
+#include <gpubench/counters.hpp>
 #include <limits>
 
-namespace gpubench::compare::rows {
+namespace gpubench::tools::rows {
 
 namespace {
 
@@ -70,10 +71,10 @@ Field ClassifyRowKey(std::string_view key) {
     case 8:
       if (key == "run_name") return Field::kRunName;
       if (key == "run_type") return Field::kRunType;
-      if (key == "cpu_time") return Field::kCpuTime;
+      if (key == counter::kCpuTime) return Field::kCpuTime;
       break;
     case 9:
-      if (key == "real_time") return Field::kRealTime;
+      if (key == counter::kRealTime) return Field::kRealTime;
       if (key == "time_unit") return Field::kTimeUnit;
       break;
     case 10:
@@ -136,9 +137,9 @@ const char* FieldNameForMessage(Field field) {
     case Field::kSkipMessage:
       return "skip_message";
     case Field::kRealTime:
-      return "real_time";
+      return counter::kRealTime;
     case Field::kCpuTime:
-      return "cpu_time";
+      return counter::kCpuTime;
     case Field::kTimeUnit:
       return "time_unit";
     case Field::kLabel:
@@ -171,4 +172,4 @@ std::uint32_t RowKeys::Lookup(std::string_view key) {
   return it->second;
 }
 
-}  // namespace gpubench::compare::rows
+}  // namespace gpubench::tools::rows

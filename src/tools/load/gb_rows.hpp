@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace gpubench::compare::rows {
+namespace gpubench::tools::rows {
 
 /// Says what a valid input is; ends many messages.
 inline constexpr const char* kExpectedInput =
@@ -124,4 +124,4 @@ class RowKeys {
   std::size_t previous_slot_ = 0;  ///< 0 at the start of a row, else id + 1
 };
 
-}  // namespace gpubench::compare::rows
+}  // namespace gpubench::tools::rows

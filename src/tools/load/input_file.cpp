@@ -10,7 +10,7 @@
 
 #include "tools/load/gb_rows.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 using detail::Result;
 using detail::Status;
@@ -128,4 +128,4 @@ Status InputFile::ReadAll() {
   return Status::Ok();
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

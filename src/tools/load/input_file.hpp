@@ -8,7 +8,7 @@
 
 #include "common/status.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// Zero bytes that follow the text that RapidJSON or simdjson parses (simdjson reads up to 64
 /// bytes past the end).
@@ -73,4 +73,4 @@ class InputFile {
   std::string copy_;
 };
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

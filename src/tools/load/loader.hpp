@@ -8,7 +8,7 @@
 #include "common/status.hpp"
 #include "tools/load/model.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// GB writes non-finite doubles as bare NaN / Infinity (older versions: nan,
 /// inf), which strict JSON parsers reject. Returns a copy where every such
@@ -49,4 +49,4 @@ std::optional<BenchmarkFile> ParseBenchmarkJsonFastPathOnly(std::string_view byt
 /// looks like. A file cut off mid-write is read as ParseBenchmarkJson reads it.
 detail::Result<BenchmarkFile> LoadBenchmarkFile(const std::string& path);
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

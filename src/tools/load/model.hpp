@@ -11,10 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace gpubench::compare {
-
-inline constexpr std::string_view kRealTime = "real_time";
-inline constexpr std::string_view kCpuTime = "cpu_time";
+namespace gpubench::tools {
 
 /// Values of one metric, one per repetition. Times are normalised to ns.
 struct MetricSeries {
@@ -106,4 +103,4 @@ struct BenchmarkFile {
   }
 };
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <gpubench/counters.hpp>
 #include <utility>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 using detail::Result;
 using detail::Status;
@@ -47,7 +48,7 @@ Status ModelBuilder::NormalisedTimes(const RowState& row, double* real_ns, doubl
     if (!is_real && !row.has_cpu_time) continue;
     const double value = is_real ? row.real_time : row.cpu_time;
     if (ratio && std::isnan(value)) continue;  // GB's cv of values that are all 0
-    const char* field = is_real ? "real_time" : "cpu_time";
+    const char* field = is_real ? counter::kRealTime : counter::kCpuTime;
     if (!std::isfinite(value)) {
       return RowError(row, std::string("field \"") + field + "\" is " + FormatDouble(value) +
                                "; a time must be a finite number (mark failed runs with "
@@ -96,14 +97,14 @@ void ModelBuilder::AppendValues(const RowState& row, std::vector<MetricSeries>& 
                                 double real_ns, double cpu_ns) const {
   if (metrics.empty()) {
     metrics.reserve(2 + row.counter_count);
-    metrics.push_back({std::string(kRealTime), {}});
-    if (row.has_cpu_time) metrics.push_back({std::string(kCpuTime), {}});
+    metrics.push_back({std::string(counter::kRealTime), {}});
+    if (row.has_cpu_time) metrics.push_back({std::string(counter::kCpuTime), {}});
   }
   if (metrics.front().values.empty() && row.has_repetitions && row.repetitions <= 1000) {
     metrics.front().values.reserve(static_cast<std::size_t>(row.repetitions));
   }
   metrics.front().values.push_back(real_ns);
-  if (row.has_cpu_time) FindOrAddSeries(row, metrics, kCpuTime).values.push_back(cpu_ns);
+  if (row.has_cpu_time) FindOrAddSeries(row, metrics, counter::kCpuTime).values.push_back(cpu_ns);
   // Rows of a benchmark usually list the same counters in the same order,
   // right after real_time and cpu_time: try that place first.
   const std::size_t first_counter = row.has_cpu_time ? 2 : 1;
@@ -209,7 +210,7 @@ Status ModelBuilder::AddIterationRow(const RowState& row) {
 AggregateRow ModelBuilder::MakeAggregateRow(const RowState& row, double real, double cpu) {
   constexpr std::uint32_t kNoIndex = 0xFFFFFFFF;
   if (file_.aggregate_metrics.empty()) {
-    file_.aggregate_metrics = {std::string(kRealTime), std::string(kCpuTime)};
+    file_.aggregate_metrics = {std::string(counter::kRealTime), std::string(counter::kCpuTime)};
   }
   AggregateRow aggregate;
   aggregate.name = row.aggregate_name;
@@ -308,4 +309,4 @@ Result<BenchmarkFile> ModelBuilder::Finish(bool saw_benchmarks) {
   return std::move(file_);
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -13,7 +13,7 @@
 #include "tools/load/gb_rows.hpp"
 #include "tools/load/model.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// Builds the BenchmarkFile of one input, one row at a time.
 class ModelBuilder {
@@ -76,4 +76,4 @@ class ModelBuilder {
   std::unordered_map<std::string, std::size_t> fallback_index_;
 };
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 using rows::FieldNameForMessage;
 using rows::FormatDouble;
@@ -275,4 +275,4 @@ void GbSaxHandler::RowString(ValueKind kind, std::string_view text) {
   }
 }
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

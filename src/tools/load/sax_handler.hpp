@@ -13,7 +13,7 @@
 #include "tools/load/model.hpp"
 #include "tools/load/model_builder.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// Parser-neutral SAX events in, a BenchmarkFile out. A `false` return stops the parse; error()
 /// then says why.
@@ -84,4 +84,4 @@ class GbSaxHandler {
   rows::RowState row_;
 };
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -11,7 +11,7 @@
 #include "tools/gate/comparison.hpp"
 #include "tools/load/model.hpp"
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 /// Debian's libjs-chart.js puts Chart.js here.
 inline constexpr std::string_view kDefaultChartJsPath =
@@ -44,4 +44,4 @@ std::string RenderHtmlReport(const ReportInputs& inputs);
 /// Text made safe for HTML element content and attribute values.
 std::string HtmlEscape(std::string_view text);
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

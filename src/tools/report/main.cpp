@@ -21,11 +21,11 @@
 
 namespace {
 
-using gpubench::compare::kExitBadInput;
-using gpubench::compare::kExitOk;
-using gpubench::compare::kExitSettingsMismatch;
 using gpubench::detail::Result;
 using gpubench::detail::Status;
+using gpubench::tools::kExitBadInput;
+using gpubench::tools::kExitOk;
+using gpubench::tools::kExitSettingsMismatch;
 
 constexpr const char* kDescription =
     "Write a self-contained HTML report of gpubench / Google Benchmark JSON: device, clocks,\n"
@@ -56,29 +56,29 @@ int ExitFor(const Status& status) {
 // The baseline (one file, or the pooled runs of a history) and the gate's comparison of the run
 // against it, into `report`.
 int AddBaseline(const std::vector<std::string>& baseline_paths,
-                const gpubench::compare::CompareOptions& compare,
-                std::vector<gpubench::compare::BenchmarkFile>& baselines,
-                std::optional<gpubench::compare::BenchmarkFile>& pooled,
-                gpubench::compare::ComparisonReport& comparison,
-                gpubench::compare::ReportInputs& report) {
-  const gpubench::compare::BenchmarkFile& run = *report.run;
-  std::vector<const gpubench::compare::BenchmarkFile*> runs;
+                const gpubench::tools::CompareOptions& compare,
+                std::vector<gpubench::tools::BenchmarkFile>& baselines,
+                std::optional<gpubench::tools::BenchmarkFile>& pooled,
+                gpubench::tools::ComparisonReport& comparison,
+                gpubench::tools::ReportInputs& report) {
+  const gpubench::tools::BenchmarkFile& run = *report.run;
+  std::vector<const gpubench::tools::BenchmarkFile*> runs;
   baselines.reserve(baseline_paths.size());
   for (const std::string& path : baseline_paths) {
-    Result<gpubench::compare::BenchmarkFile> loaded = gpubench::compare::LoadBenchmarkFile(path);
+    Result<gpubench::tools::BenchmarkFile> loaded = gpubench::tools::LoadBenchmarkFile(path);
     if (!loaded.ok()) return ExitFor(loaded.status());
     baselines.push_back(std::move(loaded).value());
   }
-  for (const gpubench::compare::BenchmarkFile& baseline : baselines) {
+  for (const gpubench::tools::BenchmarkFile& baseline : baselines) {
     runs.push_back(&baseline);
-    for (const gpubench::compare::CutOffFile& cut : baseline.cut_off) {
-      std::cerr << "gpubench-report: warning: baseline " << gpubench::compare::DescribeCutOff(cut)
+    for (const gpubench::tools::CutOffFile& cut : baseline.cut_off) {
+      std::cerr << "gpubench-report: warning: baseline " << gpubench::tools::DescribeCutOff(cut)
                 << " (the run's benchmarks after the cut have no baseline there)\n";
     }
-    const gpubench::compare::SettingsCheck check = gpubench::compare::CheckSettings(baseline, run);
+    const gpubench::tools::SettingsCheck check = gpubench::tools::CheckSettings(baseline, run);
     if (check.mismatch && !compare.allow_settings_mismatch) {
       std::cerr << "gpubench-report: error: "
-                << gpubench::compare::DescribeSettingsMismatch(check, baseline.path, run.path)
+                << gpubench::tools::DescribeSettingsMismatch(check, baseline.path, run.path)
                 << "\ngpubench-report: not reporting against this baseline; pass "
                    "--allow-settings-mismatch to report anyway (with a warning)"
                 << (baselines.size() > 1 ? ", or leave this run out of the history" : "") << ".\n";
@@ -86,11 +86,11 @@ int AddBaseline(const std::vector<std::string>& baseline_paths,
     }
   }
   // A history is pooled once: the comparison judges it and the report shows it.
-  std::optional<gpubench::compare::PooledBaseline> history;
-  if (runs.size() > 1) history = gpubench::compare::PoolBaselineRuns(runs, run);
-  Result<gpubench::compare::ComparisonReport> compared =
-      history ? gpubench::compare::CompareWithHistory(runs, *history, run, compare)
-              : gpubench::compare::CompareFiles(*runs.front(), run, compare);
+  std::optional<gpubench::tools::PooledBaseline> history;
+  if (runs.size() > 1) history = gpubench::tools::PoolBaselineRuns(runs, run);
+  Result<gpubench::tools::ComparisonReport> compared =
+      history ? gpubench::tools::CompareWithHistory(runs, *history, run, compare)
+              : gpubench::tools::CompareFiles(*runs.front(), run, compare);
   if (!compared.ok()) return ExitFor(compared.status());
   comparison = std::move(compared).value();
   if (history) {
@@ -106,19 +106,18 @@ int AddBaseline(const std::vector<std::string>& baseline_paths,
 // Everything after the command line and Chart.js: load, compare, render, write.
 int Report(const std::vector<std::string>& inputs, const std::vector<std::string>& baseline_paths,
            const std::string& log_path, const std::string& output,
-           const gpubench::compare::CompareOptions& compare,
-           gpubench::compare::ReportInputs& report) {
-  const Result<gpubench::compare::BenchmarkFile> loaded = gpubench::compare::LoadRun(inputs);
+           const gpubench::tools::CompareOptions& compare, gpubench::tools::ReportInputs& report) {
+  const Result<gpubench::tools::BenchmarkFile> loaded = gpubench::tools::LoadRun(inputs);
   if (!loaded.ok()) return ExitFor(loaded.status());
-  const gpubench::compare::BenchmarkFile& run = loaded.value();
+  const gpubench::tools::BenchmarkFile& run = loaded.value();
   report.run = &run;
-  for (const gpubench::compare::CutOffFile& cut : run.cut_off) {
-    std::cerr << "gpubench-report: warning: " << gpubench::compare::DescribeCutOff(cut)
+  for (const gpubench::tools::CutOffFile& cut : run.cut_off) {
+    std::cerr << "gpubench-report: warning: " << gpubench::tools::DescribeCutOff(cut)
               << "; the report shows the recovered benchmarks only\n";
   }
-  std::vector<gpubench::compare::BenchmarkFile> baselines;
-  std::optional<gpubench::compare::BenchmarkFile> pooled;
-  gpubench::compare::ComparisonReport comparison;
+  std::vector<gpubench::tools::BenchmarkFile> baselines;
+  std::optional<gpubench::tools::BenchmarkFile> pooled;
+  gpubench::tools::ComparisonReport comparison;
   if (!baseline_paths.empty()) {
     const int code = AddBaseline(baseline_paths, compare, baselines, pooled, comparison, report);
     if (code != kExitOk) return code;
@@ -132,7 +131,7 @@ int Report(const std::vector<std::string>& inputs, const std::vector<std::string
     report.copied_counter_lines = CopiedCounterLines(log);
     report.log_given = true;
   }
-  const std::string html = gpubench::compare::RenderHtmlReport(report);
+  const std::string html = gpubench::tools::RenderHtmlReport(report);
   std::ofstream file(output, std::ios::binary | std::ios::trunc);
   file << html;
   file.close();
@@ -155,8 +154,8 @@ int Report(const std::vector<std::string>& inputs, const std::vector<std::string
 struct CommandLine {
   std::vector<std::string> inputs, threshold_specs, direction_specs, baseline_paths;
   std::string history_dir, output = "report.html", log_path, unconfirmed = "fail";
-  std::string chart_js_path{gpubench::compare::kDefaultChartJsPath};
-  gpubench::compare::CompareOptions compare;
+  std::string chart_js_path{gpubench::tools::kDefaultChartJsPath};
+  gpubench::tools::CompareOptions compare;
 };
 
 void AddOptions(CLI::App& app, CommandLine& line) {
@@ -189,14 +188,14 @@ void AddOptions(CLI::App& app, CommandLine& line) {
 
 // Policy overrides, the history folder, repeated baselines; false (said on stderr) on an error.
 bool Resolve(CommandLine& line) {
-  if (const gpubench::detail::Status status = gpubench::compare::AddPolicyOverrides(
+  if (const gpubench::detail::Status status = gpubench::tools::AddPolicyOverrides(
           line.threshold_specs, line.direction_specs, line.compare.overrides);
       !status.ok()) {
     std::cerr << "gpubench-report: usage error: " << status.message() << "\n";
     return false;
   }
   if (!line.history_dir.empty()) {
-    auto history = gpubench::compare::HistoryFiles(line.history_dir, line.inputs.front());
+    auto history = gpubench::tools::HistoryFiles(line.history_dir, line.inputs.front());
     if (!history.ok()) {
       std::cerr << "gpubench-report: error: " << history.status().message() << "\n";
       return false;
@@ -207,19 +206,18 @@ bool Resolve(CommandLine& line) {
   if (line.baseline_paths.size() > 1) {
     std::vector<std::string> warnings;
     line.baseline_paths =
-        gpubench::compare::DistinctBaselines(line.baseline_paths, line.inputs.front(), warnings);
+        gpubench::tools::DistinctBaselines(line.baseline_paths, line.inputs.front(), warnings);
     for (const std::string& warning : warnings) {
       std::cerr << "gpubench-report: warning: " << warning << "\n";
     }
   }
-  line.compare.unconfirmed = line.unconfirmed == "warn"
-                                 ? gpubench::compare::UnconfirmedPolicy::kWarn
-                                 : gpubench::compare::UnconfirmedPolicy::kFail;
+  line.compare.unconfirmed = line.unconfirmed == "warn" ? gpubench::tools::UnconfirmedPolicy::kWarn
+                                                        : gpubench::tools::UnconfirmedPolicy::kFail;
   return true;
 }
 
 // Chart.js, read to be inlined; false (said on stderr) when it cannot be.
-bool ReadChartJs(const std::string& path, gpubench::compare::ReportInputs& report) {
+bool ReadChartJs(const std::string& path, gpubench::tools::ReportInputs& report) {
   if (!gpubench::detail::ReadWholeFile(path, &report.chart_js) || report.chart_js.empty()) {
     std::cerr << "gpubench-report: error: cannot read Chart.js at " << path
               << " (install Debian's libjs-chart.js, or pass --chartjs PATH)\n";
@@ -250,7 +248,7 @@ int main(int argc, char** argv) {
               << "Run 'gpubench-report --help' for usage.\n";
     return kExitBadInput;
   }
-  gpubench::compare::ReportInputs report;
+  gpubench::tools::ReportInputs report;
   if (!Resolve(line) || !ReadChartJs(line.chart_js_path, report)) return kExitBadInput;
   try {
     return Report(line.inputs, line.baseline_paths, line.log_path, line.output, line.compare,

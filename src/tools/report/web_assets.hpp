@@ -3,9 +3,9 @@
 // (cmake/EmbedText.cmake).
 #pragma once
 
-namespace gpubench::compare {
+namespace gpubench::tools {
 
 extern const char kReportStyle[];   ///< web/report.css, after a newline
 extern const char kReportScript[];  ///< web/report.js, after a newline
 
-}  // namespace gpubench::compare
+}  // namespace gpubench::tools

@@ -1,0 +1,297 @@
+// The table rows and the banner, summary and gate lines that the console and Markdown reports
+// share (format_common.hpp).
+#include "tools/compare/format_common.hpp"
+
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tools/base/text.hpp"
+#include "tools/load/cut_off.hpp"
+
+namespace gpubench::tools::internal {
+namespace {
+
+void AppendPValue(std::string& out, const MetricComparison& metric) {
+  if (!metric.p_value) {
+    out += '-';
+  } else if (*metric.p_value < 1e-4) {
+    out += "<0.0001";
+  } else {
+    AppendFixed(out, *metric.p_value, 4);
+  }
+}
+
+void AppendThreshold(std::string& out, const MetricComparison& metric) {
+  if (!metric.applied_threshold_percent) {
+    out += '-';
+    return;
+  }
+  const double percent = *metric.applied_threshold_percent;
+  if (std::isinf(percent)) {
+    out += "inf";
+  } else if (percent >= 10) {
+    AppendFixed(out, percent, 1);
+  } else {
+    AppendGeneral(out, percent, 3);
+  }
+  out += "% (";
+  out += metric.threshold_source;
+  out += ')';
+}
+
+void AppendMetricValue(std::string& out, const MetricComparison& metric, double value) {
+  if (metric.is_time) {
+    AppendTimeNs(out, value);
+  } else {
+    AppendQuantity(out, value);
+  }
+}
+
+const char* VerdictLabel(const MetricComparison& metric) {
+  if (metric.verdict == Verdict::kUnconfirmed) {
+    return metric.worse ? "unconfirmed (worse)" : "unconfirmed (better)";
+  }
+  if (metric.verdict == Verdict::kReportOnly) return "report";
+  return VerdictName(metric.verdict);
+}
+
+std::string StatusLabel(const BenchmarkComparison& benchmark) {
+  switch (benchmark.status) {
+    case BenchmarkStatus::kMissing:
+      return benchmark.fails_gate ? "MISSING in contender (fails: --fail-on-missing)"
+                                  : "missing in contender";
+    case BenchmarkStatus::kNew:
+      return "new in contender";
+    case BenchmarkStatus::kFailedInContender:
+      return "FAILED in contender (" + benchmark.failure_message + ")";
+    case BenchmarkStatus::kFailedInBaseline:
+      return "failed in baseline (" + benchmark.failure_message + ")";
+    case BenchmarkStatus::kFailedInBoth:
+      return "failed in both (" + benchmark.failure_message + ")";
+    case BenchmarkStatus::kCompared:
+      break;
+  }
+  return "";
+}
+
+// The Clock column: what makes a row's numbers doubtful (throttled clock, shared GPU).
+std::string ThrottleFlag(const BenchmarkComparison& benchmark) {
+  auto side = [](bool baseline, bool contender) {
+    return baseline && contender ? std::string(" (both)")
+           : baseline            ? std::string(" (baseline)")
+                                 : std::string(" (contender)");
+  };
+  std::string flag;
+  if (benchmark.throttled_baseline || benchmark.throttled_contender) {
+    flag = "THROTTLED" + side(benchmark.throttled_baseline, benchmark.throttled_contender);
+  }
+  if (benchmark.shared_baseline || benchmark.shared_contender) {
+    flag += (flag.empty() ? "" : ", ") + std::string("GPU SHARED") +
+            side(benchmark.shared_baseline, benchmark.shared_contender);
+  }
+  return flag;
+}
+
+Tone MetricTone(const MetricComparison& metric) {
+  switch (metric.verdict) {
+    case Verdict::kRegression:
+      return Tone::kBad;
+    case Verdict::kImprovement:
+      return Tone::kGood;
+    case Verdict::kUnconfirmed:
+      return metric.worse ? Tone::kWarn : Tone::kInfo;
+    case Verdict::kUndecided:
+      return Tone::kWarn;
+    default:
+      return Tone::kPlain;
+  }
+}
+
+Tone StatusTone(const BenchmarkComparison& benchmark) {
+  switch (benchmark.status) {
+    case BenchmarkStatus::kFailedInContender:
+      return Tone::kBad;
+    case BenchmarkStatus::kMissing:
+      return benchmark.fails_gate ? Tone::kBad : Tone::kWarn;
+    case BenchmarkStatus::kNew:
+      return Tone::kInfo;
+    default:
+      return Tone::kWarn;
+  }
+}
+
+// A row for a benchmark without compared metrics.
+void AppendStatusRow(const BenchmarkComparison& benchmark, const std::string& clock,
+                     const std::string& notes, TableRows& rows) {
+  rows.StartRow();
+  rows.AddCell(benchmark.name);
+  rows.AddCell(clock, Tone::kWarn);
+  for (int column = kMetric; column < kVerdict; ++column) rows.AddCell("");
+  rows.AddCell(
+      benchmark.status == BenchmarkStatus::kCompared ? "no common metrics" : StatusLabel(benchmark),
+      StatusTone(benchmark));
+  rows.AddCell(notes);
+}
+
+}  // namespace
+
+std::string ShowValue(const std::optional<std::string>& value) {
+  return value ? "\"" + *value + "\"" : std::string("(absent)");
+}
+
+bool AnyThrottled(const ComparisonReport& report) {
+  return report.summary.throttled > 0 || report.summary.shared > 0;
+}
+
+void AppendRows(const BenchmarkComparison& benchmark, TableRows& rows, bool only_notable) {
+  const std::string bench_notes = Join(benchmark.notes, "; ");
+  const std::string clock = ThrottleFlag(benchmark);
+  if (benchmark.status != BenchmarkStatus::kCompared || benchmark.metrics.empty()) {
+    AppendStatusRow(benchmark, clock, bench_notes, rows);
+    return;
+  }
+  bool first = true;
+  for (const MetricComparison& metric : benchmark.metrics) {
+    const bool notable = metric.verdict == Verdict::kRegression ||
+                         metric.verdict == Verdict::kImprovement ||
+                         metric.verdict == Verdict::kUnconfirmed;
+    if (only_notable && !notable) continue;
+    const Tone tone = MetricTone(metric);
+    std::string& text = rows.Text();
+    rows.StartRow();
+    rows.AddCell(first || only_notable ? std::string_view(benchmark.name) : std::string_view());
+    rows.AddCell(first || only_notable ? std::string_view(clock) : std::string_view(), Tone::kWarn);
+    rows.AddCell(metric.name);
+    AppendMetricValue(text, metric, metric.baseline_median);
+    rows.EndCell();
+    AppendMetricValue(text, metric, metric.contender_median);
+    rows.EndCell();
+    AppendChangePercent(text, metric.change_percent);
+    rows.EndCell(tone);
+    AppendPValue(text, metric);
+    rows.EndCell();
+    AppendThreshold(text, metric);
+    rows.EndCell();
+    rows.AddCell(VerdictLabel(metric), tone);
+    // As Join(notes, "; ") with the benchmark's notes after the first row's own.
+    const std::size_t notes_start = text.size();
+    auto add_note = [&](const std::string& note) {
+      if (text.size() > notes_start) text += "; ";
+      text += note;
+    };
+    for (const std::string& note : metric.notes) add_note(note);
+    if (first && !bench_notes.empty()) add_note(bench_notes);
+    rows.EndCell();
+    first = false;
+  }
+}
+
+std::string SummaryLine(const ComparisonReport& report) {
+  const Summary& s = report.summary;
+  std::string line = std::to_string(s.compared) + " compared: " + std::to_string(s.regressions) +
+                     " regression(s), " + std::to_string(s.unconfirmed_regressions) +
+                     " unconfirmed regression(s), " + std::to_string(s.improvements) +
+                     " improvement(s), " + std::to_string(s.same) + " same";
+  if (s.unconfirmed_improvements) {
+    line += ", " + std::to_string(s.unconfirmed_improvements) + " unconfirmed improvement(s)";
+  }
+  if (s.undecided) line += ", " + std::to_string(s.undecided) + " undecided";
+  if (s.report_only) line += ", " + std::to_string(s.report_only) + " report-only";
+  line += "; " + std::to_string(s.missing) + " missing, " + std::to_string(s.added) + " new, " +
+          std::to_string(s.failed_in_contender) + " failed in contender";
+  if (s.failed_in_baseline) {
+    line += ", " + std::to_string(s.failed_in_baseline) + " failed in baseline";
+  }
+  if (s.failed_in_both) line += ", " + std::to_string(s.failed_in_both) + " failed in both";
+  if (s.throttled) line += "; " + std::to_string(s.throttled) + " ran with a throttled SM clock";
+  return line;
+}
+
+std::string GateLine(const ComparisonReport& report) {
+  switch (report.exit_code) {
+    case kExitOk:
+      return "PASS (exit 0)";
+    case kExitRegression:
+      return "FAIL (exit 1): " +
+             std::string(report.contender_cut_off.empty()
+                             ? ""
+                             : "the contender file was cut off mid-write (a cut-off contender "
+                               "never passes); ") +
+             std::to_string(report.summary.failing) + " benchmark(s) fail the gate";
+    case kExitSettingsMismatch:
+      return "REFUSED (exit 3): the benchmark settings differ";
+    default:
+      break;
+  }
+  return "exit " + std::to_string(report.exit_code);
+}
+
+std::vector<std::pair<Tone, std::string>> Banners(const ComparisonReport& report) {
+  std::vector<std::pair<Tone, std::string>> banners;
+  for (const CutOffFile& cut : report.contender_cut_off) {
+    banners.emplace_back(Tone::kBad, "CONTENDER CUT OFF: " + DescribeCutOff(cut) +
+                                         "; a cut-off contender never passes the gate");
+  }
+  for (const CutOffFile& cut : report.baseline_cut_off) {
+    banners.emplace_back(Tone::kBad, "BASELINE CUT OFF: " + DescribeCutOff(cut) +
+                                         " (the contender's benchmarks after the cut are shown "
+                                         "as new and not judged)");
+  }
+  const SettingsCheck& settings = report.settings;
+  if (settings.mismatch) {
+    std::string text = report.refused_for_settings
+                           ? "SETTINGS MISMATCH: refusing to compare (pass "
+                             "--allow-settings-mismatch to compare anyway)"
+                           : "SETTINGS MISMATCH (allowed by --allow-settings-mismatch): numbers "
+                             "may not mean the same thing";
+    text += "; fingerprint " + ShowValue(settings.baseline_fingerprint) + " -> " +
+            ShowValue(settings.contender_fingerprint);
+    if (report.baseline_paths.size() > 1) {
+      text += " (baseline run " + settings.baseline_path + "; leave it out of the history)";
+    }
+    banners.emplace_back(Tone::kBad, text);
+    for (const ValueDifference& difference : settings.differences) {
+      banners.emplace_back(Tone::kBad, "  setting " + difference.key + ": baseline " +
+                                           ShowValue(difference.baseline) + ", contender " +
+                                           ShowValue(difference.contender));
+    }
+  }
+  for (const std::string& note : settings.notes) banners.emplace_back(Tone::kWarn, note);
+  for (const ValueDifference& difference : report.device_differences) {
+    if (!difference.prominent) continue;
+    banners.emplace_back(
+        Tone::kWarn,
+        std::string(difference.key == "gpu_name" ? "DIFFERENT GPU" : "DIFFERENT DRIVER") + ": " +
+            difference.key + " baseline " + ShowValue(difference.baseline) + ", contender " +
+            ShowValue(difference.contender));
+  }
+  std::vector<std::string> other;
+  for (const ValueDifference& difference : report.device_differences) {
+    if (!difference.prominent) {
+      other.push_back(difference.key + " " + ShowValue(difference.baseline) + " -> " +
+                      ShowValue(difference.contender));
+    }
+  }
+  if (!other.empty())
+    banners.emplace_back(Tone::kInfo, "device facts differ: " + Join(other, ", "));
+  if (report.summary.throttled > 0) {
+    banners.emplace_back(Tone::kWarn, std::to_string(report.summary.throttled) +
+                                          " benchmark(s) ran with the SM clock below 90% of its "
+                                          "rated clock (THROTTLED): their time comparisons are "
+                                          "doubtful");
+  }
+  if (report.summary.shared > 0) {
+    banners.emplace_back(Tone::kWarn, std::to_string(report.summary.shared) +
+                                          " benchmark(s) ran while another process used the GPU "
+                                          "(GPU SHARED, counter gpu_shared): their changes are "
+                                          "shown but not judged");
+  }
+  for (const std::string& warning : report.warnings) {
+    banners.emplace_back(Tone::kWarn, "warning: " + warning);
+  }
+  return banners;
+}
+
+}  // namespace gpubench::tools::internal

@@ -1,0 +1,146 @@
+// gpubench-compare --format markdown: a GitHub job summary with the gate's outcome, the banners as
+// a warning box, a table of what changed and, folded, the table of all results.
+#include "tools/compare/report_format.hpp"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "tools/base/text.hpp"
+#include "tools/compare/format_common.hpp"
+#include "tools/gate/suite_summary.hpp"
+
+namespace gpubench::tools {
+
+// The table and lines shared with the other text format (format_common.hpp).
+using internal::AnyThrottled;
+using internal::AppendRows;
+using internal::Banners;
+using internal::GateLine;
+using internal::kBaseline;
+using internal::kBenchmark;
+using internal::kClock;
+using internal::kColumnCount;
+using internal::kHeaders;
+using internal::kThreshold;
+using internal::ShowValue;
+using internal::SummaryLine;
+using internal::TableRows;
+using internal::Tone;
+
+namespace {
+
+std::string MarkdownCell(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else if (c == '<') {
+      out += "&lt;";
+    } else if (c == '>') {
+      out += "&gt;";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+void AppendMarkdownTable(const TableRows& rows, bool with_clock, std::size_t limit,
+                         std::string& out) {
+  out += "|";
+  for (int column = 0; column < kColumnCount; ++column) {
+    if (column == kClock && !with_clock) continue;
+    out += " ";
+    out += kHeaders[column];
+    out += " |";
+  }
+  out += "\n|";
+  for (int column = 0; column < kColumnCount; ++column) {
+    if (column == kClock && !with_clock) continue;
+    out += column >= kBaseline && column <= kThreshold ? " ---: |" : " --- |";
+  }
+  out += "\n";
+  std::size_t written = 0;
+  for (std::size_t row = 0; row < rows.size(); ++row) {
+    if (written == limit) break;
+    ++written;
+    out += "|";
+    for (int column = 0; column < kColumnCount; ++column) {
+      if (column == kClock && !with_clock) continue;
+      std::string cell = MarkdownCell(rows.Cell(row, column));
+      if (column == kBenchmark && !cell.empty()) cell = "`" + cell + "`";
+      const Tone tone = rows.CellTone(row, column);
+      if (!cell.empty() && (tone == Tone::kBad || tone == Tone::kWarn || tone == Tone::kGood)) {
+        cell = "**" + cell + "**";
+      }
+      out += " " + cell + " |";
+    }
+    out += "\n";
+  }
+  if (rows.size() > written) {
+    out += "\n_" + std::to_string(rows.size() - written) +
+           " more rows not shown; use --format json for all of them._\n";
+  }
+}
+
+}  // namespace
+
+std::string FormatMarkdown(const ComparisonReport& report) {
+  std::string out;
+  const char* icon = report.exit_code == kExitOk ? "✅" : "❌";
+  out +=
+      "## " + std::string(icon) + " gpubench-compare: " + MarkdownCell(GateLine(report)) + "\n\n";
+  out += "Baseline `" + MarkdownCell(report.baseline_path) + "` (" +
+         std::to_string(report.baseline_benchmark_count) + " benchmarks) vs contender `" +
+         MarkdownCell(report.contender_path) + "` (" +
+         std::to_string(report.contender_benchmark_count) + " benchmarks), alpha " +
+         Printf("%g", report.options.alpha) + ".\n\n";
+  const auto banners = Banners(report);
+  if (!banners.empty()) {
+    out += "> [!WARNING]\n";
+    for (const auto& [tone, text] : banners) {
+      // Bold must not start with a space in Markdown, so drop the indent.
+      const std::string cell = MarkdownCell(text.substr(text.find_first_not_of(' ')));
+      out += "> " + (tone == Tone::kBad ? "**" + cell + "**" : cell) + "<br>\n";
+    }
+    out += "\n";
+  }
+  if (report.refused_for_settings) {
+    out += "| Setting | Baseline | Contender |\n| --- | --- | --- |\n";
+    for (const ValueDifference& difference : report.settings.differences) {
+      out += "| `" + MarkdownCell(difference.key) + "` | " +
+             MarkdownCell(ShowValue(difference.baseline)) + " | " +
+             MarkdownCell(ShowValue(difference.contender)) + " |\n";
+    }
+    return out;
+  }
+  out += "**Summary:** " + MarkdownCell(SummaryLine(report)) + "\n\n";
+  out += "**Tests:** " + MarkdownCell(TestingLine(report)) + "\n\n";
+  if (const std::string suite = SuiteLine(report); !suite.empty()) {
+    out += "**Suite:** " + MarkdownCell(suite) + "\n\n";
+  }
+  const bool with_clock = AnyThrottled(report);
+  TableRows notable;
+  for (const BenchmarkComparison& benchmark : report.benchmarks) {
+    AppendRows(benchmark, notable, true);
+  }
+  if (!notable.empty()) {
+    out += "### Changes, failures, missing and new benchmarks\n\n";
+    AppendMarkdownTable(notable, with_clock, kMarkdownMaxDetailRows, out);
+    out += "\n";
+  }
+  TableRows all;
+  for (const BenchmarkComparison& benchmark : report.benchmarks) {
+    AppendRows(benchmark, all, false);
+  }
+  out += "<details><summary>All results (" + std::to_string(all.size()) + " rows)</summary>\n\n";
+  AppendMarkdownTable(all, with_clock, kMarkdownMaxDetailRows, out);
+  out += "\n</details>\n";
+  return out;
+}
+
+}  // namespace gpubench::tools

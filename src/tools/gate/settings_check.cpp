@@ -1,0 +1,101 @@
+// The settings check: the files' settings fingerprints and the keys behind them, and the device
+// facts (gpu_*, cuda_*) that differ.
+#include "tools/gate/settings_check.hpp"
+
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "gpubench/counters.hpp"
+
+namespace gpubench::tools {
+namespace {
+
+constexpr std::string_view kFingerprintKey = kSettingsFingerprintKey;
+
+std::vector<std::string> SplitKeyList(const std::string& list) {
+  std::vector<std::string> keys;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    std::string key = list.substr(start, comma - start);
+    key.erase(0, key.find_first_not_of(" \t"));
+    key.erase(key.find_last_not_of(" \t") + 1);
+    if (!key.empty()) keys.push_back(std::move(key));
+    start = comma + 1;
+  }
+  return keys;
+}
+
+std::optional<std::string> OptionalValue(const BenchmarkFile& file, std::string_view key) {
+  const std::string* value = file.ContextValue(key);
+  return value ? std::optional<std::string>(*value) : std::nullopt;
+}
+
+}  // namespace
+
+SettingsCheck CheckSettings(const BenchmarkFile& baseline, const BenchmarkFile& contender) {
+  SettingsCheck check;
+  check.baseline_fingerprint = OptionalValue(baseline, kFingerprintKey);
+  check.contender_fingerprint = OptionalValue(contender, kFingerprintKey);
+  if (!check.baseline_fingerprint || !check.contender_fingerprint) {
+    if (check.baseline_fingerprint || check.contender_fingerprint) {
+      check.notes.push_back(std::string("only the ") +
+                            (check.baseline_fingerprint ? "baseline" : "contender") +
+                            " carries gpubench settings; settings were not checked");
+    }
+    return check;
+  }
+  // Union of both key lists, in the order first seen.
+  std::vector<std::string> keys;
+  std::set<std::string> seen;
+  for (const BenchmarkFile* file : {&baseline, &contender}) {
+    if (const std::string* list = file->ContextValue(kFingerprintKeysKey)) {
+      for (std::string& key : SplitKeyList(*list)) {
+        if (seen.insert(key).second) keys.push_back(std::move(key));
+      }
+    }
+  }
+  for (const std::string& key : keys) {
+    auto base_value = OptionalValue(baseline, key);
+    auto cont_value = OptionalValue(contender, key);
+    if (base_value != cont_value) check.differences.push_back({key, base_value, cont_value, true});
+  }
+  check.mismatch = *check.baseline_fingerprint != *check.contender_fingerprint;
+  if (check.mismatch && check.differences.empty()) {
+    check.notes.push_back(
+        "the settings fingerprints differ but no key listed in gpubench_fingerprint_keys "
+        "differs; the files were probably written by different gpubench versions");
+  } else if (!check.mismatch && !check.differences.empty()) {
+    check.notes.push_back(
+        "the settings fingerprints are equal but listed settings differ; the fingerprint may be "
+        "stale");
+  }
+  return check;
+}
+
+std::vector<ValueDifference> DeviceDifferences(const BenchmarkFile& baseline,
+                                               const BenchmarkFile& contender) {
+  std::set<std::string> keys;
+  for (const BenchmarkFile* file : {&baseline, &contender}) {
+    for (const auto& [key, value] : file->context) {
+      if (key.rfind("gpu_", 0) == 0 || key.rfind("cuda_", 0) == 0) keys.insert(key);
+    }
+  }
+  std::vector<ValueDifference> differences;
+  for (const std::string& key : {std::string("gpu_name"), std::string("cuda_driver_version")}) {
+    auto base_value = OptionalValue(baseline, key);
+    auto cont_value = OptionalValue(contender, key);
+    if (base_value != cont_value) differences.push_back({key, base_value, cont_value, true});
+    keys.erase(key);
+  }
+  for (const std::string& key : keys) {
+    auto base_value = OptionalValue(baseline, key);
+    auto cont_value = OptionalValue(contender, key);
+    if (base_value != cont_value) differences.push_back({key, base_value, cont_value, false});
+  }
+  return differences;
+}
+
+}  // namespace gpubench::tools

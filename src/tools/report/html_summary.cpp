@@ -1,0 +1,191 @@
+// gpubench-report's summary table: a row per benchmark with its medians and, with a baseline, the
+// change and the gate's verdict, under the gate's banner.
+#include <cmath>
+#include <string>
+#include <unordered_map>
+
+#include <gpubench/counters.hpp>
+#include "tools/base/text.hpp"
+#include "tools/gate/comparison.hpp"
+#include "tools/gate/run_summary.hpp"
+#include "tools/gate/suite_summary.hpp"
+#include "tools/report/html_cells.hpp"
+#include "tools/report/html_report.hpp"
+#include "tools/report/html_sections.hpp"
+
+namespace gpubench::tools::internal {
+namespace {
+
+std::string VerdictText(const BenchmarkComparison& benchmark) {
+  switch (benchmark.status) {
+    case BenchmarkStatus::kCompared:
+      break;
+    case BenchmarkStatus::kNew:
+      return "new";
+    case BenchmarkStatus::kMissing:
+      return "missing";
+    default:
+      return StatusName(benchmark.status);
+  }
+  if (benchmark.verdict == Verdict::kUnconfirmed) {
+    return benchmark.worse ? "unconfirmed (worse)" : "unconfirmed (better)";
+  }
+  return benchmark.verdict == Verdict::kReportOnly ? "report only" : VerdictName(benchmark.verdict);
+}
+
+std::string VerdictClass(const BenchmarkComparison& benchmark) {
+  if (benchmark.fails_gate) return "bad";
+  if (benchmark.verdict == Verdict::kImprovement ||
+      (benchmark.verdict == Verdict::kUnconfirmed && !benchmark.worse)) {
+    return "good";
+  }
+  if (benchmark.verdict == Verdict::kUnconfirmed || benchmark.verdict == Verdict::kUndecided) {
+    return "warn";
+  }
+  return "";
+}
+
+// The gated metrics' verdicts, for the verdict cell's tooltip.
+std::string VerdictDetails(const BenchmarkComparison& benchmark) {
+  std::string details;
+  for (const MetricComparison& metric : benchmark.metrics) {
+    if (!metric.policy.threshold_percent) continue;
+    details += metric.name + ": " + FormatChangePercent(metric.change_percent) + ", " +
+               VerdictName(metric.verdict);
+    if (metric.applied_threshold_percent) {
+      details += " (threshold " + Printf("%.3g", *metric.applied_threshold_percent) + "%; " +
+                 metric.threshold_source + ")";
+    }
+    details += "\n";
+  }
+  for (const std::string& note : benchmark.notes) details += note + "\n";
+  if (!benchmark.failure_message.empty()) details += benchmark.failure_message + "\n";
+  return details;
+}
+
+std::string GateBanner(const ComparisonReport& report) {
+  const Summary& s = report.summary;
+  std::string text = report.exit_code == kExitOk ? "PASS" : "FAIL";
+  std::string html = "<p class=\"gate " + std::string(report.exit_code == kExitOk ? "ok" : "bad") +
+                     "\"><b>gpubench-compare: " + text + " (exit " +
+                     std::to_string(report.exit_code) + ")</b> &middot; ";
+  html += std::to_string(s.compared) + " compared, " + std::to_string(s.regressions) +
+          " regressions, " + std::to_string(s.unconfirmed_regressions) +
+          " unconfirmed regressions, " + std::to_string(s.improvements) + " improvements, " +
+          std::to_string(s.same) + " same, " + std::to_string(s.undecided) + " undecided, " +
+          std::to_string(s.missing) + " missing, " + std::to_string(s.added) + " new, " +
+          std::to_string(s.failed_in_contender) + " failed in this run";
+  if (!report.contender_cut_off.empty()) {
+    html += " &middot; this run was cut off mid-write: a cut-off run never passes";
+  }
+  html += "</p>\n<p class=\"muted\" id=\"gate-tests\">" + HtmlEscape(TestingLine(report));
+  if (const std::string suite = SuiteLine(report); !suite.empty()) {
+    html += "<br>" + HtmlEscape(suite);
+  }
+  return html + "</p>\n";
+}
+
+// The cells of a row's own numbers: repetitions, time and cv, bytes, bandwidth, clock.
+std::string MeasuredCells(const BenchmarkRecord& record, double peak) {
+  if (record.failed) {
+    return "<td colspan=\"7\" class=\"bad\">" + std::string(record.skipped ? "skipped" : "error") +
+           (record.failure_message.empty() ? "" : ": " + HtmlEscape(record.failure_message)) +
+           "</td>";
+  }
+  const MetricSeries* time = record.FindMetric(counter::kRealTime);
+  const Spread spread = time ? Summarize(time->values) : Spread{};
+  const double moved = MedianOf(record, counter::kBytesMoved);
+  const double bandwidth = MedianOf(record, counter::kDramBandwidth);
+  double percent = MedianOf(record, counter::kDramBandwidthPct);
+  if (!std::isfinite(percent) && std::isfinite(bandwidth) && peak > 0) {
+    percent = bandwidth / peak * 100;
+  }
+  const double clock = MedianOf(record, counter::kSmClockMhz);
+  std::size_t throttled = 0, shared = 0;
+  Throttled(record, &throttled);
+  Shared(record, &shared);
+  std::string html =
+      Cell(std::to_string(record.RepetitionCount()), static_cast<double>(record.RepetitionCount()));
+  html += Cell(FormatTime(spread.median), spread.median);
+  html += Cell(FormatPercentValue(spread.cv_percent), spread.cv_percent);
+  html += Cell(FormatBytes(moved), moved);
+  html += Cell(FormatBandwidth(bandwidth), bandwidth);
+  html += Cell(FormatPercentValue(percent, "%.1f%%"), percent);
+  html += Cell((std::isfinite(clock) ? Printf("%.0f MHz", clock) : std::string("-")) +
+                   (throttled ? " THROTTLED" : "") + (shared ? " GPU SHARED" : ""),
+               clock, throttled || shared ? "num bad" : "num");
+  return html;
+}
+
+// The cells against the baseline: its time, the change, the verdict (null: not compared).
+std::string BaselineCells(const BenchmarkComparison* compared) {
+  const MetricComparison* time = nullptr;
+  if (compared) {
+    for (const MetricComparison& metric : compared->metrics) {
+      if (metric.name == counter::kRealTime) time = &metric;
+    }
+  }
+  std::string html =
+      time ? Cell(FormatTime(time->baseline_median), time->baseline_median) : Cell("-", NAN);
+  html +=
+      time ? Cell(FormatChangePercent(time->change_percent), time->change_percent) : Cell("-", NAN);
+  if (!compared) return html + TextCell("-");
+  return html + "<td class=\"" + VerdictClass(*compared) + "\" title=\"" +
+         HtmlEscape(VerdictDetails(*compared)) + "\">" + HtmlEscape(VerdictText(*compared)) +
+         (compared->fails_gate ? " (fails)" : "") + "</td>";
+}
+
+// Rows for the benchmarks only the baseline has.
+std::string MissingRows(const ComparisonReport& comparison, const BenchmarkFile& run) {
+  const char* where = run.cut_off.empty()
+                          ? "in the baseline only"
+                          : "in the baseline only (this run was cut off mid-write: maybe after "
+                            "the cut)";
+  std::string html;
+  for (const BenchmarkComparison& benchmark : comparison.benchmarks) {
+    if (benchmark.status != BenchmarkStatus::kMissing) continue;
+    html += "<tr><td class=\"name\">" + HtmlEscape(benchmark.name) +
+            "</td><td colspan=\"7\" class=\"muted\">" + where + "</td>" + TextCell("-") +
+            TextCell("-") + "<td class=\"" + VerdictClass(benchmark) + "\">missing" +
+            (benchmark.fails_gate ? " (fails)" : "") + "</td></tr>\n";
+  }
+  return html;
+}
+
+}  // namespace
+
+std::string SummaryTable(const ReportInputs& inputs, double peak) {
+  const BenchmarkFile& run = *inputs.run;
+  std::unordered_map<std::string, const BenchmarkComparison*> verdicts;
+  if (inputs.comparison) {
+    for (const BenchmarkComparison& benchmark : inputs.comparison->benchmarks) {
+      verdicts.emplace(benchmark.name, &benchmark);
+    }
+  }
+  const bool baseline = inputs.comparison != nullptr;
+  std::string html = "<section><h2>Summary</h2>";
+  if (baseline) html += GateBanner(*inputs.comparison);
+  html +=
+      "<p class=\"muted\">Medians over the repetitions; cv is the coefficient of variation of the "
+      "GPU time. Click a column to sort.</p><div class=\"table-wrap\"><table id=\"summary\" "
+      "class=\"sortable\"><thead><tr>"
+      "<th data-type=\"text\">Benchmark</th><th>Reps</th><th>Median GPU time</th><th>cv</th>"
+      "<th>Bytes moved</th><th>DRAM bandwidth</th><th>% of peak</th><th>SM clock</th>";
+  if (baseline) {
+    html += "<th>Baseline time</th><th>Change</th><th data-type=\"text\">Verdict</th>";
+  }
+  html += "</tr></thead><tbody>\n";
+  for (const BenchmarkRecord& record : run.benchmarks) {
+    html +=
+        "<tr><td class=\"name\">" + HtmlEscape(record.name) + "</td>" + MeasuredCells(record, peak);
+    if (baseline) {
+      const auto it = verdicts.find(record.name);
+      html += BaselineCells(it != verdicts.end() ? it->second : nullptr);
+    }
+    html += "</tr>\n";
+  }
+  if (inputs.comparison) html += MissingRows(*inputs.comparison, run);
+  return html + "</tbody></table></div></section>\n";
+}
+
+}  // namespace gpubench::tools::internal
