@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """An activity trace of bench/synchronising.cu grouped into loop iterations, independently of
-gpubench: bench/activity_trace.cpp (a CUDA injection library) writes every kernel, memcpy and
+gpubench: bench/experiments/activity_trace.cpp (a CUDA injection library) writes every kernel, memcpy and
 memset with CUPTI's start and end; an iteration is found by the body's own sequence of GPU work
 on one stream, and its busy time is the union of those records. Also Nsight Compute's kernel
 durations inside one of gpubench's NVTX ranges, the other reference. Used by

@@ -135,7 +135,7 @@ step_cost() {
 step_placement() {
   local i
   for i in 1 2; do
-    $BUILD/bench/gpubench_placement --benchmark_repetitions=3 --gpubench_max_seconds=0.1 \
+    $BUILD/bench/experiments/gpubench_placement --benchmark_repetitions=3 --gpubench_max_seconds=0.1 \
       --gpubench_profile_iterations=0 --benchmark_out="$OUT/placement_$i.json" \
       --benchmark_out_format=json >"$OUT/placement_$i.log" 2>&1
   done
@@ -167,7 +167,7 @@ step_gatev4() {
 # Issue #21: the synchronising example against ncu (bench/sync_crosscheck.py).
 step_sync() {
   python3 bench/sync_crosscheck.py $BUILD/bench/gpubench_sync "$OUT/sync" \
-    $BUILD/bench/libgpubench_activity_trace.so 2>&1 | tee "$OUT/sync.txt"
+    $BUILD/bench/experiments/libgpubench_activity_trace.so 2>&1 | tee "$OUT/sync.txt"
 }
 # state.PauseTiming() in the loop body (bench/paused_timing.cu): GB 1.7 (the build above) aborts
 # in gpubench's warm-up body, which gpubench explains; GB 1.9.1 built for release (source carried
@@ -395,12 +395,12 @@ step_groups() {
 }
 # Short kernels (issue #10, docs/accuracy.md "Short kernels"). NVB = the NVBench peer binary.
 step_short_methods() {
-  $BUILD/bench/gpubench_timing_methods ${METHODS_ARGS:-} >"$OUT/short_methods.jsonl" 2>"$OUT/short_methods.err"
+  $BUILD/bench/experiments/gpubench_timing_methods ${METHODS_ARGS:-} >"$OUT/short_methods.jsonl" 2>"$OUT/short_methods.err"
   echo "timing methods: $(wc -l <"$OUT/short_methods.jsonl") rows"; tail -3 "$OUT/short_methods.err"
 }
 step_short_ncu() {
   ncu --clock-control none --metrics gpu__time_duration.sum -k regex:'Tiny|Spin|Copy|Empty' --csv \
-    $BUILD/bench/gpubench_timing_methods --kernels-only >"$OUT/short_ncu.csv" 2>"$OUT/short_ncu.err"
+    $BUILD/bench/experiments/gpubench_timing_methods --kernels-only >"$OUT/short_ncu.csv" 2>"$OUT/short_ncu.err"
   echo "ncu rows: $(grep -c gpu__time_duration "$OUT/short_ncu.csv")"; tail -3 "$OUT/short_ncu.err"
 }
 step_short_nvbench() {
@@ -419,7 +419,7 @@ step_short_gpubench() {  # SHORT_ARGS: extra flags; SHORT_TAG: file name part
 # Field conditions and metrics on/off (issue #25, docs/accuracy.md "A shared or busy GPU").
 # Which part of CUPTI's profiler, left attached, slows held short kernels.
 step_attach() {
-  $BUILD/bench/gpubench_profiler_attach ${ATTACH_ARGS:-} 2>&1 | tee "$OUT/attach.txt"
+  $BUILD/bench/experiments/gpubench_profiler_attach ${ATTACH_ARGS:-} 2>&1 | tee "$OUT/attach.txt"
 }
 # Metrics off and on in alternating runs of the same three short kernels.
 step_onoff() {

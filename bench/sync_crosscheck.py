@@ -8,7 +8,7 @@
 3. ncu inside BM_RestoreThenKernel/untimed:1 and BM_KernelWithoutRestore: the ~100 us kernel's
    duration, against the GPU time gpubench reports with the restore in an UntimedScope and for
    the kernel alone (the same timer without any scope).
-4. An activity trace that shares no code with gpubench (bench/activity_trace.cpp, injected with
+4. An activity trace that shares no code with gpubench (bench/experiments/activity_trace.cpp, injected with
    CUDA_INJECTION64_PATH, metrics off): every kernel, memcpy and memset of BM_SyncLoop and
    BM_RestoreThenKernel/untimed:0, grouped into iterations by the body's own sequence of GPU
    work; the median union per iteration against gpubench's gpu_busy_time (ncu times kernels only).
@@ -121,7 +121,7 @@ if "BM_RestoreThenKernel/untimed:1" in rows and control in rows:
 # 4. memcpy and memset: an independent activity trace, grouped by the body's sequence
 if tracer and os.path.exists(tracer):
     code, records, _ = activity_groups.run_traced(binary, tracer, out)
-    print("activity trace (bench/activity_trace.cpp, metrics off): exit %d, %d records" %
+    print("activity trace (bench/experiments/activity_trace.cpp, metrics off): exit %d, %d records" %
           (code, len(records)))
     for name, (first, then) in activity_groups.SYNC_EXAMPLE.items():
         iterations = activity_groups.traced_iterations(records, first, then)

@@ -309,8 +309,18 @@ int main(int argc, char** argv) {
   CUpti_SubscriberHandle subscriber = nullptr;
   CUPTI(cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(&Ignore), nullptr));
   measure("subscribed");
+  // The driver's entry point through the runtime: linking libcuda would keep the binary from
+  // starting at all on a machine without a driver.
   CUcontext context = nullptr;
-  if (cuCtxGetCurrent(&context) != CUDA_SUCCESS) return 1;
+  void* get_current = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &get_current, 12000, cudaEnableDefault,
+                                       &found) != cudaSuccess ||
+      get_current == nullptr ||
+      reinterpret_cast<CUresult (*)(CUcontext*)>(get_current)(&context) != CUDA_SUCCESS) {
+    std::fprintf(stderr, "no current CUDA context (cuCtxGetCurrent)\n");
+    return 1;
+  }
   PARAMS(CUpti_RangeProfiler_Enable_Params, enable);
   enable.ctx = context;
   CUPTI(cuptiRangeProfilerEnable(&enable));

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""docs/architecture.md names every file under src/.
+
+A source and its header are one unit: a .hpp (or .cuh) counts as named when it is named itself or
+its .cpp/.cu is. A name shared by files of several folders (main.cpp) must appear with its folder
+(compare/main.cpp). Usage: check_architecture_doc.py REPO, or --self-test.
+"""
+import os
+import re
+import sys
+
+SOURCE_EXTENSIONS = (".cpp", ".hpp", ".cu", ".cuh", ".js", ".css")
+
+
+def source_files(src):
+    """Paths relative to src/, of every source file under it."""
+    files = []
+    for root, _, names in os.walk(src):
+        for name in names:
+            if name.endswith(SOURCE_EXTENSIONS):
+                files.append(os.path.relpath(os.path.join(root, name), src))
+    return sorted(files)
+
+
+def unnamed(files, doc):
+    """The files the text `doc` does not name, by the rules above."""
+    by_basename = {}
+    for path in files:
+        by_basename.setdefault(os.path.basename(path), []).append(path)
+
+    def named(path):
+        base = os.path.basename(path)
+        if len(by_basename[base]) > 1:
+            # Its last folder and name, e.g. compare/main.cpp (or more of the path).
+            tail = "/".join(path.split("/")[-2:])
+            return re.search(r"(?<![\w.])" + re.escape(tail) + r"\b", doc) is not None
+        return re.search(r"(?<![\w.])" + re.escape(base) + r"(?![\w])", doc) is not None
+
+    missing = []
+    for path in files:
+        if named(path):
+            continue
+        stem, ext = os.path.splitext(path)
+        if ext in (".hpp", ".cuh") and any(
+                stem + source in files and named(stem + source) for source in (".cpp", ".cu")):
+            continue
+        missing.append(path)
+    return missing
+
+
+def self_test():
+    files = ["measure/loop.cpp", "measure/loop.hpp", "measure/alone.hpp", "tools/compare/main.cpp",
+             "tools/export/main.cpp", "frontend/gb_compat.hpp"]
+    doc = "`loop.cpp` runs; `compare/main.cpp` parses; gb_compat.hpp hides versions."
+    got = unnamed(files, doc)
+    want = ["measure/alone.hpp", "tools/export/main.cpp"]
+    if got != want:
+        print(f"self-test: expected {want}, got {got}")
+        return 1
+    # A name inside a longer one is not a mention.
+    if unnamed(["gpu/flush.hpp"], "no_flush.hpp") != ["gpu/flush.hpp"]:
+        print("self-test: no_flush.hpp counted as naming flush.hpp")
+        return 1
+    print("self-test: ok")
+    return 0
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        return self_test()
+    repo = argv[1]
+    with open(os.path.join(repo, "docs", "architecture.md"), encoding="utf-8") as f:
+        doc = f.read()
+    missing = unnamed(source_files(os.path.join(repo, "src")), doc)
+    for path in missing:
+        print(f"docs/architecture.md does not name src/{path}: say what it holds, in its layer's "
+              "section")
+    if not missing:
+        print("docs/architecture.md names every file under src/")
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
