@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""docs/architecture.md names every file under src/.
+"""docs/architecture.md names every file under src/, and no file under src/ is over 600 lines.
 
 A source and its header are one unit: a .hpp (or .cuh) counts as named when it is named itself or
 its .cpp/.cu is. A name shared by files of several folders (main.cpp) must appear with its folder
@@ -48,6 +48,22 @@ def unnamed(files, doc):
     return missing
 
 
+MAX_LINES = 600  # a file past it holds several concerns (issue #38): split it by concern
+
+
+def too_long(line_counts):
+    """The files of {path: lines} over MAX_LINES."""
+    return sorted(path for path, lines in line_counts.items() if lines > MAX_LINES)
+
+
+def line_counts(src, files):
+    counts = {}
+    for path in files:
+        with open(os.path.join(src, path), encoding="utf-8") as f:
+            counts[path] = sum(1 for _ in f)
+    return counts
+
+
 def self_test():
     files = ["measure/loop.cpp", "measure/loop.hpp", "measure/alone.hpp", "tools/compare/main.cpp",
              "tools/export/main.cpp", "frontend/gb_compat.hpp"]
@@ -61,6 +77,9 @@ def self_test():
     if unnamed(["gpu/flush.hpp"], "no_flush.hpp") != ["gpu/flush.hpp"]:
         print("self-test: no_flush.hpp counted as naming flush.hpp")
         return 1
+    if too_long({"a.cpp": 600, "b.cpp": 601}) != ["b.cpp"]:
+        print("self-test: the 600-line limit is not applied as 'at most 600'")
+        return 1
     print("self-test: ok")
     return 0
 
@@ -71,13 +90,21 @@ def main(argv):
     repo = argv[1]
     with open(os.path.join(repo, "docs", "architecture.md"), encoding="utf-8") as f:
         doc = f.read()
-    missing = unnamed(source_files(os.path.join(repo, "src")), doc)
+    src = os.path.join(repo, "src")
+    files = source_files(src)
+    missing = unnamed(files, doc)
     for path in missing:
         print(f"docs/architecture.md does not name src/{path}: say what it holds, in its layer's "
               "section")
     if not missing:
         print("docs/architecture.md names every file under src/")
-    return 1 if missing else 0
+    counts = line_counts(src, files)
+    long_files = too_long(counts)
+    for path in long_files:
+        print(f"src/{path} has {counts[path]} lines, over {MAX_LINES}: split it by concern")
+    if not long_files:
+        print(f"no file under src/ is over {MAX_LINES} lines")
+    return 1 if missing or long_files else 0
 
 
 if __name__ == "__main__":

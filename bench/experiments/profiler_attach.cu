@@ -35,6 +35,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "experiment_kernels.cuh"
@@ -233,6 +234,12 @@ void OneSession(CUpti_RangeProfiler_Object* object, Bench& bench) {
   PARAMS(CUpti_Profiler_Host_Deinitialize_Params, host_done);
   host_done.pHostObject = host.pHostObject;
   cuptiProfilerHostDeinitialize(&host_done);
+  // The profiler object keeps pointers to the images of its last SetConfig until the next one or
+  // the disable (the second session crashed on CUDA 13.0 when they were freed here); gpubench's
+  // profiler keeps its images for as long, too.
+  static std::vector<std::vector<uint8_t>> images_in_use;
+  images_in_use.push_back(std::move(config));
+  images_in_use.push_back(std::move(data));
 }
 
 void CUPTIAPI Ignore(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
