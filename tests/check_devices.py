@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """--gpubench_devices on the mixed CPU/GPU suite: the suite runs once per listed device, one
-device after another, in that order; every row is named .../gpu:N/...; the JSON file is one
+device after another, in that order (or all at once, with the same rows and each device's console
+output whole); every row is named .../gpu:N/...; the JSON file is one
 document with the rows of every device and the facts of every device in its context; a run for
 one device names its rows exactly as the same device's rows of a run for several; a device that
 cannot be used fails only its own GPU rows, with the reason. With a GPU, its rows must run;
@@ -94,6 +95,44 @@ def main():
         check(alone["context"].get("gpubench_settings_fingerprint") ==
               context.get("gpubench_settings_fingerprint"),
               "the fingerprint depends on the devices")
+
+    # All at once: the same rows and names, device by device; each device's console output whole
+    # (no gpu:7 line before the last gpu:0 line); the order recorded and fingerprinted.
+    at_once, parallel = run(binary, ["--gpubench_devices=0,7", "--gpubench_device_order=all_at_once"],
+                            os.path.join(work, "at_once.json"))
+    check(at_once.returncode == 0 and parallel is not None, "all_at_once: exit %d %s" % (
+        at_once.returncode, at_once.stderr[-1000:]))
+    if parallel is not None:
+        check([row["name"] for row in parallel["benchmarks"]] == names,
+              "all_at_once names or orders its rows differently: %s vs %s" % (
+                  [row["name"] for row in parallel["benchmarks"]], names))
+        check(parallel["context"].get("gpubench_device_order") == "all_at_once",
+              "all_at_once: gpubench_device_order=%r" % parallel["context"].get(
+                  "gpubench_device_order"))
+        check(parallel["context"].get("gpubench_settings_fingerprint") !=
+              context.get("gpubench_settings_fingerprint"),
+              "all_at_once has the fingerprint of one_at_a_time")
+        check(context.get("gpubench_device_order") == "one_at_a_time",
+              "the default run records gpubench_device_order=%r" % context.get(
+                  "gpubench_device_order"))
+    lines = at_once.stdout.splitlines()
+    zero = [i for i, line in enumerate(lines) if "/gpu:0" in line]
+    seven = [i for i, line in enumerate(lines) if "/gpu:7" in line]
+    check(zero and seven and max(zero) < min(seven),
+          "all_at_once console: device 0's and device 7's lines interleave: %s" % lines[:60])
+    check("2 devices at once" in at_once.stdout, "all_at_once does not say so: %s" %
+          at_once.stdout[:500])
+    # One device has nothing beside it: all_at_once changes nothing there.
+    lone, lone_doc = run(binary, ["--gpubench_devices=7", "--gpubench_device_order=all_at_once"],
+                         os.path.join(work, "lone.json"))
+    if check(lone.returncode == 0 and lone_doc is not None, "one device at once: exit %d" %
+             lone.returncode) and alone is not None:
+        check(lone_doc["context"].get("gpubench_device_order") == "one_at_a_time" and
+              lone_doc["context"].get("gpubench_settings_fingerprint") ==
+              alone["context"].get("gpubench_settings_fingerprint") and
+              [row["name"] for row in lone_doc["benchmarks"]] ==
+              [row["name"] for row in alone["benchmarks"]],
+              "a run of one device with all_at_once differs from one without")
 
     # Every device of the machine, hardware metrics off: each device's GPU row runs on memory the
     # benchmark allocated before its loop, so that memory must be on that device (gpubench makes

@@ -5,11 +5,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
+#include <sstream>
 
 #include <string>
 #include <vector>
@@ -136,6 +139,148 @@ TEST(Devices, OneDeviceSettingAtATime) {
   ParseResult list = ParseArgs({"--gpubench_devices=0,1"}, {{"GPUBENCH_DEVICE", "1"}});
   ASSERT_TRUE(list.ok) << list.error;
   EXPECT_EQ(list.command_line.devices, (std::vector<int>{0, 1}));
+}
+
+// The devices' children, faked: each "runs" when started, writing its console output (to the
+// file it was given, else the console stream's stand-in) and its JSON file unless it fails.
+class FakeChildren : public ChildProcesses {
+ public:
+  int Start(const std::vector<std::string>& args, const ChildSetup& setup) override {
+    const int device = DeviceOf(args);
+    events.push_back("start " + std::to_string(device));
+    // At once: told so in its environment, its error stream kept apart too.
+    at_once_env.push_back(!setup.set_env.empty() &&
+                          setup.set_env[0].first == kDevicesAtOnceVariable &&
+                          !setup.stderr_file.empty());
+    const std::string console = "BM_Copy/gpu:" + std::to_string(device) + " row\n";
+    if (!setup.stdout_file.empty()) {
+      std::ofstream(setup.stdout_file) << console;
+    } else {
+      straight_to_console += console;
+    }
+    const std::string out = OutOf(args);
+    if (!out.empty() && failing.count(device) == 0) {
+      std::ofstream(out) << GbJson(device, "b4318ba04f6a40f1", "BM_Copy");
+    }
+    return device;
+  }
+  int Wait(int handle) override {
+    events.push_back("wait " + std::to_string(handle));
+    return failing.count(handle) ? 134 : 0;
+  }
+
+  std::vector<std::string> events;
+  std::vector<bool> at_once_env;
+  std::string straight_to_console;
+  std::set<int> failing;
+
+ private:
+  static int DeviceOf(const std::vector<std::string>& args) {
+    for (const std::string& arg : args) {
+      if (arg.rfind("--gpubench_devices=", 0) == 0) return std::stoi(arg.substr(19));
+    }
+    return -1;
+  }
+  static std::string OutOf(const std::vector<std::string>& args) {
+    for (const std::string& arg : args) {
+      if (arg.rfind("--benchmark_out=", 0) == 0) return arg.substr(16);
+    }
+    return "";
+  }
+};
+
+std::string TempOut(const std::string& name) {
+  return testing::TempDir() + "/gpubench_devices_" + std::to_string(::getpid()) + "_" + name;
+}
+
+TEST(DeviceOrder, OneAtATimeWaitsForEachDeviceBeforeTheNext) {
+  FakeChildren children;
+  std::ostringstream console;
+  const std::string out = TempOut("serial.json");
+  const int code =
+      RunOnEachDevice({"./bench", "--gpubench_devices=0,1,2"}, {0, 1, 2}, GbOutput{"", out, ""},
+                      DeviceOrder::kOneAtATime, children, console);
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(children.events, (std::vector<std::string>{"start 0", "wait 0", "start 1", "wait 1",
+                                                       "start 2", "wait 2"}));
+  EXPECT_EQ(children.at_once_env, (std::vector<bool>{false, false, false}));
+  // The children print straight to the console, as before the setting existed.
+  EXPECT_EQ(console.str(), "");
+  EXPECT_EQ(children.straight_to_console,
+            "BM_Copy/gpu:0 row\nBM_Copy/gpu:1 row\nBM_Copy/gpu:2 row\n");
+  std::ifstream in(out);
+  const nlohmann::json merged = Parse(std::string(std::istreambuf_iterator<char>(in), {}));
+  EXPECT_EQ(merged["context"]["gpubench_devices"], "0,1,2");
+  std::remove(out.c_str());
+}
+
+TEST(DeviceOrder, AllAtOnceStartsEveryDeviceFirstAndPrintsEachOneWhole) {
+  FakeChildren children;
+  std::ostringstream console;
+  const std::string out = TempOut("parallel.json");
+  const int code =
+      RunOnEachDevice({"./bench", "--gpubench_devices=all"}, {0, 1, 2}, GbOutput{"", out, ""},
+                      DeviceOrder::kAllAtOnce, children, console);
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(children.events, (std::vector<std::string>{"start 0", "start 1", "start 2", "wait 0",
+                                                       "wait 1", "wait 2"}));
+  EXPECT_EQ(children.at_once_env, (std::vector<bool>{true, true, true}));
+  // Each child's output went to a file of its own, printed in device order once it was done.
+  EXPECT_EQ(children.straight_to_console, "");
+  const std::string text = console.str();
+  EXPECT_NE(text.find("3 devices at once"), std::string::npos) << text;
+  EXPECT_NE(text.find("BM_Copy/gpu:0 row\nBM_Copy/gpu:1 row\nBM_Copy/gpu:2 row\n"),
+            std::string::npos)
+      << text;
+  std::ifstream in(out);
+  const nlohmann::json merged = Parse(std::string(std::istreambuf_iterator<char>(in), {}));
+  ASSERT_EQ(merged["benchmarks"].size(), 3u);
+  for (int device = 0; device < 3; ++device) {
+    EXPECT_EQ(merged["benchmarks"][device]["name"],
+              "BM_Copy/gpu:" + std::to_string(device) + "/manual_time");
+  }
+  std::remove(out.c_str());
+}
+
+TEST(DeviceOrder, AFailedDeviceAtOnceKeepsTheOthersRowsAndItsExitCode) {
+  FakeChildren children;
+  children.failing = {1};
+  std::ostringstream console;
+  const std::string out = TempOut("failed.json");
+  const int code =
+      RunOnEachDevice({"./bench", "--gpubench_devices=0,1,2"}, {0, 1, 2}, GbOutput{"", out, ""},
+                      DeviceOrder::kAllAtOnce, children, console);
+  EXPECT_EQ(code, 134);
+  std::ifstream in(out);
+  const nlohmann::json merged = Parse(std::string(std::istreambuf_iterator<char>(in), {}));
+  EXPECT_EQ(merged["context"]["gpubench_devices"], "0,2");
+  ASSERT_EQ(merged["benchmarks"].size(), 2u);
+  EXPECT_EQ(merged["benchmarks"][1]["name"], "BM_Copy/gpu:2/manual_time");
+  std::remove(out.c_str());
+}
+
+TEST(DeviceOrder, SettingIsFingerprintedOnlyWhenDevicesRanAtOnce) {
+  ParseResult parsed = ParseArgs({"--gpubench_device_order=all_at_once"});
+  ASSERT_TRUE(parsed.ok) << parsed.error;
+  EXPECT_EQ(parsed.command_line.settings.device_order, DeviceOrder::kAllAtOnce);
+  Settings serial;
+  Settings at_once;
+  at_once.device_order = DeviceOrder::kAllAtOnce;
+  // The default adds no entry (fingerprints of runs made before the setting stay valid, as
+  // test_context's pinned fingerprint checks); all_at_once adds one.
+  const KeyValues serial_entries = FingerprintedSettings(serial);
+  const KeyValues at_once_entries = FingerprintedSettings(at_once);
+  const auto has_order = [](const KeyValues& entries) {
+    return std::any_of(entries.begin(), entries.end(),
+                       [](const auto& entry) { return entry.first == "gpubench_device_order"; });
+  };
+  EXPECT_FALSE(has_order(serial_entries));
+  EXPECT_TRUE(has_order(at_once_entries));
+  EXPECT_EQ(at_once_entries.size(), serial_entries.size() + 1);
+  EXPECT_NE(SettingsFingerprint(serial), SettingsFingerprint(at_once));
+  const ParseResult bad = ParseArgs({"--gpubench_device_order=parallel"});
+  ASSERT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("one_at_a_time|all_at_once"), std::string::npos) << bad.error;
 }
 
 // Records what it is given.

@@ -91,6 +91,28 @@ TEST(GpuLock, ASecondJobWaitsUntilTheFirstIsDone) {
   std::remove(path.c_str());
 }
 
+// --gpubench_device_order=all_at_once: each device's job takes its own device's lock at once.
+TEST(GpuLock, JobsOnTwoDevicesHoldTheirLocksAtTheSameTime) {
+  const std::string folder = testing::TempDir();
+  const std::string gpu0 = GpuLockPath(folder, "00000000:19:00.0");
+  const std::string gpu1 = GpuLockPath(folder, "00000000:3B:00.0");
+  ASSERT_NE(gpu0, gpu1);
+  GpuLock first, second;
+  std::ostringstream ignored, messages;
+  ASSERT_EQ(first.Acquire(gpu0, 1.0, ignored), "");
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(second.Acquire(gpu1, 30.0, messages), "");
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(first.held() && second.held());
+  EXPECT_LT(waited, 5.0);  // it did not wait for the other device's job (30 s allowed)
+  EXPECT_EQ(messages.str(), "");
+  first.Release();
+  second.Release();
+  std::remove(gpu0.c_str());
+  std::remove(gpu1.c_str());
+}
+
 TEST(GpuLock, AJobThatWaitsTooLongGoesOnWithoutTheLockAndSaysWhy) {
   const std::string path = TempLockPath();
   GpuLock first, second;

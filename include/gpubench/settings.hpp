@@ -53,6 +53,14 @@ enum class Thermal {
 /// The longest --gpubench_thermal=wait waits before one benchmark.
 inline constexpr double kThermalWaitSeconds = 120;
 
+/// How --gpubench_devices runs the devices' children. One at a time is the default: what running
+/// side by side does to each device's numbers (shared power, heat and host) has not been measured
+/// on a machine of several GPUs yet (docs/accuracy.md "Several devices").
+enum class DeviceOrder {
+  kOneAtATime,  ///< One device's child after another (the suite takes devices x as long).
+  kAllAtOnce,   ///< Every device's child at the same time; the settings fingerprint says so.
+};
+
 /// How a repetition of a gpubench benchmark decides that it has taken enough timed samples.
 enum class Stopping {
   kPrecision,  ///< gpubench's rule: sample until the mean GPU time is precise enough (precision,
@@ -76,6 +84,9 @@ struct Settings {
   ProfileProcess profile_process = ProfileProcess::kChild;
   /// CUDA device ordinal.
   int device = 0;
+  /// --gpubench_devices: the children one after another (default) or all at once. A run of one
+  /// device reads one_at_a_time, since nothing ran beside it.
+  DeviceOrder device_order = DeviceOrder::kOneAtATime;
   /// Other work on the GPU: warn (default), wait for it to end, or skip the benchmark.
   Exclusive exclusive = Exclusive::kWarn;
   /// The GPU's heat before each benchmark: record it (default), or wait for it to cool first.
@@ -113,5 +124,6 @@ const char* ToString(ProfileProcess process);
 const char* ToString(Exclusive exclusive);
 const char* ToString(Thermal thermal);
 const char* ToString(Stopping stopping);
+const char* ToString(DeviceOrder order);
 
 }  // namespace gpubench

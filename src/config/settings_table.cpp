@@ -46,6 +46,10 @@ const char* ToString(Thermal thermal) { return thermal == Thermal::kWait ? "wait
 
 const char* ToString(Stopping stopping) { return stopping == Stopping::kGb ? "gb" : "precision"; }
 
+const char* ToString(DeviceOrder order) {
+  return order == DeviceOrder::kAllAtOnce ? "all_at_once" : "one_at_a_time";
+}
+
 namespace detail {
 namespace {
 
@@ -303,10 +307,26 @@ const std::vector<SettingRow> kSettingRows = {
      },
      [](const CommandLine& line) { return std::to_string(line.settings.device); }, nullptr},
     {"devices", "all|N[,N...]", "",
-     "run the suite once per listed GPU, one device after another (each in a process of its "
-     "own); every row's name gets /gpu:N before its time type, e.g. BM_Copy/1024/gpu:1/"
+     "run the suite once per listed GPU, each in a process of its own (one after another, or "
+     "at once: device_order); every row's name gets /gpu:N before its time type, e.g. "
+     "BM_Copy/1024/gpu:1/"
      "manual_time; needs GPUBENCH_MAIN() or gpubench::Main",
      false, false, ParseDevices, PrintDevices, nullptr},
+    {"device_order", "one_at_a_time|all_at_once", "one_at_a_time",
+     "--gpubench_devices: run the devices' children one after another, or all at the same time "
+     "(the suite takes about as long as one device's; what neighbours do to the numbers is not "
+     "measured yet, so all_at_once enters the settings fingerprint)",
+     true, false,
+     [](std::string_view text, CommandLine* line) {
+       return ParseChoice(text, {DeviceOrder::kOneAtATime, DeviceOrder::kAllAtOnce},
+                          &line->settings.device_order);
+     },
+     [](const CommandLine& line) { return std::string(ToString(line.settings.device_order)); },
+     // Only all_at_once: the fingerprints of every run made before this setting stay as they were.
+     [](const Settings& settings) -> KeyValues {
+       if (settings.device_order != DeviceOrder::kAllAtOnce) return {};
+       return {{"gpubench_device_order", ToString(settings.device_order)}};
+     }},
     {"exclusive", "warn|wait|fail", "warn",
      "another process on the GPU: mark the runs gpu_shared and warn (warn), wait until it is "
      "free (wait: gpubench jobs take turns through a lock file per GPU, other processes are "

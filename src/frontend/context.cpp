@@ -180,7 +180,11 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
   CommandLine line;
   line.settings = settings;
   for (const SettingRow& row : SettingRows()) {
-    if (row.in_context) context.push_back({"gpubench_" + std::string(row.name), row.print(line)});
+    const std::string key = "gpubench_" + std::string(row.name);
+    // A setting fingerprinted only at some values (device_order) is written once either way.
+    const bool written = std::any_of(fingerprinted.begin(), fingerprinted.end(),
+                                     [&](const auto& entry) { return entry.first == key; });
+    if (row.in_context && !written) context.push_back({key, row.print(line)});
   }
   if (!settings.stopping_note.empty()) {
     context.push_back({"gpubench_stopping_note", settings.stopping_note});

@@ -111,8 +111,56 @@ Result<std::string> MergeDeviceResults(const std::vector<std::pair<int, std::str
   return merged;
 }
 
+namespace {
+
+class RealChildProcesses : public ChildProcesses {
+ public:
+  int Start(const std::vector<std::string>& args, const ChildSetup& setup) override {
+    return StartSelf(args, setup);
+  }
+  int Wait(int handle) override { return WaitForChild(handle); }
+};
+
+// One device's child: what it writes and where.
+struct DeviceChild {
+  int device = 0;
+  std::string part;     // its JSON file ("" without --benchmark_out)
+  std::string console;  // all_at_once: its console output, printed when it is done
+  std::string errors;   // all_at_once: its error stream (GB's context block, warnings), likewise
+  int handle = -1;
+};
+
+// A file of this user's for one of a child's streams (all_at_once).
+std::string StreamFile(int device, const char* stream) {
+  const char* folder = std::getenv("TMPDIR");
+  std::string path = std::string(folder != nullptr && *folder != '\0' ? folder : "/tmp") +
+                     "/gpubench-gpu" + std::to_string(device) + "-" + stream + "-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd < 0) return "";
+  close(fd);
+  return path;
+}
+
+void PrintAndRemove(const std::string& path, std::ostream& stream) {
+  if (path.empty()) return;
+  std::string text;
+  ReadWholeFile(path, &text);
+  std::remove(path.c_str());
+  stream << text;
+  stream.flush();
+}
+
+}  // namespace
+
 int RunOnEachDevice(const std::vector<std::string>& args, const std::vector<int>& devices,
-                    const GbOutput& output) {
+                    const GbOutput& output, DeviceOrder order) {
+  RealChildProcesses children;
+  return RunOnEachDevice(args, devices, output, order, children, std::cout);
+}
+
+int RunOnEachDevice(const std::vector<std::string>& args, const std::vector<int>& devices,
+                    const GbOutput& output, DeviceOrder order, ChildProcesses& children,
+                    std::ostream& console) {
   if (!output.format.empty() && output.format != "console") {
     std::cerr
         << "gpubench: --benchmark_format=" << output.format
@@ -126,28 +174,59 @@ int RunOnEachDevice(const std::vector<std::string>& args, const std::vector<int>
                  "--benchmark_out_format=json\n";
     return 2;
   }
-  int exit_code = 0;
-  std::vector<std::pair<int, std::string>> files;
+  const bool at_once = order == DeviceOrder::kAllAtOnce;
+  std::vector<DeviceChild> runs;
   for (int device : devices) {
-    const std::string part =
-        output.out.empty() ? "" : output.out + ".gpu" + std::to_string(device) + ".part";
+    DeviceChild run;
+    run.device = device;
+    if (!output.out.empty()) run.part = output.out + ".gpu" + std::to_string(device) + ".part";
+    if (at_once) {  // "" when no file can be made: that stream goes straight through
+      run.console = StreamFile(device, "stdout");
+      run.errors = StreamFile(device, "stderr");
+    }
+    runs.push_back(run);
+  }
+  const auto start = [&](DeviceChild& run) {
     ChildSetup setup;
     setup.role = "for one device";
-    const int code = RunSelfAndWait(ChildArgs(args, device, part), setup);
+    setup.stdout_file = run.console;
+    setup.stderr_file = run.errors;
+    if (at_once) {
+      setup.set_env = {{kDevicesAtOnceVariable, "1"}};
+    } else {
+      setup.unset_env = {kDevicesAtOnceVariable};
+    }
+    run.handle = children.Start(ChildArgs(args, run.device, run.part), setup);
+  };
+  if (at_once) {
+    console << "gpubench: " << runs.size()
+            << " devices at once (--gpubench_device_order=" << ToString(order)
+            << "); each device's console output follows when it is done\n";
+    console.flush();
+    for (DeviceChild& run : runs) start(run);
+  }
+  int exit_code = 0;
+  std::vector<std::pair<int, std::string>> files;
+  for (DeviceChild& run : runs) {
+    if (!at_once) start(run);
+    const int code = run.handle < 0 ? -1 : children.Wait(run.handle);
+    // Its error stream first: GB writes the context block there, before the rows.
+    PrintAndRemove(run.errors, std::cerr);
+    PrintAndRemove(run.console, console);
     if (code != 0) {
-      std::cerr << "gpubench: the run on device " << device << " exited with code " << code
+      std::cerr << "gpubench: the run on device " << run.device << " exited with code " << code
                 << "; the other devices' results are kept\n";
       if (exit_code == 0) exit_code = code;
     }
-    if (part.empty()) continue;
+    if (run.part.empty()) continue;
     std::string text;
-    ReadWholeFile(part, &text);  // unreadable: empty, reported below as not GB's JSON
-    std::remove(part.c_str());
+    ReadWholeFile(run.part, &text);  // unreadable: empty, reported below as not GB's JSON
+    std::remove(run.part.c_str());
     if (text.empty()) {
-      std::cerr << "gpubench: device " << device << " wrote no results\n";
+      std::cerr << "gpubench: device " << run.device << " wrote no results\n";
       continue;
     }
-    files.emplace_back(device, text);
+    files.emplace_back(run.device, text);
   }
   if (output.out.empty()) return exit_code;
   Result<std::string> merged = MergeDeviceResults(files);

@@ -1,22 +1,29 @@
-// --gpubench_devices: the suite once per listed GPU, one device after another. Each device runs
-// in a child process of its own (the same binary with --gpubench_devices=<one ordinal>), so
-// every device has its own CUDA context, flush buffer, event pool, clock probe and CUPTI state,
-// and a device that fails takes only its own rows with it. A run for one device names every row
+// --gpubench_devices: the suite once per listed GPU, one device after another or all at once
+// (--gpubench_device_order). Each device runs in a child process of its own (the same binary with
+// --gpubench_devices=<one ordinal>), so every device has its own CUDA context, flush buffer, event
+// pool, clock probe and CUPTI state, and a device that fails takes only its own rows with it. A run
+// for one device names every row
 // .../gpu:N/... (ForwardingReporter); the parent merges the children's JSON files into one.
 #pragma once
 
 #include <benchmark/benchmark.h>
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "common/status.hpp"
 #include "config/settings_table.hpp"
+#include "frontend/run_self.hpp"
 #include "gpu/range_names.hpp"
 
 namespace gpubench::detail {
+
+/// Set in the environment of each child of an all_at_once run: its rows ran beside the other
+/// devices', so it records device_order=all_at_once (a run of one device otherwise cannot).
+inline constexpr const char* kDevicesAtOnceVariable = "_GPUBENCH_DEVICES_AT_ONCE";
 
 /// The ordinals the command line lists; "all" is every device CUDA counts (device 0 when it
 /// counts none, so that the run says why each benchmark cannot run).
@@ -40,10 +47,28 @@ struct GbOutput {
   std::string out_format;  ///< --benchmark_out_format ("" = json)
 };
 
+/// Starts and waits for the devices' children: processes of this binary (run_self), or a fake in
+/// the tests.
+class ChildProcesses {
+ public:
+  virtual ~ChildProcesses() = default;
+  /// A handle for Wait, or -1 when the child could not be started.
+  virtual int Start(const std::vector<std::string>& args, const ChildSetup& setup) = 0;
+  /// The child's exit code, 128 + the signal that ended it, or -1.
+  virtual int Wait(int handle) = 0;
+};
+
 /// Runs this binary once per device (args: the whole original argv) and merges the JSON into
-/// output.out. Returns the exit code: 0 when every device's run exited 0.
+/// output.out. Returns the exit code: 0 when every device's run exited 0, else the first failed
+/// device's. all_at_once starts every child first; their console output is kept in a file per
+/// device and printed in device order, so that the rows of two devices never interleave.
 int RunOnEachDevice(const std::vector<std::string>& args, const std::vector<int>& devices,
-                    const GbOutput& output);
+                    const GbOutput& output, DeviceOrder order, ChildProcesses& children,
+                    std::ostream& console);
+
+/// The same with real processes and std::cout.
+int RunOnEachDevice(const std::vector<std::string>& args, const std::vector<int>& devices,
+                    const GbOutput& output, DeviceOrder order);
 
 /// Hands GB's rows on to another reporter: with a device, adds its tag to every row's name; and
 /// flushes the output after every benchmark's rows, so that the file of a run killed part way

@@ -183,6 +183,11 @@ void RunBenchmarks(const std::string& format, const std::string& out, const std:
 std::optional<InitResult> ChooseDevices(const detail::CommandLine& command_line,
                                         const std::vector<std::string>& args, int argc, char** argv,
                                         Settings* settings, std::optional<int>* tagged_device) {
+  // What ran beside this process's rows: the other devices' children, in an all_at_once run only
+  // (its children are told so); a run of one device reads one_at_a_time whatever was asked.
+  settings->device_order = std::getenv(detail::kDevicesAtOnceVariable) != nullptr
+                               ? DeviceOrder::kAllAtOnce
+                               : DeviceOrder::kOneAtATime;
   if (!command_line.all_devices && command_line.devices.empty()) return std::nullopt;
   if (!main_reports) {
     std::cerr << "gpubench: --gpubench_devices needs GPUBENCH_MAIN() or gpubench::Main: it runs "
@@ -195,7 +200,8 @@ std::optional<InitResult> ChooseDevices(const detail::CommandLine& command_line,
     const detail::GbOutput output{GoogleBenchmarkFlag(argc, argv, "format"),
                                   GoogleBenchmarkFlag(argc, argv, "out"),
                                   GoogleBenchmarkFlag(argc, argv, "out_format")};
-    return InitResult{false, detail::RunOnEachDevice(args, devices, output)};
+    return InitResult{
+        false, detail::RunOnEachDevice(args, devices, output, command_line.settings.device_order)};
   }
   settings->device = devices.front();
   *tagged_device = devices.front();

@@ -14,7 +14,7 @@
 
 namespace gpubench::detail {
 
-int RunSelfAndWait(const std::vector<std::string>& args, const ChildSetup& setup) {
+int StartSelf(const std::vector<std::string>& args, const ChildSetup& setup) {
   std::vector<char*> argv;
   for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
@@ -23,9 +23,15 @@ int RunSelfAndWait(const std::vector<std::string>& args, const ChildSetup& setup
   const pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
-    if (setup.discard_stdout) {
-      const int null = open("/dev/null", O_WRONLY);
-      if (null >= 0) dup2(null, STDOUT_FILENO);
+    if (setup.discard_stdout || !setup.stdout_file.empty()) {
+      const int out = setup.discard_stdout
+                          ? open("/dev/null", O_WRONLY)
+                          : open(setup.stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (out >= 0) dup2(out, STDOUT_FILENO);
+    }
+    if (!setup.stderr_file.empty()) {
+      const int err = open(setup.stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (err >= 0) dup2(err, STDERR_FILENO);
     }
     if (setup.dies_with_parent) prctl(PR_SET_PDEATHSIG, SIGTERM);
     for (const auto& [name, value] : setup.set_env) setenv(name.c_str(), value.c_str(), 1);
@@ -35,12 +41,22 @@ int RunSelfAndWait(const std::vector<std::string>& args, const ChildSetup& setup
                  setup.role.c_str(), std::strerror(errno));
     _exit(127);
   }
+  return static_cast<int>(pid);
+}
+
+int WaitForChild(int pid) {
+  if (pid < 0) return -1;
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
   }
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return -1;
+}
+
+int RunSelfAndWait(const std::vector<std::string>& args, const ChildSetup& setup) {
+  return WaitForChild(StartSelf(args, setup));
 }
 
 }  // namespace gpubench::detail

@@ -12,6 +12,8 @@ namespace gpubench::detail {
 struct ChildSetup {
   std::string role;               ///< for the message when it cannot start: "for one device"
   bool discard_stdout = false;    ///< its console output goes to /dev/null
+  std::string stdout_file;        ///< else, when set: its console output goes to this file
+  std::string stderr_file;        ///< when set: its error stream goes to this file
   bool dies_with_parent = false;  ///< SIGTERM when the parent dies (a CI timeout)
   std::vector<std::pair<std::string, std::string>> set_env;
   std::vector<std::string> unset_env;
@@ -20,5 +22,11 @@ struct ChildSetup {
 /// Runs /proc/self/exe with `args` and waits: its exit code, 128 + the signal that ended it, or
 /// -1 when it could not be started.
 int RunSelfAndWait(const std::vector<std::string>& args, const ChildSetup& setup);
+
+/// Starts /proc/self/exe with `args` without waiting: the child's pid, or -1 (fork failed).
+int StartSelf(const std::vector<std::string>& args, const ChildSetup& setup);
+
+/// Waits for a child of StartSelf: as RunSelfAndWait's result (-1 for pid -1).
+int WaitForChild(int pid);
 
 }  // namespace gpubench::detail
