@@ -174,7 +174,10 @@ Status NameOfUnregisteredInstance(const benchmark::State& state, std::string* na
             " is registered through GB (BENCHMARK_* or benchmark::RegisterBenchmark), not "
             "gpubench: GB reports its GPU time only if it was registered with "
             "->UseManualTime(), which gpubench cannot check (the GPUBENCH_* forms set it)\n";
-    *name = InstanceName(CurrentInstance{&*family, *args}, state);
+    CurrentInstance instance;
+    instance.family = &*family;
+    instance.args_count = *args;
+    *name = InstanceName(instance, state);
     return Status::Ok();
   }
   std::string why;
