@@ -130,17 +130,6 @@ struct DeviceChild {
   int handle = -1;
 };
 
-// A file of this user's for one of a child's streams (all_at_once).
-std::string StreamFile(int device, const char* stream) {
-  const char* folder = std::getenv("TMPDIR");
-  std::string path = std::string(folder != nullptr && *folder != '\0' ? folder : "/tmp") +
-                     "/gpubench-gpu" + std::to_string(device) + "-" + stream + "-XXXXXX";
-  const int fd = mkstemp(path.data());
-  if (fd < 0) return "";
-  close(fd);
-  return path;
-}
-
 void PrintAndRemove(const std::string& path, std::ostream& stream) {
   if (path.empty()) return;
   std::string text;
@@ -181,8 +170,8 @@ int RunOnEachDevice(const std::vector<std::string>& args, const std::vector<int>
     run.device = device;
     if (!output.out.empty()) run.part = output.out + ".gpu" + std::to_string(device) + ".part";
     if (at_once) {  // "" when no file can be made: that stream goes straight through
-      run.console = StreamFile(device, "stdout");
-      run.errors = StreamFile(device, "stderr");
+      run.console = TemporaryFile("gpubench-gpu" + std::to_string(device) + "-stdout");
+      run.errors = TemporaryFile("gpubench-gpu" + std::to_string(device) + "-stderr");
     }
     runs.push_back(run);
   }

@@ -54,16 +54,6 @@ class RemovedOnSignal {
   RemovedOnSignal& operator=(const RemovedOnSignal&) = delete;
 };
 
-std::string TemporaryFile() {
-  const char* dir = std::getenv("TMPDIR");
-  std::string path =
-      std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/gpubench-profiling-XXXXXX";
-  const int fd = mkstemp(path.data());
-  if (fd < 0) return "";
-  close(fd);
-  return path;
-}
-
 }  // namespace
 
 std::string ProfilingChildFile() {
@@ -93,7 +83,7 @@ std::vector<std::string> OwnCommandLine(const std::vector<std::string>& fallback
 
 ProfilingChildResult RunProfilingChild(const std::vector<std::string>& args, std::ostream& log) {
   ProfilingChildResult result;
-  const std::string file = TemporaryFile();
+  const std::string file = TemporaryFile("gpubench-profiling");
   if (file.empty()) {
     result.why_not = std::string("cannot create the profiling child's file: ") +
                      std::strerror(errno) + " (set TMPDIR to a writable folder)";

@@ -44,6 +44,16 @@ int StartSelf(const std::vector<std::string>& args, const ChildSetup& setup) {
   return static_cast<int>(pid);
 }
 
+std::string TemporaryFile(const std::string& stem) {
+  const char* dir = std::getenv("TMPDIR");
+  std::string path =
+      std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/" + stem + "-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd < 0) return "";
+  close(fd);
+  return path;
+}
+
 int WaitForChild(int pid) {
   if (pid < 0) return -1;
   int status = 0;

@@ -26,6 +26,10 @@ int RunSelfAndWait(const std::vector<std::string>& args, const ChildSetup& setup
 /// Starts /proc/self/exe with `args` without waiting: the child's pid, or -1 (fork failed).
 int StartSelf(const std::vector<std::string>& args, const ChildSetup& setup);
 
+/// A new empty file for a child to write, $TMPDIR/<stem>-XXXXXX (else under /tmp): its path, or
+/// "" when none can be made.
+std::string TemporaryFile(const std::string& stem);
+
 /// Waits for a child of StartSelf: as RunSelfAndWait's result (-1 for pid -1).
 int WaitForChild(int pid);
 
