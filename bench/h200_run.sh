@@ -4,7 +4,7 @@
 # Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
 #                          suite|suitecost|crosscheck|groups|short_methods|short_ncu|short_nvbench|
 #                          short_gpubench|attach|metricspass|onoff|onoff_clocks|killed|field|oldbuild|fieldold|streams|watchab|
-#                          oldpair|tarjson|pack|cost|placement|gatev4|issue37|mdspan|all]...
+#                          oldpair|tarjson|pack|cost|placement|gatev4|issue37|mdspan|precision|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
 mkdir -p "$OUT" /tmp/deps
@@ -617,6 +617,22 @@ step_packall() {  # every file in one archive, the .txt summaries beside it (few
 step_tarjson() { (cd "$OUT" && tar czf runs.tgz *.json *.log && rm -f *.json *.log); }
 # The gate suite with a shorter min_time (its two launch-bound benchmarks take 0.5 s of GPU time
 # at ~4 us an iteration, about 140 s a run with 10 repetitions otherwise).
+# Issue #47: PRECISION_RUNS processes of gpubench_precision (bench/precision_suite.cu), ten
+# repetitions each, every timed sample kept (--gpubench_samples_out). PRECISION_ARGS adds flags:
+# the design runs set an unreachable target (--gpubench_precision=0.00001) so that every
+# repetition samples for the whole --gpubench_max_seconds; the check runs use default settings.
+step_precision() {
+  local dir="$OUT/${PRECISION_TAG:-precision}" i
+  mkdir -p "$dir"
+  for i in $(seq -w 1 ${PRECISION_RUNS:-8}); do
+    /usr/bin/time -f "precision run $i: %e s" $BUILD/bench/gpubench_precision \
+      --benchmark_repetitions=10 ${PRECISION_ARGS:-} --gpubench_samples_out="$dir/samples_$i.jsonl" \
+      --benchmark_out="$dir/run_$i.json" --benchmark_out_format=json >"$dir/run_$i.log" 2>&1
+    tail -1 "$dir/run_$i.log"
+  done
+  python3 bench/precision_check.py "$dir"/run_*.json 2>&1 | tee "$dir/check.txt"
+  (cd "$OUT" && tar cJf "${PRECISION_TAG:-precision}.tar.xz" "${PRECISION_TAG:-precision}")
+}
 step_gatequick() { GATE_ARGS=--benchmark_min_time=0.1 step_gate3 && GATE_ARGS=--benchmark_min_time=0.1 step_inject; }
 step_pack() {  # what comes back: a few files, the rest in one archive
   (cd "$OUT" && tar czf /tmp/logs.tgz --exclude='*.tgz' --exclude=examples_h200.json . &&

@@ -81,7 +81,7 @@ TEST(Context, CarriesEverySettingAndDeviceFact) {
 // The stream hold comes with cache=flush only, and the context says how each run was timed.
 TEST(Context, StatesTheLaunchHoldOfTheCachePolicy) {
   auto flush = AsMap(BuildContext(Defaults(), H200(), "on"));
-  EXPECT_EQ(flush["gpubench_method_version"], "4");
+  EXPECT_EQ(flush["gpubench_method_version"], "5");
   EXPECT_EQ(flush["gpubench_launch_hold"], "hold_kernel");
   EXPECT_EQ(flush["gpubench_warmup_iterations"], "2");
   EXPECT_NE(flush["gpubench_launch_hold_description"].find("launch_held=0"), std::string::npos);
@@ -152,14 +152,14 @@ TEST(Fingerprint, IsStableAndHexadecimal) {
   EXPECT_EQ(first.find_first_not_of("0123456789abcdef"), std::string::npos);
 }
 
-// Every stored baseline taken with default settings since method version 4 carries this value
-// (method version 3 carried ba500b7f76709202, method version 2 48342d814c636132, the files in
+// Every stored baseline taken with default settings since method version 5 carries this value
+// (method version 4 carried 64d283589ed33714, method version 3 ba500b7f76709202, method version 2 48342d814c636132, the files in
 // tests/compare/data/h200 from method version 1 b4318ba04f6a40f1). A change to
 // the hash, the key format or a default makes every CI baseline "different settings"
 // (gpubench-compare exit 3): do it only together with a gpubench_method_version bump, when the
 // numbers' meaning really changed (docs/user_guide.md, Context block).
 TEST(Fingerprint, DefaultSettingsValueIsPinned) {
-  EXPECT_EQ(SettingsFingerprint(Defaults()), "64d283589ed33714");
+  EXPECT_EQ(SettingsFingerprint(Defaults()), "f95d79d94ab94df0");
 }
 
 // FNV-1a 64 written out here, over the documented "key=value\n" lines in sorted key order.
@@ -169,12 +169,12 @@ TEST(Fingerprint, RecomputedIndependentlyFromTheDocumentedRule) {
       "gpubench_clock_control=none\n",
       "gpubench_flush_method=l2_read_evict\n",
       "gpubench_launch_hold=hold_kernel\n",
-      "gpubench_method_version=4\n",
+      "gpubench_method_version=5\n",
       "gpubench_metrics=dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,"
       "sm__cycles_elapsed.avg.per_second\n",
       "gpubench_profile_process=child\n",
       "gpubench_profiling=on\n",
-      "gpubench_stopping_rule=precision:0.1%,min_samples=10,min_seconds=0.1,max_seconds=0.5\n",
+      "gpubench_stopping_rule=precision:0.2%,min_samples=10,min_seconds=0.1,max_seconds=0.5\n",
       "gpubench_timer=events\n",
   };
   unsigned long long hash = 14695981039346656037ull;

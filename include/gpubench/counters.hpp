@@ -196,6 +196,7 @@ inline constexpr char kClockEventReasons[] = "clock_event_reasons";
 inline constexpr char kThermalWaitTime[] = "thermal_wait_time";
 inline constexpr char kStopReason[] = "stop_reason";
 inline constexpr char kPrecisionPct[] = "precision_pct";
+inline constexpr char kCallSpreadPct[] = "call_spread_pct";
 inline constexpr char kSamples[] = "samples";
 inline constexpr char kWallTime[] = "wall_time";
 inline constexpr char kWallWarmup[] = "wall_warmup";
@@ -284,8 +285,14 @@ inline constexpr CounterInfo kCounters[] = {
      "why the repetition's timed samples ended, a code of kStopReasons: 1 precision, 2 "
      "max_seconds, 3 minimum, 4 min_time, 5 iterations, 6 repetition"},
     {counter::kPrecisionPct, Writer::kCallEnd, "%", Better::kLower, Gating::kReportOnly, 0, 0,
-     "the half-width of the 95% confidence interval of the repetition's mean GPU time, % of it, "
-     "from its samples' own times (cache=flush, timer=events; absent otherwise)"},
+     "the half-width of the 95% confidence interval of the repetition's mean GPU time, % of it: "
+     "its own samples (the wider of independent samples and 10 batch means, for correlated "
+     "samples) plus call_spread_pct, the spread between the instance's calls so far (cache=flush, "
+     "timer=events; absent otherwise)"},
+    {counter::kCallSpreadPct, Writer::kCallEnd, "%", Better::kLower, Gating::kReportOnly, 0, 0,
+     "from the instance's second repetition on: the standard deviation between its repetitions' "
+     "means so far beyond what their own samples explain, % of their mean (another call's data "
+     "placement, clock and heat, which no call sees in its own samples); part of precision_pct"},
     {counter::kSamples, Writer::kRowCost, "count", Better::kNeither, Gating::kReportOnly, 0, 0,
      "timed bodies the row took: its iterations, plus those of GB's trial calls before it (GB's "
      "rule)"},

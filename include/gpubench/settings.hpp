@@ -100,7 +100,7 @@ struct Settings {
   std::string stopping_note;
   /// stopping=precision: the target, in percent of the mean GPU time, of the half-width of its
   /// 95% confidence interval.
-  double precision_percent = 0.1;
+  double precision_percent = 0.2;
   /// stopping=precision: the fewest timed samples and wall seconds of them per repetition.
   int min_samples = 10;
   double min_seconds = 0.1;

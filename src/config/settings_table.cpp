@@ -363,7 +363,8 @@ const std::vector<SettingRow> kSettingRows = {
      }},
     {"stopping", "precision|gb", "precision",
      "when a repetition has taken enough timed samples: precision (the 95% confidence "
-     "half-width of its mean GPU time within --gpubench_precision percent of it, after "
+     "half-width of its mean GPU time, from its own samples taken as correlated, within "
+     "--gpubench_precision percent of it, after "
      "--gpubench_min_samples samples and --gpubench_min_seconds, or --gpubench_max_seconds of "
      "wall time if that comes first) or gb (GB's trial calls until one holds "
      "--benchmark_min_time of GPU time, 0.5 s by default); --benchmark_min_time, ->MinTime() and "
@@ -376,13 +377,14 @@ const std::vector<SettingRow> kSettingRows = {
      [](const Settings& settings) -> KeyValues {
        return {{"gpubench_stopping_rule", StoppingRuleText(settings)}};
      }},
-    {"precision", "PERCENT", "0.1",
+    {"precision", "PERCENT", "0.2",
      "stopping=precision: the target half-width of the 95% confidence interval of a "
-     "repetition's mean GPU time, in percent of it",
+     "repetition's mean GPU time, in percent of it (from the repetition's own samples: the wider "
+     "of independent samples and 10 batch means)",
      true, false,
      [](std::string_view text, CommandLine* line) {
        if (!text.empty() && text.back() == '%') text.remove_suffix(1);
-       return ParseNumber(text, 0, false, 100, "percent of the mean GPU time, e.g. 0.1",
+       return ParseNumber(text, 0, false, 100, "percent of the mean GPU time, e.g. 0.2",
                           &line->settings.precision_percent);
      },
      [](const CommandLine& line) { return PrintNumber(line.settings.precision_percent); },
@@ -417,6 +419,15 @@ const std::vector<SettingRow> kSettingRows = {
        return std::string();
      },
      [](const CommandLine& line) { return line.profile_out; }, nullptr},
+    {"samples_out", "FILE", "",
+     "append every timed sample's GPU time of every repetition (JSON lines; cache=flush, "
+     "timer=events)",
+     false, false,
+     [](std::string_view text, CommandLine* line) {
+       line->samples_out = std::string(text);
+       return std::string();
+     },
+     [](const CommandLine& line) { return line.samples_out; }, nullptr},
 };
 
 const std::vector<SettingRow> kActionRows = {

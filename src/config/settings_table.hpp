@@ -27,6 +27,8 @@ struct CommandLine {
   std::string chip;
   /// --gpubench_profile_out=FILE: per-range metric values of every profiled run, JSON lines.
   std::string profile_out;
+  /// --gpubench_samples_out=FILE: every timed sample of every repetition, JSON lines.
+  std::string samples_out;
   /// --gpubench_lock_dir=DIR: where --gpubench_exclusive=wait keeps its lock files ("" for the
   /// per-user default, gpu_lock.hpp DefaultGpuLockDirectory).
   std::string lock_dir;
@@ -66,7 +68,10 @@ const std::vector<SettingRow>& ActionRows();
 ///    process never sets up CUPTI's profiler (held short kernels were 5-10% slower with it).
 /// 4: a repetition samples until its mean GPU time is precise enough or its wall budget is spent
 ///    (stopping=precision), instead of GB's min_time of GPU time.
-inline constexpr int kMethodVersion = 4;
+/// 5: the rule and precision_pct take correlated samples into account (the wider of independent
+///    samples and 10 batch means), precision_pct adds the spread between the instance's calls,
+///    and the default target is 0.2% (docs/accuracy.md "The precision of a repetition").
+inline constexpr int kMethodVersion = 5;
 
 /// The settings that change what a number means, as context keys and values: the method version,
 /// then each row's fingerprint entries. The fingerprint is a hash of exactly these.

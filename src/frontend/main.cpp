@@ -367,6 +367,13 @@ InitResult Initialize(int* argc, char** argv) {
     std::cerr << "gpubench: " << status.message() << "\n";
     return {false, 2};
   }
+  // The profiling child takes no timed samples: only the timing process writes them.
+  if (detail::Status status = process.sample_log.Open(
+          detail::ProfilingChildFile().empty() ? command_line.samples_out : std::string());
+      !status.ok()) {
+    std::cerr << "gpubench: " << status.message() << "\n";
+    return {false, 2};
+  }
   process.harness.Configure(settings, facts);
   // Read before benchmark::Initialize removes GB's flags from argv.
   process.policy.SetTrialRunDetector(detail::TrialRunDetector(

@@ -74,7 +74,7 @@ struct CallResult {
   BusyMeasure busy;        ///< untimed iterations with activity records (iterations 0: none)
   std::string busy_error;  ///< why the busy measurement failed, if it did
   /// The timed samples' GPU times one by one (cache=flush and timer=events: each sample's own).
-  SampleStats samples;
+  SampleSeries samples;
   /// Why the timed samples ended (unset when the call ended before them).
   std::optional<StopReason> stop_reason;
   /// What the call cost in wall time: from the loop's start to the first timed body (warm-up,

@@ -208,7 +208,11 @@ Status TimedPhase::Collect(const std::string& instance, bool wait_all, CallResul
     // A region covers one iteration (flush) or the whole run (keep): spread it evenly.
     const int64_t covered = flushing() ? 1 : iterations_in_region_;
     for (int64_t i = 0; i < covered; ++i) state_.SetIterationTime(seconds / covered);
-    if (flushing()) call->samples.Add(seconds);  // each sample's own time
+    if (flushing()) {  // each sample's own time
+      call->samples.Add(seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                               call->loop_start)
+                                     .count());
+    }
     call->gpu_seconds += seconds;
   }
   return Status::Ok();

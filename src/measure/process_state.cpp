@@ -31,10 +31,12 @@ void ProcessState::ResetForTesting() {
   counter_source_.reset();
   sharing_history = SharingHistory();
   profile_log.Close();
+  sample_log.Close();
   timed_cpu = CallReadings();
   timed_gpu = CallReadings();
   cost = RunCost();
   sample_counts.clear();
+  repetition_means.clear();
   context_lost_reason.clear();
   active_loop = nullptr;
   thermal_reference_c = -1;

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "measure/call_readings.hpp"
 #include "measure/counter_source.hpp"
@@ -18,6 +19,8 @@
 #include "measure/profiling_pass.hpp"
 #include "measure/profiling_policy.hpp"
 #include "measure/run_cost.hpp"
+#include "measure/sample_log.hpp"
+#include "measure/sample_series.hpp"
 #include "measure/sharing_check.hpp"
 
 namespace gpubench::detail {
@@ -44,6 +47,7 @@ struct ProcessState {
   }
   SharingHistory sharing_history;
   ProfileLog profile_log;
+  SampleLog sample_log;
   /// The timed calls' thread CPU time, for the reporters' PauseTiming check.
   CallReadings timed_cpu;
   /// The GPU seconds each timed call handed GB (SetIterationTime), for the reporters' check of a
@@ -54,6 +58,9 @@ struct ProcessState {
   /// gpubench's rule: the sample count of each instance's first repetition, which its later
   /// repetitions take too (GB's statistics check that every repetition has the same count).
   std::map<std::string, int64_t> sample_counts;
+  /// Each instance's repetitions so far: their means and own variances, for the spread between
+  /// calls in precision_pct (sample_series.hpp).
+  std::map<std::string, std::vector<RepetitionMean>> repetition_means;
 
   /// After a sticky CUDA error nothing more can run on the GPU in this process.
   void MarkContextLost(const std::string& reason) {

@@ -185,19 +185,43 @@ void PublishThermal(const CallResult& call, bool throttled, benchmark::State& st
   }
 }
 
+// How precise the repetition's mean is: its own samples, and the spread between the instance's
+// repetitions so far (sample_series.hpp). A trial call of GB's rule is no repetition; the
+// others of an instance share one sample count, which keeps a stray call of another count out.
+void PublishPrecision(const CallResult& call, bool trial, benchmark::State& state,
+                      ProcessState& process) {
+  const std::optional<MeanVariance> own = call.samples.VarianceOfMean();
+  if (!own) return;
+  const RepetitionMean current{call.samples.count(), call.samples.mean(), *own};
+  std::vector<RepetitionMean> so_far;
+  if (!trial) {
+    std::vector<RepetitionMean>& history = process.repetition_means[call.instance];
+    history.push_back(current);
+    for (const RepetitionMean& rep : history) {
+      if (rep.samples == current.samples) so_far.push_back(rep);
+    }
+  } else {
+    so_far.push_back(current);
+  }
+  if (const auto half_width = RelativeHalfWidthBetweenCalls(current, so_far)) {
+    state.counters["precision_pct"] = 100 * *half_width;
+  }
+  if (so_far.size() >= 2) {
+    state.counters["call_spread_pct"] = 100 * RelativeSpreadBetweenCalls(so_far);
+  }
+}
+
 // How the timed samples ended, how precise their mean is, and what the call cost.
 void PublishSampling(const CallResult& call, benchmark::State& state, ProcessState& process) {
   if (call.stop_reason) state.counters["stop_reason"] = static_cast<double>(*call.stop_reason);
-  if (const auto half_width = call.samples.RelativeHalfWidth()) {
-    state.counters["precision_pct"] = 100 * *half_width;
-  }
-  state.counters["wall_warmup"] = call.wall_warmup_seconds;
-  state.counters["wall_timed"] = call.wall_timed_seconds;
-  state.counters["wall_profiling"] = call.wall_profiling_seconds;
   const CurrentInstance& current = GetCurrentInstance();
   // GB grows the count only under its own rule without an explicit count.
   const bool grown = !current.gpubench_stops && !current.own_iterations;
   const bool trial = grown && process.policy.trials().IsDiscarded(call.gpu_seconds);
+  PublishPrecision(call, trial, state, process);
+  state.counters["wall_warmup"] = call.wall_warmup_seconds;
+  state.counters["wall_timed"] = call.wall_timed_seconds;
+  state.counters["wall_profiling"] = call.wall_profiling_seconds;
   const bool here = process.counter_source().after_timing();
   if (const auto row = process.cost.LoopDone(call, trial, current.family != nullptr, here)) {
     state.counters["wall_time"] = row->wall_seconds;

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "gpubench/settings.hpp"
+#include "measure/sample_series.hpp"
 
 namespace gpubench::detail {
 
@@ -29,27 +30,6 @@ enum class StopReason {
                     ///< need every repetition to repeat (the first says why it stopped)
 };
 
-/// Mean and variance of the samples so far (Welford's update: one pass, no stored samples).
-class SampleStats {
- public:
-  void Add(double value);
-  int64_t count() const { return count_; }
-  double mean() const { return mean_; }
-  /// The sample standard deviation (0 below two samples).
-  double StandardDeviation() const;
-  /// The half-width of the 95% confidence interval of the mean (Student's t), as a fraction of
-  /// the mean; nullopt below two samples or for a mean <= 0.
-  std::optional<double> RelativeHalfWidth() const;
-
- private:
-  int64_t count_ = 0;
-  double mean_ = 0;
-  double squares_ = 0;  ///< sum of squared deviations from the mean
-};
-
-/// The two-sided 95% quantile of Student's t with `degrees` degrees of freedom (>= 1).
-double StudentT975(int64_t degrees);
-
 /// gpubench's rule, from the settings. Decide is asked after each timed sample.
 class StoppingRule {
  public:
@@ -59,7 +39,7 @@ class StoppingRule {
   /// `samples`: timed bodies run; `call_seconds`: wall seconds since the call's warm-up began;
   /// `timed_seconds`: wall seconds since its first timed sample; `per_sample`: whether the
   /// samples carry their own times (cache=flush). Nullopt: take another sample.
-  std::optional<StopReason> Decide(const SampleStats& stats, int64_t samples, double call_seconds,
+  std::optional<StopReason> Decide(const SampleSeries& stats, int64_t samples, double call_seconds,
                                    double timed_seconds, bool per_sample) const;
 
  private:

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "gpubench/counters.hpp"
 #include "measure/instance.hpp"
 #include "measure/paused_timing.hpp"
 
@@ -126,6 +127,10 @@ Status TimedIterations::End(CallResult* call) {
     call->stop_reason = counted ? StopReason::kIterations : StopReason::kMinTime;
   }
   CheckAfterRun(process_.harness.sharing(), process_.sharing_history, *call, &call->sharing);
+  process_.sample_log.Append(
+      call->instance,
+      std::string(StopReasonNameOf(call->stop_reason ? static_cast<int>(*call->stop_reason) : 0)),
+      call->samples);
   return Status::Ok();
 }
 
