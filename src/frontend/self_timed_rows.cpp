@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/format.hpp"
+#include "frontend/aggregate_codes.hpp"
 #include "frontend/gb_compat.hpp"
 #include "frontend/paused_rows.hpp"
 
@@ -95,6 +96,7 @@ void RefuseSelfTimedRows(std::vector<Run>* runs, ProcessState& process) {
 void CheckReportedRows(std::vector<Run>* runs, ProcessState& process) {
   MarkPausedTiming(runs, process);
   RefuseSelfTimedRows(runs, process);
+  DropCodesFromAggregates(runs);
 }
 
 }  // namespace gpubench::detail

@@ -25,7 +25,8 @@ void RefuseSelfTimedRows(std::vector<benchmark::BenchmarkReporter::Run>* runs,
                          ProcessState& process);
 
 /// The checks gpubench's reporters make on GB's rows before printing them: PauseTiming in the
-/// body (paused_rows.hpp), a body that times itself (above).
+/// body (paused_rows.hpp), a body that times itself (above); and the codes GB averaged into its
+/// aggregate rows taken out (aggregate_codes.hpp).
 void CheckReportedRows(std::vector<benchmark::BenchmarkReporter::Run>* runs, ProcessState& process);
 
 }  // namespace gpubench::detail

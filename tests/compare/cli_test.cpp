@@ -1560,11 +1560,10 @@ TEST(CutOff, ReportShowsTheRecoveredBenchmarksUnderAWarning) {
   std::remove(html.c_str());
 }
 
-// A run really killed with SIGTERM (tests/compare/data/h200/README.md): skipped until the file is
-// committed; then all three tools are checked on it with no edit here.
+// A run really killed with SIGTERM (tests/compare/data/h200/README.md): all three tools on it.
 TEST(CutOff, ARunKilledWithSigtermFailsTheGateAndIsExportedAndReported) {
   const std::string killed = CutOffData("killed_sigterm.json");
-  if (!std::filesystem::exists(killed)) GTEST_SKIP() << killed << " is not committed yet";
+  ASSERT_TRUE(std::filesystem::exists(killed)) << killed << " is committed and must be there";
   if (RowEnds(ReadFile(killed)).empty()) {  // killed before its first row was written
     const ToolRun run = RunTool({killed, killed});
     EXPECT_EQ(run.exit_code, 2);

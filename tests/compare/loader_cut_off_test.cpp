@@ -369,11 +369,10 @@ TEST(LoaderCutOff, CommittedCutFilesLoadTheirCompleteRows) {
               AllOf(HasSubstr(kCutBeforeAnyRow), HasSubstr("inside the \"context\" object")));
 }
 
-// A run really killed with SIGTERM (see tests/compare/data/h200/README.md); skipped until the
-// file is committed.
+// A run really killed with SIGTERM (see tests/compare/data/h200/README.md).
 TEST(LoaderCutOff, ARunKilledWithSigtermLoadsItsCompleteRows) {
   const std::string path = DataPath("h200/cutoff/killed_sigterm.json");
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is not committed yet";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is committed and must be there";
   const std::size_t rows = RowEnds(ReadBytes(path)).size();
   if (rows > 0) return ExpectLoadsItsCompleteRows(path, rows);
   // Killed before its first row was written.

@@ -3,7 +3,7 @@
 #   run_loader_fuzzer.sh [SECONDS]                 build it with clang++ first
 #   run_loader_fuzzer.sh --binary FUZZER [SECONDS] use an already built one
 # Seeds: tests/compare/data (good and bad inputs). Exits 77 (ctest: skipped)
-# when clang++ with libFuzzer is not available; non-zero on a crash.
+# when clang++ with libFuzzer is not available (1 under CI=true); non-zero on a crash.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -15,6 +15,15 @@ fi
 seconds=${1:-30}
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpubench-compare-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+# Under CI=true (.ci/run installs clang and libclang-rt) a missing one is a failure.
+missing() {
+  if [ "${CI:-}" = true ]; then
+    echo "FAIL: $1; .ci/run installs it, so CI must have it"
+    exit 1
+  fi
+  echo "SKIP: $1"
+  exit 77
+}
 
 if [ -z "$fuzzer" ]; then
   clang=""
@@ -25,14 +34,12 @@ if [ -z "$fuzzer" ]; then
     fi
   done
   if [ -z "$clang" ]; then
-    echo "SKIP: clang++ not found (Debian: apt-get install clang libclang-rt-14-dev)"
-    exit 77
+    missing "clang++ not found (Debian: apt-get install clang libclang-rt-14-dev)"
   fi
   echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' \
     >"$work/probe.cpp"
   if ! "$clang" -fsanitize=fuzzer "$work/probe.cpp" -o "$work/probe" >/dev/null 2>&1; then
-    echo "SKIP: $clang cannot link libFuzzer (Debian: apt-get install libclang-rt-14-dev)"
-    exit 77
+    missing "$clang cannot link libFuzzer (Debian: apt-get install libclang-rt-14-dev)"
   fi
   fuzzer="$work/gpubench_compare_loader_fuzzer"
   echo "building $fuzzer with $clang"

@@ -1,0 +1,18 @@
+#include "frontend/aggregate_codes.hpp"
+
+#include "gpubench/counters.hpp"
+
+namespace gpubench::detail {
+
+void DropCodesFromAggregates(std::vector<benchmark::BenchmarkReporter::Run>* runs) {
+  for (benchmark::BenchmarkReporter::Run& run : *runs) {
+    if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Aggregate) continue;
+    for (auto it = run.counters.begin(); it != run.counters.end();) {
+      const CounterInfo* known = FindCounter(it->first);
+      const bool code = known != nullptr && (known->unit == "reason" || known->unit == "reasons");
+      it = code ? run.counters.erase(it) : std::next(it);
+    }
+  }
+}
+
+}  // namespace gpubench::detail
