@@ -8,7 +8,10 @@
 
 namespace gpubench::detail {
 
-/// What the child gets besides its arguments.
+/// What the child gets besides its arguments. Its files are opened in the parent before the fork,
+/// never through a link and only when they are regular files of this user's
+/// (common/file_calls.hpp): a file that cannot be used is named on stderr and that stream stays the
+/// parent's.
 struct ChildSetup {
   std::string role;               ///< for the message when it cannot start: "for one device"
   bool discard_stdout = false;    ///< its console output goes to /dev/null
@@ -26,8 +29,9 @@ int RunSelfAndWait(const std::vector<std::string>& args, const ChildSetup& setup
 /// Starts /proc/self/exe with `args` without waiting: the child's pid, or -1 (fork failed).
 int StartSelf(const std::vector<std::string>& args, const ChildSetup& setup);
 
-/// A new empty file for a child to write, $TMPDIR/<stem>-XXXXXX (else under /tmp): its path, or
-/// "" when none can be made.
+/// A new empty file for a child to write, $TMPDIR/<stem>-XXXXXX (else under /tmp; mkstemp, mode
+/// 0600): its path, or "" when none can be made. Whoever opens it again opens it with
+/// OpenRegularFile (common/file_calls.hpp).
 std::string TemporaryFile(const std::string& stem);
 
 /// Waits for a child of StartSelf: as RunSelfAndWait's result (-1 for pid -1).

@@ -48,18 +48,21 @@ Status AdmitCall(benchmark::State& state, ProcessState& process, bool count_call
   return Status::Ok();
 }
 
-Status CheckTimedSpan(const CallResult& call) {
-  if (call.iterations <= 0) return Status::Ok();
-  const double per_iteration = call.gpu_seconds / static_cast<double>(call.iterations);
+UndercountReference UndercountReferenceOf(const CallResult& call) {
   double profiled = 0;
   if (const auto found = call.profile.counters.find("gpu_duration");
       found != call.profile.counters.end()) {
     profiled = found->second;
   }
-  const UndercountReference reference =
-      ChooseUndercountReference(call.busy.iterations > 0 ? call.busy.busy_seconds : 0, profiled,
-                                call.untimed_scopes > 0, call.busy_error);
-  const std::string undercount = CheckUndercount(call.instance, per_iteration, reference);
+  return ChooseUndercountReference(call.busy.iterations > 0 ? call.busy.busy_seconds : 0, profiled,
+                                   call.untimed_scopes > 0, call.busy_error);
+}
+
+Status CheckTimedSpan(const CallResult& call) {
+  if (call.iterations <= 0) return Status::Ok();
+  const double per_iteration = call.gpu_seconds / static_cast<double>(call.iterations);
+  const std::string undercount =
+      CheckUndercount(call.instance, per_iteration, UndercountReferenceOf(call));
   return undercount.empty() ? Status::Ok() : Status::Error(undercount);
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/status.hpp"
+#include "gpu/stream_plan.hpp"
 #include "measure/call_result.hpp"
 #include "measure/process_state.hpp"
 
@@ -20,8 +21,12 @@ namespace gpubench::detail {
 Status AdmitCall(benchmark::State& state, ProcessState& process, bool count_call,
                  std::string* name);
 
+/// What the call's GPU time is held against: its busy time, else its profiled duration
+/// (ChooseUndercountReference).
+UndercountReference UndercountReferenceOf(const CallResult& call);
+
 /// The last line of defence against a span that missed the body's work (CheckUndercount
-/// against the profiled duration), whatever the cause.
+/// against UndercountReferenceOf), whatever the cause.
 Status CheckTimedSpan(const CallResult& call);
 
 }  // namespace gpubench::detail

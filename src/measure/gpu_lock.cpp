@@ -64,66 +64,65 @@ std::string GpuLockPath(const std::string& directory, const std::string& pci_bus
 }
 
 std::string PrepareGpuLockDirectory(const std::string& directory, bool own) {
-  if (own && ::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) {
-    return "cannot create " + directory + " (" + std::strerror(errno) + ")";
+  return PrepareGpuLockDirectory(SystemFileCalls(), directory, own);
+}
+
+std::string PrepareGpuLockDirectory(FileCalls& calls, const std::string& directory, bool own) {
+  if (own) {
+    if (const int error = calls.Mkdir(directory, 0700); error < 0 && error != -EEXIST) {
+      return "cannot create " + directory + " (" + std::strerror(-error) + ")";
+    }
   }
   struct stat info {};
-  if (::lstat(directory.c_str(), &info) != 0) {
-    return "cannot use " + directory + " (" + std::strerror(errno) + ")";
+  if (const int error = calls.Lstat(directory, &info); error < 0) {
+    return "cannot use " + directory + " (" + std::strerror(-error) + ")";
   }
   if (!S_ISDIR(info.st_mode)) {
     return directory + " is not a folder" +
            (S_ISLNK(info.st_mode) ? std::string(" but a symbolic link") : std::string()) +
            " (someone else may have put it there); set --gpubench_lock_dir to a folder of yours";
   }
-  // The per-user folder must be this user's alone, or another user could plant files in it.
-  if (own && (info.st_uid != ::getuid() || (info.st_mode & 077) != 0)) {
-    return directory + " belongs to uid " + std::to_string(info.st_uid) + " with mode " +
-           [&] {
-             char mode[8];
-             std::snprintf(mode, sizeof(mode), "%03o", info.st_mode & 0777);
-             return std::string(mode);
-           }() +
-           ", not to this user (uid " + std::to_string(::getuid()) +
-           ") alone; remove it, or set "
-           "--gpubench_lock_dir";
+  // The per-user folder must be this user's alone, or another user could plant files in it. The
+  // same uid as the lock file's check: the effective one, which owns what this process creates.
+  const uid_t me = calls.EffectiveUid();
+  if (own && (info.st_uid != me || (info.st_mode & 077) != 0)) {
+    char mode[8];
+    std::snprintf(mode, sizeof(mode), "%03o", static_cast<unsigned>(info.st_mode & 0777));
+    return directory + " belongs to uid " + std::to_string(info.st_uid) + " with mode " + mode +
+           ", not to this user (uid " + std::to_string(me) +
+           ") alone; remove it, or set --gpubench_lock_dir";
   }
   return "";
+}
+
+Result<int> OpenGpuLockFile(FileCalls& calls, const std::string& path, bool shared) {
+  OpenRule rule;
+  rule.access = O_RDONLY;  // enough for flock; nothing is ever written into the file
+  rule.create = true;
+  rule.mode = 0644;
+  // In a shared folder another user's lock file is the shared lock; in the per-user folder only
+  // someone else can have put it there.
+  rule.any_owner = shared;
+  rule.what = "a lock file";
+  rule.remedy = shared ? "remove it, or set --gpubench_lock_dir"
+                       : "remove it, or give a folder that users share with --gpubench_lock_dir";
+  Result<OpenedFile> opened = OpenRegularFile(calls, path, rule);
+  if (!opened.ok()) return opened.status();
+  if (shared && opened.value().created) {
+    // The umask (077, 027) would keep the other users from opening the lock read-only, and their
+    // jobs would go on without it. The file is this process's own (O_EXCL) and empty. If this
+    // fails the lock still holds for this job; the others' jobs say that they cannot open it.
+    (void)calls.Fchmod(opened.value().fd, 0644);
+  }
+  return opened.value().fd;
 }
 
 std::string GpuLock::Acquire(const std::string& path, double timeout_seconds,
                              std::ostream& messages, bool shared) {
   Release();
-  // Read-only is enough for flock, and nothing is ever written into the file. No link is
-  // followed (O_NOFOLLOW), and O_NONBLOCK keeps a FIFO planted at the path from blocking the open.
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
-  if (fd_ < 0) {
-    const int error = errno;
-    if (error == ELOOP) {
-      return WithoutTheLock(path +
-                            " is a symbolic link, which gpubench does not follow (someone else "
-                            "may have put it there); remove it, or set --gpubench_lock_dir");
-    }
-    return WithoutTheLock("cannot open " + path + " (" + std::strerror(error) + ")");
-  }
-  struct stat info {};
-  if (::fstat(fd_, &info) != 0 || !S_ISREG(info.st_mode)) {
-    const std::string what = S_ISDIR(info.st_mode)    ? "a folder"
-                             : S_ISFIFO(info.st_mode) ? "a FIFO"
-                                                      : "not a regular file";
-    Release();
-    return WithoutTheLock(path + " is " + what +
-                          ", not a lock file (someone else may have put it there); remove it, or "
-                          "set --gpubench_lock_dir");
-  }
-  if (!shared && info.st_uid != ::geteuid()) {
-    const std::string owner = std::to_string(info.st_uid);
-    Release();
-    return WithoutTheLock(path + " belongs to uid " + owner + ", not to this user (uid " +
-                          std::to_string(::geteuid()) +
-                          "), in a folder of this user's own: someone else put it there; remove "
-                          "it, or give a folder that users share with --gpubench_lock_dir");
-  }
+  Result<int> opened = OpenGpuLockFile(SystemFileCalls(), path, shared);
+  if (!opened.ok()) return WithoutTheLock(opened.status().message());
+  fd_ = opened.value();
   const auto start = std::chrono::steady_clock::now();
   double waited = 0, last_message = -kMessageEverySeconds;
   std::string holder;

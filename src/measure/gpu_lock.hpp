@@ -7,6 +7,9 @@
 #include <ostream>
 #include <string>
 
+#include "common/file_calls.hpp"
+#include "common/status.hpp"
+
 namespace gpubench::detail {
 
 /// The per-user folder of the lock files when --gpubench_lock_dir is not given:
@@ -17,15 +20,25 @@ std::string DefaultGpuLockDirectory();
 std::string GpuLockPath(const std::string& directory, const std::string& pci_bus_id);
 
 /// Makes `directory` ready for lock files: `own` (the per-user default) creates it with mode
-/// 0700 and requires it to be this user's alone; a folder given with --gpubench_lock_dir (one
-/// that users share, such as /run/lock) must only be a folder. Returns why it cannot be used, or
-/// "".
+/// 0700 and requires it to be this user's alone (owned by the effective uid, the one the lock
+/// file's owner is checked against); a folder given with --gpubench_lock_dir (one that users
+/// share, such as root's /run/lock) must only be a folder, whoever owns it. Returns why it cannot
+/// be used, or "".
 std::string PrepareGpuLockDirectory(const std::string& directory, bool own);
+std::string PrepareGpuLockDirectory(FileCalls& calls, const std::string& directory, bool own);
+
+/// Opens the lock file at `path` read-only (GpuLock::Acquire's first step): an existing file
+/// without O_CREAT (with fs.protected_regular an O_CREAT open of another user's file in a sticky
+/// folder such as /run/lock fails with EACCES), a missing one with O_CREAT|O_EXCL; never through
+/// a link; only a regular file; in the per-user folder (`shared` false) only this user's. A file
+/// it creates in a shared folder is made readable to all (0644, whatever the umask), so that the
+/// other users' jobs can open it. The descriptor, or why there is none.
+Result<int> OpenGpuLockFile(FileCalls& calls, const std::string& path, bool shared);
 
 /// One GPU's lock, held until Release or the end of the process (the kernel drops it then, also
 /// for a killed process, so a crashed job never blocks the next one). The file is opened
-/// read-only, never through a symbolic link, and never written, truncated or chmod-ed: a file
-/// another user planted at the path is left as it was (flock needs no more than reading).
+/// read-only (OpenGpuLockFile), never through a symbolic link, and never written or truncated: a
+/// file another user planted at the path is left as it was (flock needs no more than reading).
 class GpuLock {
  public:
   GpuLock() = default;

@@ -1,23 +1,49 @@
 #include "measure/profiling_pass.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <sstream>
 
 namespace gpubench::detail {
 namespace {
 
-Status AppendLine(const std::string& path, const nlohmann::json& line) {
-  std::ofstream out(path, std::ios::app);
-  out << line.dump() << '\n';
-  out.flush();
-  if (!out) {
-    return Status::Error("cannot write the profiling pass's file '" + path +
-                         "': " + std::strerror(errno));
+// The file is the parent's (mkstemp, in $TMPDIR or /tmp, which other users can write): it is
+// opened once, never through a link, and only while it is this user's (file_calls.hpp). Each line
+// goes out unbuffered as it is known; one cut off by the child's end is dropped by BeginTiming.
+constexpr const char* kTemporaryFileRemedy = "set TMPDIR to a folder of this user's own";
+
+Status AppendLine(int fd, const std::string& path, const nlohmann::json& line) {
+  const std::string text = line.dump() + '\n';
+  for (size_t written = 0; written < text.size();) {
+    const ssize_t count = ::write(fd, text.data() + written, text.size() - written);
+    if (count < 0 && errno == EINTR) continue;
+    if (count < 0) {
+      return Status::Error("cannot write the profiling pass's file '" + path +
+                           "': " + std::strerror(errno));
+    }
+    written += static_cast<size_t>(count);
   }
   return Status::Ok();
+}
+
+// The whole file behind `fd` into *text.
+Status ReadAll(int fd, const std::string& path, std::string* text) {
+  char buffer[65536];
+  while (true) {
+    const ssize_t count = ::read(fd, buffer, sizeof(buffer));
+    if (count < 0 && errno == EINTR) continue;
+    if (count < 0) {
+      return Status::Error("cannot read the profiling child's file '" + path +
+                           "': " + std::strerror(errno));
+    }
+    if (count == 0) return Status::Ok();
+    text->append(buffer, static_cast<size_t>(count));
+  }
 }
 
 nlohmann::json EntryLine(const std::string& instance, const ProfilingPass::Entry& entry) {
@@ -79,12 +105,32 @@ ProfilingPass::Entry ReadEntry(const nlohmann::json& line) {
 
 Status ProfilingPass::BeginProfiling(const std::string& path, const Header& header) {
   stage_ = Stage::kProfiling;
-  output_ = path;
-  return AppendLine(path, {{"profiler", header.profiler_status}, {"units", header.metric_units}});
+  OpenRule rule;
+  rule.access = O_WRONLY | O_APPEND;
+  rule.create = true;  // the parent made it; a file removed since is made again, with O_EXCL
+  rule.remedy = kTemporaryFileRemedy;
+  Result<OpenedFile> opened = OpenRegularFile(SystemFileCalls(), path, rule);
+  if (!opened.ok()) {
+    return Status::Error("cannot write the profiling pass's file: " + opened.status().message());
+  }
+  output_path_ = path;
+  output_ = UniqueFd(opened.value().fd);
+  return AppendLine(output_.get(), output_path_,
+                    {{"profiler", header.profiler_status}, {"units", header.metric_units}});
 }
 
 Status ProfilingPass::BeginTiming(const std::string& path, Header* header) {
-  std::ifstream in(path);
+  OpenRule rule;
+  rule.access = O_RDONLY;
+  rule.remedy = kTemporaryFileRemedy;
+  Result<OpenedFile> opened = OpenRegularFile(SystemFileCalls(), path, rule);
+  if (!opened.ok()) {
+    return Status::Error("cannot read the profiling child's file: " + opened.status().message());
+  }
+  const UniqueFd file(opened.value().fd);
+  std::string whole;
+  GPUBENCH_RETURN_IF_ERROR(ReadAll(file.get(), path, &whole));
+  std::istringstream in(whole);
   std::string text;
   if (!std::getline(in, text)) {
     return Status::Error("the profiling child wrote nothing (" + path + ")");
@@ -114,7 +160,9 @@ const ProfilingPass::Entry* ProfilingPass::Find(const std::string& instance) con
 }
 
 Status ProfilingPass::Store(const std::string& instance, Entry entry) {
-  Status written = output_.empty() ? Status::Ok() : AppendLine(output_, EntryLine(instance, entry));
+  Status written = output_.get() < 0
+                       ? Status::Ok()
+                       : AppendLine(output_.get(), output_path_, EntryLine(instance, entry));
   entries_[instance] = std::move(entry);
   return written;
 }

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "common/file_calls.hpp"
 #include "common/status.hpp"
 #include "measure/call_result.hpp"
 
@@ -46,9 +47,11 @@ class ProfilingPass {
   Stage stage() const { return stage_; }
 
   /// The child: from now on calls profile and are skipped; the header and every stored entry
-  /// go to `path` as JSON lines, written as they are known.
+  /// go to `path` as JSON lines, written as they are known. The file is opened once, never
+  /// through a link, and refused unless it is a regular file of this user's (file_calls.hpp).
   Status BeginProfiling(const std::string& path, const Header& header);
-  /// The parent: the child's file (a child that died part way leaves the lines it finished).
+  /// The parent: the child's file (a child that died part way leaves the lines it finished),
+  /// opened as BeginProfiling opens it.
   /// Without a header line the result says why and nothing is stored. A header whose profiler
   /// is not on leaves the stage inline: no call here has metrics.
   Status BeginTiming(const std::string& path, Header* header);
@@ -72,7 +75,8 @@ class ProfilingPass {
 
  private:
   Stage stage_ = Stage::kInline;
-  std::string output_;  ///< the child's file
+  std::string output_path_;  ///< the child's file
+  UniqueFd output_;          ///< open on it from BeginProfiling on (no reopening by path)
   std::map<std::string, Entry> entries_;
   std::set<std::string> charged_;  ///< instances whose profiling wall a row carries already
 };

@@ -6,6 +6,7 @@
 
 #include "common/format.hpp"
 #include "gpu/launch_hold.hpp"
+#include "measure/admission.hpp"
 #include "measure/busy_phase.hpp"
 #include "measure/instance.hpp"
 #include "measure/metrics.hpp"
@@ -132,6 +133,15 @@ void PublishBusy(const CallResult& call, benchmark::State& state, ProfilingPolic
   }
 }
 
+// A row held against its profiled duration (no busy time) passed a coarser missed-work check
+// than the busy time allows: it says what that check cannot see, once per reason.
+void PublishUndercountReach(const CallResult& call, ProfilingPolicy& policy) {
+  const std::string blind_spot = UndercountReferenceOf(call).blind_spot;
+  if (!blind_spot.empty() && policy.FirstTime("undercount:" + blind_spot)) {
+    std::cerr << "gpubench: " << call.instance << ": " << blind_spot << "\n";
+  }
+}
+
 // NVML's view of the timed iterations, and why a throttled clock (sm_clock_throttled) was low.
 void PublishThermal(const CallResult& call, bool throttled, benchmark::State& state,
                     ProcessState& process) {
@@ -236,6 +246,7 @@ void Publish(const CallResult& call, benchmark::State& state, ProcessState& proc
   PublishLaunchHold(call, state, process.policy);
   PublishStreams(call, state, process.policy);
   PublishBusy(call, state, process.policy);
+  PublishUndercountReach(call, process.policy);
   const auto clock = ClockCounters(call.sm_clock_mhz, process.harness.facts());
   PublishThermal(call, clock.at("sm_clock_throttled") != 0, state, process);
   for (const auto& [name, value] : clock) state.counters[name] = value;
