@@ -670,5 +670,94 @@ TEST(LaunchHeld, ASharedGpuExplainsTheChangeAndIsNotAFailure) {
   EXPECT_EQ(report.exit_code, kExitOk);
 }
 
+// --- What the reports say (issue #47) -----------------------------------------------------
+
+// A threshold that an absolute floor sets is said in the floor's unit: 2 MiB of a 4 KB counter is
+// 49152% of it, and of a zero one inf%.
+TEST(Format, AFloorIsSaidInItsUnit) {
+  const std::vector<double> small = {4096, 4096, 4096, 4096, 4096}, zero = {0, 0, 0, 0, 0};
+  const auto base = MakeFile("b.json", {{"k", kFive, {{"dram_read_bytes", small}}},
+                                        {"z", kFive, {{"dram_write_bytes", zero}}}});
+  const ComparisonReport report = CompareFiles(base, base, CompareOptions{}).value();
+  const MetricComparison& read = Metric(report, "k", "dram_read_bytes");
+  EXPECT_TRUE(read.floor_decides);
+  EXPECT_DOUBLE_EQ(*read.applied_threshold_percent, 2097152.0 / 4096 * 100);  // the JSON's share
+  EXPECT_TRUE(Metric(report, "z", "dram_write_bytes").floor_decides);
+  EXPECT_FALSE(Metric(report, "k", "real_time").floor_decides);
+  for (const std::string& text : {FormatConsole(report, false), FormatMarkdown(report)}) {
+    EXPECT_THAT(text, HasSubstr("floor 2 MiB (noise 0%)"));
+    EXPECT_THAT(text, ::testing::Not(HasSubstr("51200")));
+    EXPECT_THAT(text, ::testing::Not(HasSubstr("inf%")));
+    EXPECT_THAT(text, HasSubstr("4.1 kB"));  // the value with its unit
+  }
+}
+
+// A code is shown by name, each distinct value of the repetitions, never with a change or a
+// test, and only when all metrics are asked for; its median is a code that occurred (the median
+// of stop reasons 1, 1, 6, 6 is 3.5, and of clock-event reasons 0 and 4 would name bit 0x2).
+TEST(Format, CodesAreShownByNameAndNeverTested) {
+  const auto base = MakeFile(
+      "b.json", {{"k",
+                  {100, 100.2, 99.8, 100.4},
+                  {{"stop_reason", {1, 1, 6, 6}}, {"clock_event_reasons", {0, 4, 0, 4}}}}});
+  const auto cont = MakeFile(
+      "c.json", {{"k",
+                  {100, 100.2, 99.8, 100.4},
+                  {{"stop_reason", {2, 6, 6, 6}}, {"clock_event_reasons", {4, 4, 4, 4}}}}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
+  const MetricComparison& stop = Metric(report, "k", "stop_reason");
+  EXPECT_EQ(stop.verdict, Verdict::kReportOnly);
+  EXPECT_FALSE(stop.p_value.has_value());
+  EXPECT_TRUE(std::isnan(stop.change_percent));
+  EXPECT_EQ(stop.baseline_median, 1);  // of the tied 1 and 6, the smaller
+  EXPECT_EQ(stop.contender_median, 6);
+  EXPECT_EQ(Metric(report, "k", "clock_event_reasons").baseline_median, 0);
+  const std::string all = FormatConsole(report, false, MetricRows::kAll);
+  EXPECT_THAT(all, HasSubstr("precision, repetition"));
+  EXPECT_THAT(all, HasSubstr("max_seconds, repetition"));
+  EXPECT_THAT(all, HasSubstr("none, sw_power_cap"));
+  EXPECT_THAT(all, ::testing::Not(HasSubstr("applications_clocks_setting")));
+  EXPECT_THAT(FormatConsole(report, false), ::testing::Not(HasSubstr("stop_reason")));
+  EXPECT_THAT(FormatJson(report), HasSubstr("\"test\": \"none\""));
+}
+
+// Two empty files, or a baseline without benchmarks, compare nothing: exit 4, saying why.
+TEST(Compare, NothingComparedIsNoPass) {
+  const auto empty = MakeFile("empty.json", {});
+  const auto some = MakeFile("some.json", {{"k", kFive}});
+  ComparisonReport report = CompareFiles(empty, empty, CompareOptions{}).value();
+  EXPECT_EQ(report.exit_code, kExitNothingCompared);
+  EXPECT_EQ(report.nothing_compared, "neither the baseline nor the contender has a benchmark");
+  EXPECT_THAT(FormatConsole(report, false), HasSubstr("NOTHING COMPARED (exit 4): neither"));
+  EXPECT_THAT(FormatMarkdown(report), HasSubstr("NOTHING COMPARED (exit 4)"));
+  report = CompareFiles(empty, some, CompareOptions{}).value();
+  EXPECT_EQ(report.exit_code, kExitNothingCompared);
+  EXPECT_EQ(report.nothing_compared, "the baseline has no benchmarks");
+  report = CompareFiles(some, some, CompareOptions{}).value();
+  EXPECT_EQ(report.exit_code, kExitOk);
+  EXPECT_TRUE(report.nothing_compared.empty());
+}
+
+// HistoryAdvice names a number of runs only where that many runs bring the threshold under 5%,
+// and says so where its search gives up.
+TEST(History, TheAdviceNamesOnlyANumberOfRunsThatReachesTheTarget) {
+  const double alpha = 0.01 / 24;
+  for (const double sd : {0.8, 1.0, 1.2, 1.4}) {
+    const std::string advice = HistoryAdvice(sd, 5, alpha);
+    const std::size_t at = advice.find("a history of ");
+    ASSERT_NE(at, std::string::npos) << advice;
+    const std::size_t runs = std::stoul(advice.substr(at + 13));
+    EXPECT_LE(HistoryFactor(alpha, runs) * sd, kGateUndecidedPercent) << advice;
+    EXPECT_GT(HistoryFactor(alpha, runs - 1) * sd, kGateUndecidedPercent) << advice;
+  }
+  // Just under what infinitely many runs could reach: the search stops before finding it.
+  const double barely = kGateUndecidedPercent / NormalQuantileUpper(alpha) * (1 - 1e-7);
+  ASSERT_GT(HistoryFactor(alpha, kHistoryAdviceMaxRuns) * barely, kGateUndecidedPercent);
+  const std::string gave_up = HistoryAdvice(barely, 10, alpha);
+  EXPECT_THAT(gave_up, HasSubstr("not even a history of 100000 runs (now 10)"));
+  EXPECT_THAT(gave_up, ::testing::Not(HasSubstr("would bring its threshold under 5% (a")));
+  EXPECT_THAT(HistoryAdvice(3, 10, alpha), HasSubstr("no number of runs"));
+}
+
 }  // namespace
 }  // namespace gpubench::tools

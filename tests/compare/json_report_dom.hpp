@@ -123,7 +123,10 @@ inline std::string FormatJsonWithDom(const ComparisonReport& report) {
   json["exit_code"] = report.exit_code;
   json["gate"] = report.exit_code == kExitOk                 ? "pass"
                  : report.exit_code == kExitSettingsMismatch ? "settings_mismatch"
+                 : report.exit_code == kExitNothingCompared  ? "nothing_compared"
                                                              : "fail";
+  json["nothing_compared"] =
+      report.nothing_compared.empty() ? OrderedJson(nullptr) : OrderedJson(report.nothing_compared);
   json["baseline"] = {
       {"file", report.baseline_path},
       {"files", report.baseline_paths},

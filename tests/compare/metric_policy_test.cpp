@@ -108,5 +108,30 @@ TEST(MetricPolicy, ParsesThresholdSpecs) {
   EXPECT_FALSE(ParseDirectionSpec("l2=up").ok());
 }
 
+// Codes (the vocabulary's units "reason" and "reasons", or a file's declaration) are never tested
+// or gated, whatever --threshold and --direction say; quantities of the same table are.
+TEST(MetricPolicy, CodesAreNeverTestedOrGated) {
+  PolicyOverrides asked;
+  ASSERT_TRUE(AddPolicyOverrides({"stop_reason=1%", "clock_event_reasons=5", "gpu_power_w=5"},
+                                 {"stop_reason=lower"}, asked)
+                  .ok());
+  const DeclaredCounters declared = ParseCounterUnits("my_code=reason:neither");
+  for (const char* code : {"stop_reason", "clock_event_reasons", "my_code"}) {
+    const MetricPolicy policy = ResolveMetricPolicy(code, asked, declared);
+    EXPECT_TRUE(policy.code) << code;
+    EXPECT_FALSE(policy.statistical) << code;
+    EXPECT_FALSE(policy.threshold_percent.has_value()) << code;
+    EXPECT_EQ(policy.gating, Gating::kReportOnly) << code;
+    EXPECT_EQ(policy.direction, Direction::kUnknown) << code;
+  }
+  EXPECT_NE(ResolveMetricPolicy("stop_reason", asked).rule.find("never gated"), std::string::npos);
+  const MetricPolicy power = ResolveMetricPolicy("gpu_power_w", asked);
+  EXPECT_FALSE(power.code);
+  EXPECT_EQ(power.threshold_percent, 5.0);  // a quantity: --threshold gates it
+  EXPECT_TRUE(IsCodeUnit("reason"));
+  EXPECT_TRUE(IsCodeUnit("reasons"));
+  EXPECT_FALSE(IsCodeUnit("count"));
+}
+
 }  // namespace
 }  // namespace gpubench::tools

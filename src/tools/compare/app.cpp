@@ -35,24 +35,26 @@ LoadOutcome Load(const std::string& path) {
   return outcome;
 }
 
-std::string Render(const ComparisonReport& report, OutputFormat format, bool color) {
+std::string Render(const ComparisonReport& report, OutputFormat format, bool color,
+                   MetricRows rows) {
   switch (format) {
     case OutputFormat::kMarkdown:
-      return FormatMarkdown(report);
+      return FormatMarkdown(report, rows);
     case OutputFormat::kJson:
       return FormatJson(report);
     case OutputFormat::kCsv:
     case OutputFormat::kConsole:
       break;
   }
-  return FormatConsole(report, color);
+  return FormatConsole(report, color, rows);
 }
 
 // The JSON report is streamed rather than rendered: it is ten times the size of the console table.
-void Write(const ComparisonReport& report, OutputFormat format, bool color, std::ostream& out) {
+void Write(const ComparisonReport& report, OutputFormat format, bool color, MetricRows rows,
+           std::ostream& out) {
   if (format == OutputFormat::kJson) return WriteJson(report, out);
   if (format == OutputFormat::kCsv) return WriteComparisonCsv(report, out);
-  out << Render(report, format, color);
+  out << Render(report, format, color, rows);
 }
 
 // Loads `paths` on up to as many threads as there are cores (parsing dominates).
@@ -120,16 +122,18 @@ bool WriteReport(const ComparisonReport& report, const AppOptions& options, bool
   const bool stdout_color = options.color == ColorMode::kAlways ||
                             (options.color == ColorMode::kAuto && out_is_terminal && color_allowed);
   if (options.output_path.empty()) {
-    Write(report, options.format, stdout_color, out);
+    Write(report, options.format, stdout_color, options.metric_rows, out);
   } else {
     std::ofstream file(options.output_path, std::ios::binary | std::ios::trunc);
-    Write(report, options.format, options.color == ColorMode::kAlways, file);
+    Write(report, options.format, options.color == ColorMode::kAlways, options.metric_rows, file);
     file.close();
     if (!file) {
       err << "gpubench-compare: error: cannot write " << options.output_path << "\n";
       return false;
     }
-    if (options.format != OutputFormat::kConsole) out << FormatConsole(report, stdout_color);
+    if (options.format != OutputFormat::kConsole) {
+      out << FormatConsole(report, stdout_color, options.metric_rows);
+    }
   }
   out.flush();
   return true;
@@ -184,6 +188,10 @@ int RunComparison(const AppOptions& options, std::ostream& out, std::ostream& er
 
   if (!WriteReport(report, options, out_is_terminal, out, err)) return kExitBadInput;
   if (report.refused_for_settings) ExplainSettingsRefusal(report, err);
+  // On stderr too: with --format json on stdout, the log must still say why nothing passed.
+  if (report.exit_code == kExitNothingCompared) {
+    err << "gpubench-compare: nothing compared: " << report.nothing_compared << "\n";
+  }
   return report.exit_code;
 }
 

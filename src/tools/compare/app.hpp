@@ -19,6 +19,8 @@ struct AppOptions {
   CompareOptions compare;
   OutputFormat format = OutputFormat::kConsole;
   ColorMode color = ColorMode::kAuto;
+  /// --metrics: the console and Markdown tables' metric rows (JSON and CSV have every row).
+  MetricRows metric_rows = MetricRows::kGated;
   std::string output_path;  ///< empty: the report goes to `out`
   /// false: RunComparison leaves the loaded files and the report allocated
   /// (for a process that exits right after; freeing millions of small blocks

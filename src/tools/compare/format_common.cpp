@@ -2,11 +2,13 @@
 // share (format_common.hpp).
 #include "tools/compare/format_common.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/format.hpp"
 #include "tools/base/text.hpp"
 #include "tools/load/cut_off.hpp"
 
@@ -23,30 +25,105 @@ void AppendPValue(std::string& out, const MetricComparison& metric) {
   }
 }
 
+// A threshold in percent: 3 significant digits below 10%, one decimal above.
+void AppendThresholdPercent(std::string& out, double percent) {
+  if (std::isinf(percent)) {
+    out += percent > 0 ? "inf" : "-inf";
+  } else if (percent >= 10) {
+    AppendFixed(out, percent, 1);
+  } else {
+    AppendGeneral(out, percent, 3);
+  }
+  out += '%';
+}
+
+// A spread in percent as the gate's threshold sources write it (2 significant digits below 10%).
+void AppendSpreadPercent(std::string& out, double percent) {
+  if (percent >= 10) {
+    AppendFixed(out, percent, 1);
+  } else {
+    AppendGeneral(out, percent, 2);
+  }
+  out += '%';
+}
+
+// The threshold applied, where it came from and on what noise: "1.75% (minimum; noise 0.41%)",
+// "0.671% (5.15 x sd; runs' sd 0.13%)" (a history, whose run count the header and the notes
+// give). A threshold set by an absolute floor is said in the floor's unit, "floor 2 MiB (noise
+// 78.8%)": as a share of the baseline it reads 49152% or inf% for small counters, so the share is
+// added only where it is below 100% ("floor 500 ns = 7.15% (noise 0.14%)").
 void AppendThreshold(std::string& out, const MetricComparison& metric) {
   if (!metric.applied_threshold_percent) {
     out += '-';
     return;
   }
   const double percent = *metric.applied_threshold_percent;
-  if (std::isinf(percent)) {
-    out += "inf";
-  } else if (percent >= 10) {
-    AppendFixed(out, percent, 1);
-  } else {
-    AppendGeneral(out, percent, 3);
+  // threshold_source: the origin, then what qualifies it, then the noise (or the history), each
+  // after "; ".
+  std::string_view source = metric.threshold_source;
+  const std::size_t origin_end = std::min(source.find("; "), source.size());
+  const std::string_view origin = source.substr(0, origin_end);
+  source.remove_prefix(std::min(origin_end + 2, source.size()));
+  std::string context(source);
+  if (metric.history_runs > 0) {
+    // "history of 10 runs, between-run sd 0.13%" is the last part: shortened.
+    const std::size_t history = context.rfind("history of ");
+    context.erase(history == std::string::npos ? context.size() : history);
+    context += "runs' sd ";
+    AppendSpreadPercent(context, metric.between_run_sd_percent);
   }
-  out += "% (";
-  out += metric.threshold_source;
+  if (metric.floor_decides) {
+    out += origin;
+    if (std::isfinite(percent) && percent < 100) {
+      out += " = ";
+      AppendThresholdPercent(out, percent);
+    }
+    if (!context.empty()) out += " (" + context + ")";
+    return;
+  }
+  AppendThresholdPercent(out, percent);
+  out += " (";
+  out += origin;
+  if (!context.empty()) out += "; " + context;
   out += ')';
 }
 
-void AppendMetricValue(std::string& out, const MetricComparison& metric, double value) {
-  if (metric.is_time) {
-    AppendTimeNs(out, value);
-  } else {
-    AppendQuantity(out, value);
+// One side's value with its unit: the median of a time or counter ("83.46 us", "4.27 kB",
+// "1980 MHz"), as gpubench's console prints counters; for a code, every distinct value of the
+// repetitions by name ("precision, repetition"), since a median of codes is no code.
+void AppendSideValue(std::string& out, const MetricComparison& metric, bool baseline) {
+  const double median = baseline ? metric.baseline_median : metric.contender_median;
+  if (metric.is_time) return AppendTimeNs(out, median);
+  const detail::CounterUnit unit = detail::UnitNamed(metric.policy.unit);
+  if (!metric.policy.code) {
+    out += detail::FormatValue(median, unit);
+    return;
   }
+  const std::vector<double>& values = baseline ? metric.baseline_values : metric.contender_values;
+  std::vector<double> seen;
+  for (double value : values) {
+    if (std::find(seen.begin(), seen.end(), value) != seen.end()) continue;
+    if (!seen.empty()) out += ", ";
+    seen.push_back(value);
+    out += detail::FormatValue(value, unit);
+  }
+}
+
+// Whether a metric gets a row by default: gated, or worth a look although report-only.
+bool ShownByDefault(const MetricComparison& metric) {
+  if (metric.policy.threshold_percent || metric.fails_gate) return true;
+  if (metric.verdict != Verdict::kSame && metric.verdict != Verdict::kReportOnly) return true;
+  // A value that could not be compared (non-finite) says something is wrong with the run.
+  if (std::isnan(metric.change_percent) && !metric.policy.code) return true;
+  if (metric.policy.gating != Gating::kFlag) return false;
+  // A flag in its bad state (throttled, shared, paused; launches not held) on either side.
+  const double good = metric.policy.direction == Direction::kHigherIsBetter ? 1 : 0;
+  for (const std::vector<double>* values : {&metric.baseline_values, &metric.contender_values}) {
+    for (double value : *values) {
+      if (value != good) return true;
+    }
+  }
+  return false;
 }
 
 const char* VerdictLabel(const MetricComparison& metric) {
@@ -145,30 +222,39 @@ bool AnyThrottled(const ComparisonReport& report) {
   return report.summary.throttled > 0 || report.summary.shared > 0;
 }
 
-void AppendRows(const BenchmarkComparison& benchmark, TableRows& rows, bool only_notable) {
+std::size_t AppendRows(const BenchmarkComparison& benchmark, TableRows& rows, RowFilter filter) {
   const std::string bench_notes = Join(benchmark.notes, "; ");
   const std::string clock = ThrottleFlag(benchmark);
   if (benchmark.status != BenchmarkStatus::kCompared || benchmark.metrics.empty()) {
     AppendStatusRow(benchmark, clock, bench_notes, rows);
-    return;
+    return 0;
   }
+  const bool only_notable = filter == RowFilter::kNotable;
   bool first = true;
+  std::size_t hidden = 0;
   for (const MetricComparison& metric : benchmark.metrics) {
     const bool notable = metric.verdict == Verdict::kRegression ||
                          metric.verdict == Verdict::kImprovement ||
                          metric.verdict == Verdict::kUnconfirmed;
-    if (only_notable && !notable) continue;
+    if ((only_notable && !notable) || (filter == RowFilter::kGated && !ShownByDefault(metric))) {
+      ++hidden;
+      continue;
+    }
     const Tone tone = MetricTone(metric);
     std::string& text = rows.Text();
     rows.StartRow();
     rows.AddCell(first || only_notable ? std::string_view(benchmark.name) : std::string_view());
     rows.AddCell(first || only_notable ? std::string_view(clock) : std::string_view(), Tone::kWarn);
     rows.AddCell(metric.name);
-    AppendMetricValue(text, metric, metric.baseline_median);
+    AppendSideValue(text, metric, true);
     rows.EndCell();
-    AppendMetricValue(text, metric, metric.contender_median);
+    AppendSideValue(text, metric, false);
     rows.EndCell();
-    AppendChangePercent(text, metric.change_percent);
+    if (metric.policy.code) {
+      text += '-';  // a code has no change, only another value
+    } else {
+      AppendChangePercent(text, metric.change_percent);
+    }
     rows.EndCell(tone);
     AppendPValue(text, metric);
     rows.EndCell();
@@ -186,6 +272,13 @@ void AppendRows(const BenchmarkComparison& benchmark, TableRows& rows, bool only
     rows.EndCell();
     first = false;
   }
+  return hidden;
+}
+
+std::string HiddenRowsLine(std::size_t hidden) {
+  if (hidden == 0) return "";
+  return std::to_string(hidden) +
+         " report-only metric row(s) not shown: --metrics all shows them (JSON and CSV have all)";
 }
 
 std::string SummaryLine(const ComparisonReport& report) {
@@ -222,6 +315,8 @@ std::string GateLine(const ComparisonReport& report) {
              std::to_string(report.summary.failing) + " benchmark(s) fail the gate";
     case kExitSettingsMismatch:
       return "REFUSED (exit 3): the benchmark settings differ";
+    case kExitNothingCompared:
+      return "NOTHING COMPARED (exit 4): " + report.nothing_compared;
     default:
       break;
   }

@@ -68,9 +68,20 @@ class TableRows {
   std::vector<std::array<Tone, kColumnCount>> tones_;
 };
 
-/// One row per compared metric, or one row for a benchmark without metrics. With
-/// `only_notable`, a compared benchmark gets rows only for its changed or unconfirmed metrics.
-void AppendRows(const BenchmarkComparison& benchmark, TableRows& rows, bool only_notable);
+/// Which metrics of a compared benchmark get a row.
+enum class RowFilter {
+  kAll,
+  kGated,    ///< the gated ones, and any other that changed, fails or is a flag in its bad state
+  kNotable,  ///< only the changed or unconfirmed ones, each row naming its benchmark
+};
+
+/// One row per compared metric that `filter` keeps, or one row for a benchmark without metrics.
+/// The first row of a benchmark names it (with kNotable every row does). Returns the number of
+/// metric rows left out.
+std::size_t AppendRows(const BenchmarkComparison& benchmark, TableRows& rows, RowFilter filter);
+
+/// What to say about the rows a table left out ("" for none): how many, and the switch for them.
+std::string HiddenRowsLine(std::size_t hidden);
 
 /// `value` in double quotes, or "(absent)".
 std::string ShowValue(const std::optional<std::string>& value);
@@ -81,7 +92,8 @@ bool AnyThrottled(const ComparisonReport& report);
 /// The counts of the summary: "N compared: R regression(s), ...; M missing, ...".
 std::string SummaryLine(const ComparisonReport& report);
 
-/// The gate's outcome: "PASS (exit 0)", "FAIL (exit 1): ...", "REFUSED (exit 3): ...".
+/// The gate's outcome: "PASS (exit 0)", "FAIL (exit 1): ...", "REFUSED (exit 3): ...",
+/// "NOTHING COMPARED (exit 4): ...".
 std::string GateLine(const ComparisonReport& report);
 
 /// Lines that must be seen before any number is trusted (cut-off files, differing settings or

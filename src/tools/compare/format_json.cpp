@@ -251,7 +251,13 @@ void StreamJson(const ComparisonReport& report, const JsonSink& sink) {
   json.Member("exit_code", report.exit_code);
   json.Member("gate", report.exit_code == kExitOk                 ? "pass"
                       : report.exit_code == kExitSettingsMismatch ? "settings_mismatch"
+                      : report.exit_code == kExitNothingCompared  ? "nothing_compared"
                                                                   : "fail");
+  if (report.nothing_compared.empty()) {
+    json.Member("nothing_compared", nullptr);
+  } else {
+    json.Member("nothing_compared", report.nothing_compared);
+  }
   WriteSide(json.Key("baseline"), report.baseline_path, &report.baseline_paths,
             report.baseline_benchmark_count, report.settings.baseline_fingerprint,
             report.baseline_cut_off);

@@ -17,12 +17,14 @@ using internal::AnyThrottled;
 using internal::AppendRows;
 using internal::Banners;
 using internal::GateLine;
+using internal::HiddenRowsLine;
 using internal::kBaseline;
 using internal::kBenchmark;
 using internal::kClock;
 using internal::kColumnCount;
 using internal::kHeaders;
 using internal::kThreshold;
+using internal::RowFilter;
 using internal::ShowValue;
 using internal::SummaryLine;
 using internal::TableRows;
@@ -89,7 +91,7 @@ void AppendMarkdownTable(const TableRows& rows, bool with_clock, std::size_t lim
 
 }  // namespace
 
-std::string FormatMarkdown(const ComparisonReport& report) {
+std::string FormatMarkdown(const ComparisonReport& report, MetricRows metric_rows) {
   std::string out;
   const char* icon = report.exit_code == kExitOk ? "✅" : "❌";
   out +=
@@ -97,8 +99,10 @@ std::string FormatMarkdown(const ComparisonReport& report) {
   out += "Baseline `" + MarkdownCell(report.baseline_path) + "` (" +
          std::to_string(report.baseline_benchmark_count) + " benchmarks) vs contender `" +
          MarkdownCell(report.contender_path) + "` (" +
-         std::to_string(report.contender_benchmark_count) + " benchmarks), alpha " +
-         Printf("%g", report.options.alpha) + ".\n\n";
+         std::to_string(report.contender_benchmark_count) + " benchmarks).\n\n";
+  if (const std::string levels = LevelsLine(report); !levels.empty()) {
+    out += "**Levels:** " + MarkdownCell(levels) + ".\n\n";
+  }
   const auto banners = Banners(report);
   if (!banners.empty()) {
     out += "> [!WARNING]\n";
@@ -126,7 +130,7 @@ std::string FormatMarkdown(const ComparisonReport& report) {
   const bool with_clock = AnyThrottled(report);
   TableRows notable;
   for (const BenchmarkComparison& benchmark : report.benchmarks) {
-    AppendRows(benchmark, notable, true);
+    AppendRows(benchmark, notable, RowFilter::kNotable);
   }
   if (!notable.empty()) {
     out += "### Changes, failures, missing and new benchmarks\n\n";
@@ -134,11 +138,18 @@ std::string FormatMarkdown(const ComparisonReport& report) {
     out += "\n";
   }
   TableRows all;
+  std::size_t hidden = 0;
   for (const BenchmarkComparison& benchmark : report.benchmarks) {
-    AppendRows(benchmark, all, false);
+    hidden += AppendRows(benchmark, all,
+                         metric_rows == MetricRows::kAll ? RowFilter::kAll : RowFilter::kGated);
   }
-  out += "<details><summary>All results (" + std::to_string(all.size()) + " rows)</summary>\n\n";
+  out += "<details><summary>" +
+         std::string(metric_rows == MetricRows::kAll ? "All results" : "Gated results") + " (" +
+         std::to_string(all.size()) + " rows)</summary>\n\n";
   AppendMarkdownTable(all, with_clock, kMarkdownMaxDetailRows, out);
+  if (const std::string line = HiddenRowsLine(hidden); !line.empty()) {
+    out += "\n_" + MarkdownCell(line) + "._\n";
+  }
   out += "\n</details>\n";
   return out;
 }

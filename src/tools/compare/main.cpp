@@ -26,13 +26,15 @@ constexpr const char* kDescription =
     "whose between-run spread sets the thresholds from 3 runs on.\n"
     "Exit codes: 0 no regression, 1 regression, failed benchmark or a contender file cut off\n"
     "mid-write (a killed run: its complete rows are compared), 2 bad input or usage,\n"
-    "3 benchmark settings differ (gpubench_settings_fingerprint).";
+    "3 benchmark settings differ (gpubench_settings_fingerprint), 4 nothing compared (e.g. every\n"
+    "row of the baseline or of both files an error: a runner without a working GPU).";
 
 // What the command line gives, before it is turned into AppOptions.
 struct CommandLine {
   AppOptions options;
   std::vector<std::string> files, threshold_specs, direction_specs;
-  std::string history_dir, format = "console", color = "auto", unconfirmed = "fail";
+  std::string history_dir, format = "console", color = "auto", unconfirmed = "fail",
+                           metrics = "gated";
 };
 
 void AddOptions(CLI::App& app, CommandLine& line) {
@@ -70,6 +72,12 @@ void AddOptions(CLI::App& app, CommandLine& line) {
       ->check(CLI::IsMember({"console", "markdown", "json", "csv"}));
   app.add_option("--output,-o", options.output_path,
                  "Write the report to FILE (stdout then gets the console table)");
+  app.add_option("--metrics", line.metrics,
+                 "Metric rows of the console and Markdown tables: the gated ones (and any other "
+                 "that changed, fails or is a flag in its bad state), or all (JSON and CSV always "
+                 "have all)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"gated", "all"}));
   app.add_option("--color", line.color, "Colour the console table")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "always", "never"}));
@@ -111,6 +119,8 @@ bool Resolve(CommandLine& line) {
   options.color = line.color == "always"  ? ColorMode::kAlways
                   : line.color == "never" ? ColorMode::kNever
                                           : ColorMode::kAuto;
+  options.metric_rows = line.metrics == "all" ? gpubench::tools::MetricRows::kAll
+                                              : gpubench::tools::MetricRows::kGated;
   options.compare.unconfirmed =
       line.unconfirmed == "warn" ? UnconfirmedPolicy::kWarn : UnconfirmedPolicy::kFail;
   options.free_memory = false;  // the process exits right after

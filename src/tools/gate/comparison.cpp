@@ -91,14 +91,56 @@ void SummariseSuite(ComparisonReport& report) {
   report.suite = GeometricMeanRatio(ratios);
 }
 
+// Whether every benchmark of `file` errored or was skipped (false for a file without any).
+bool AllFailed(const BenchmarkFile& file) {
+  if (file.benchmarks.empty()) return false;
+  for (const BenchmarkRecord& record : file.benchmarks) {
+    if (!record.failed) return false;
+  }
+  return true;
+}
+
+// Why no benchmark was compared, or "" when one was. A gate that compared nothing must not read
+// as a pass: a CI runner without a working GPU writes a row per benchmark, each an error.
+std::string NothingCompared(const ComparisonReport& report, const BenchmarkFile& baseline,
+                            const BenchmarkFile& contender) {
+  std::string first_failure;
+  for (const BenchmarkComparison& benchmark : report.benchmarks) {
+    if (benchmark.status == BenchmarkStatus::kCompared && !benchmark.metrics.empty()) return "";
+    if (first_failure.empty() && !benchmark.failure_message.empty()) {
+      first_failure = " (first: " + benchmark.name + ": " + benchmark.failure_message + ")";
+    }
+  }
+  if (baseline.benchmarks.empty() && contender.benchmarks.empty()) {
+    return "neither the baseline nor the contender has a benchmark";
+  }
+  if (baseline.benchmarks.empty()) return "the baseline has no benchmarks";
+  if (contender.benchmarks.empty()) return "the contender has no benchmarks";
+  const bool baseline_failed = AllFailed(baseline), contender_failed = AllFailed(contender);
+  if (baseline_failed && contender_failed) {
+    return "every benchmark of the baseline and of the contender is an error or skipped" +
+           first_failure;
+  }
+  if (baseline_failed) {
+    return "every benchmark of the baseline is an error or skipped" + first_failure +
+           ": there is nothing to compare against; regenerate the baseline";
+  }
+  if (contender_failed) {
+    return "every benchmark of the contender is an error or skipped" + first_failure;
+  }
+  const Summary& s = report.summary;
+  if (s.compared > 0) return "no benchmark has a metric in both files";
+  return "no benchmark ran in both files: " + std::to_string(s.missing) +
+         " of the baseline missing in the contender, " + std::to_string(s.added) +
+         " new in the contender, " + std::to_string(s.failed_in_baseline + s.failed_in_both) +
+         " failed in the baseline" + first_failure + "; are they runs of the same suite?";
+}
+
 // Everything after the settings check: the benchmarks of `baseline` (one file, or the pooled
 // runs of a history) against the contender's, the new ones, the summary and the exit code.
 Status CompareBenchmarks(const BenchmarkFile& baseline, const BenchmarkFile& contender,
                          const CompareOptions& options, const HistoryIndex* history,
                          ComparisonReport& report) {
-  if (baseline.benchmarks.empty()) {
-    report.warnings.push_back(baseline.path + " has no benchmarks; nothing is gated");
-  }
   // The history's tests share the family-wise level: count them first.
   report.testing.family_alpha = options.family_alpha;
   report.testing.history_tests = CountHistoryTests(baseline, contender, options, history);
@@ -117,7 +159,10 @@ Status CompareBenchmarks(const BenchmarkFile& baseline, const BenchmarkFile& con
   // A cut-off contender never passes: the benchmarks after its cut were never measured, and a
   // run killed by a timeout must not look like a run without regressions.
   const bool failing = report.summary.failing > 0 || !contender.cut_off.empty();
-  report.exit_code = failing ? kExitRegression : kExitOk;
+  report.nothing_compared = NothingCompared(report, baseline, contender);
+  report.exit_code = failing                            ? kExitRegression
+                     : !report.nothing_compared.empty() ? kExitNothingCompared
+                                                        : kExitOk;
   return Status::Ok();
 }
 

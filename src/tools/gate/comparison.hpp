@@ -21,6 +21,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitRegression = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitSettingsMismatch = 3;
+/// No benchmark was compared (every row an error in one file or both, no common names, an empty
+/// file): nothing was tested, so this must not read as a pass, nor as a regression of the code.
+inline constexpr int kExitNothingCompared = 4;
 
 /// Whether a change beyond the threshold that statistics could not confirm
 /// (too few repetitions) fails the gate.
@@ -67,6 +70,9 @@ struct MetricComparison {
   double noise_percent = 0;
   /// Where the threshold came from, e.g. "minimum; noise 0.07%" or "floor 500 ns; noise 6.9%".
   std::string threshold_source;
+  /// The absolute floor set the threshold: applied_threshold_percent is only its share of the
+  /// baseline (49152% for 2 MiB of a 4 KB counter, inf for a zero baseline); say it in its unit.
+  bool floor_decides = false;
   std::optional<double> p_value;
   std::optional<MannWhitneyMethod> test_method;
   /// Baseline runs whose medians set the threshold (a history of kGateHistoryMinRuns or more);
@@ -130,6 +136,8 @@ struct ComparisonReport {
   /// The contender's real_time over the baseline's, over the benchmarks compared and judged.
   SuiteRatio suite;
   std::vector<std::string> warnings;
+  /// Why no benchmark was compared (exit kExitNothingCompared); empty when one was.
+  std::string nothing_compared;
   int exit_code = kExitOk;
 };
 

@@ -21,6 +21,27 @@ bool AllFinite(const std::vector<double>& values, std::size_t* first_bad) {
   return true;
 }
 
+double MostCommon(const std::vector<double>& values) {
+  std::vector<double> sorted;  // without NaN, which equals nothing and does not sort
+  for (double value : values) {
+    if (!std::isnan(value)) sorted.push_back(value);
+  }
+  if (sorted.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(sorted.begin(), sorted.end());
+  double most = sorted.front();
+  std::size_t most_count = 0;
+  for (std::size_t begin = 0; begin < sorted.size();) {
+    std::size_t end = begin;
+    while (end < sorted.size() && sorted[end] == sorted[begin]) ++end;
+    if (end - begin > most_count) {
+      most_count = end - begin;
+      most = sorted[begin];
+    }
+    begin = end;
+  }
+  return most;
+}
+
 double RelativeChangePercent(double baseline, double contender) {
   if (baseline == contender) return 0;
   if (baseline == 0) {

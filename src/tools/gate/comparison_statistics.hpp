@@ -20,6 +20,10 @@ double CvPercent(const std::vector<double>& values);
 /// The arithmetic mean; NaN for no values.
 double Mean(const std::vector<double>& values);
 
+/// The value that occurs most often (the smallest of those tied); NaN for no values. For codes,
+/// whose median may be no code at all.
+double MostCommon(const std::vector<double>& values);
+
 /// The sample standard deviation about `mean` (n - 1 in the denominator); needs 2 values or more.
 double SampleSd(const std::vector<double>& values, double mean);
 

@@ -80,6 +80,15 @@ Status MetricJudge::Judge(const std::string& benchmark, const MetricSeries& base
   }
   result.baseline_values = base.values;
   result.contender_values = cont.values;
+  if (result.policy.code) {
+    // The median of stop reasons 1 and 6 is 3.5, no reason at all: each side's most common code
+    // stands for it, and no change, test or threshold applies.
+    result.baseline_median = MostCommon(base.values);
+    result.contender_median = MostCommon(cont.values);
+    result.change_percent = std::numeric_limits<double>::quiet_NaN();
+    result.verdict = Verdict::kReportOnly;
+    return Status::Ok();
+  }
   result.baseline_median = Median(base.values);
   result.contender_median = Median(cont.values);
   // A history of enough runs sets the threshold of a gated metric from their spread; the
@@ -223,7 +232,7 @@ std::string MetricJudge::UndecidedAdvice(const MetricComparison& result) const {
   if (result.history_runs > 0) {
     return HistoryAdvice(result.between_run_sd_percent, result.history_runs, history_alpha_);
   }
-  if (result.threshold_source.rfind("floor", 0) == 0) {
+  if (result.floor_decides) {
     return "the time floor (" + FormatFloor(result.applied_floor, result.policy.unit) +
            ") is that share of it, whatever the repetitions; a history of " +
            std::to_string(kGateHistoryMinRuns) +
@@ -335,8 +344,8 @@ void MetricJudge::ApplyFloor(MetricComparison& result, double floor, std::option
     const double share = kGateTrafficFractionPercent / 100 * *traffic;
     if (share > floor) {
       floor = share;
-      floor_text = FormatPercent(kGateTrafficFractionPercent) + " of traffic (" +
-                   FormatFloor(share, policy.unit) + ")";
+      floor_text = "floor " + FormatFloor(share, policy.unit) + "; " +
+                   FormatPercent(kGateTrafficFractionPercent) + " of traffic";
     }
   }
   result.applied_floor = floor;
@@ -347,6 +356,7 @@ void MetricJudge::ApplyFloor(MetricComparison& result, double floor, std::option
   if (floor_percent > percent) {
     percent = floor_percent;
     source = floor_text;
+    result.floor_decides = true;
   }
 }
 

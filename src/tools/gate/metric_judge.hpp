@@ -33,6 +33,9 @@ class MetricJudge {
                        std::optional<double> traffic, const BenchmarkHistory* history,
                        MetricComparison& result) const;
 
+  /// Whether `metric`'s values are codes (MetricPolicy::code).
+  bool IsCode(const std::string& metric) const { return Policy(metric).code; }
+
   /// Whether `metric` of a benchmark with `history` would be judged by a history's bound.
   bool HistoryTest(const std::string& metric, const BenchmarkHistory* history) const;
 

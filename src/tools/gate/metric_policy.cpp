@@ -96,10 +96,25 @@ const DeclaredCounter* FindDeclared(const DeclaredCounters& declared, std::strin
   return nullptr;
 }
 
+bool IsCodeUnit(std::string_view unit) { return unit == "reason" || unit == "reasons"; }
+
 MetricPolicy ResolveMetricPolicy(std::string_view metric, const PolicyOverrides& overrides,
                                  const DeclaredCounters& declared) {
   MetricPolicy policy = VocabularyPolicy(metric, declared);
   const std::string key(metric);
+  if (IsCodeUnit(policy.unit)) {
+    // A code changes when the run stopped for another reason, not when the code got slower: no
+    // threshold or direction applies, whatever --threshold says.
+    policy.code = true;
+    policy.statistical = false;
+    policy.threshold_percent.reset();
+    policy.gating = Gating::kReportOnly;
+    policy.direction = Direction::kUnknown;
+    if (overrides.thresholds.count(key) != 0 || overrides.directions.count(key) != 0) {
+      policy.rule += ", --threshold/--direction ignored: a code is never gated";
+    }
+    return policy;
+  }
   if (auto it = overrides.directions.find(key); it != overrides.directions.end()) {
     policy.direction = it->second;
     policy.rule = "--direction";

@@ -64,9 +64,16 @@ std::string HistoryAdvice(double sd_percent, std::size_t runs, double alpha) {
     return HistoryFactor(alpha, n) * sd_percent <= kGateUndecidedPercent;
   };
   std::size_t low = runs, high = runs + 1;
-  while (!enough(high) && high < 100000) {
+  while (!enough(high) && high < kHistoryAdviceMaxRuns) {
     low = high;
     high *= 2;
+  }
+  if (!enough(high)) {
+    // The search gave up: name no number it has not found. The factor falls with the runs, so
+    // none up to `high` (at least kHistoryAdviceMaxRuns) is enough.
+    return "its runs' medians spread by " + Printf("%.2g", sd_percent) +
+           "% (sd): not even a history of " + std::to_string(kHistoryAdviceMaxRuns) +
+           " runs (now " + std::to_string(runs) + ") would bring its threshold under " + target;
   }
   while (high - low > 1) {
     const std::size_t middle = (low + high) / 2;

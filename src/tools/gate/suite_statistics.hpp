@@ -33,9 +33,12 @@ double HistoryFactor(double alpha, std::size_t runs);
 /// relative error below 1.2e-9): the limit of the t quantile for ever more runs.
 double NormalQuantileUpper(double upper_tail);
 
+/// HistoryAdvice looks for the number of runs up to about this many; beyond it, it says so.
+inline constexpr std::size_t kHistoryAdviceMaxRuns = 100000;
+
 /// What would decide a benchmark whose history threshold (its runs' sd in percent, `runs` runs,
 /// at level `alpha`) is above kGateUndecidedPercent: the number of runs that would bring it
-/// below, or that no number can.
+/// below, that no number can, or that it would take more than the search tried.
 std::string HistoryAdvice(double sd_percent, std::size_t runs, double alpha);
 
 /// The geometric mean of the contender's time over the baseline's, over the benchmarks compared,

@@ -4,23 +4,67 @@
 
 namespace gpubench::tools {
 
+namespace {
+
+std::string PercentOf(double fraction) { return Printf("%g", 100 * fraction) + "%"; }
+
+// "1% / 24": how the level of each history test follows from the suite-wide one.
+std::string Division(const Testing& t) {
+  return PercentOf(t.family_alpha) + " / " + std::to_string(t.history_tests);
+}
+
+std::string PerTestLevel(const Testing& t) { return Printf("%.2g", t.per_test_alpha); }
+
+// What decides a change with fixed thresholds, beyond the threshold itself.
+std::string MannWhitneyLevel(const ComparisonReport& report) {
+  return "a change of time also needs p < " + Printf("%g", report.options.alpha) +
+         " (Mann-Whitney)";
+}
+
+}  // namespace
+
 std::string TestingLine(const ComparisonReport& report) {
   const Testing& t = report.testing;
+  if (t.gated_tests == 0) return "no gated test was made";
   std::string line = std::to_string(t.gated_tests) + " gated test(s)";
   if (t.history_tests > 0) {
     line += "; " + std::to_string(t.history_tests) +
             " of them against the history's spread, each at a one-sided level of " +
-            Printf("%.2g", t.per_test_alpha) + " (" + Printf("%g", 100 * t.family_alpha) + "% / " +
-            std::to_string(t.history_tests) +
-            "): identical reruns of this suite fail "
-            "them with at most " +
-            Printf("%g", 100 * t.family_alpha) + "% probability";
+            PerTestLevel(t) + " (" + Division(t) +
+            "): identical reruns of this suite fail them with at most " +
+            PercentOf(t.family_alpha) + " probability";
+    if (t.gated_tests > t.history_tests) {
+      line += "; the other " + std::to_string(t.gated_tests - t.history_tests) +
+              " by fixed thresholds, where " + MannWhitneyLevel(report);
+    }
   } else {
-    line +=
-        " by fixed thresholds: with one baseline the spread between runs is unknown, so the "
-        "chance that identical reruns of a large suite fail is not controlled; a history of " +
-        std::to_string(kGateHistoryMinRuns) + " or more runs (8 recommended) bounds it at " +
-        Printf("%g", 100 * kGateFamilyAlpha) + "%";
+    line += " by fixed thresholds, where " + MannWhitneyLevel(report) + ": with " +
+            (report.baseline_paths.size() > 1 ? std::to_string(report.baseline_paths.size()) +
+                                                    " baseline runs (a history needs " +
+                                                    std::to_string(kGateHistoryMinRuns) + ")"
+                                              : std::string("one baseline")) +
+            " the spread between runs is unknown, so the chance that identical reruns of a large "
+            "suite fail is not controlled; a history of " +
+            std::to_string(kGateHistoryMinRuns) + " or more runs (8 recommended) bounds it at " +
+            PercentOf(kGateFamilyAlpha);
+  }
+  return line;
+}
+
+std::string LevelsLine(const ComparisonReport& report) {
+  const Testing& t = report.testing;
+  if (t.gated_tests == 0) return "";
+  if (t.history_tests == 0) {
+    return std::to_string(t.gated_tests) + " gated tests by fixed thresholds; " +
+           MannWhitneyLevel(report) + "; the suite-wide false-alarm rate is not controlled";
+  }
+  std::string line = PercentOf(t.family_alpha) + " suite-wide false-alarm rate over " +
+                     std::to_string(t.history_tests) + " gated tests against a history of " +
+                     std::to_string(report.baseline_paths.size()) + " runs, each at " +
+                     PerTestLevel(t) + " (" + Division(t) + ")";
+  if (t.gated_tests > t.history_tests) {
+    line += "; " + std::to_string(t.gated_tests - t.history_tests) +
+            " more by fixed thresholds, where " + MannWhitneyLevel(report);
   }
   return line;
 }
