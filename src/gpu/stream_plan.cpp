@@ -5,6 +5,16 @@
 #include "common/format.hpp"
 
 namespace gpubench::detail {
+namespace {
+
+// "75%" for 0.75.
+std::string WholePercent(double share) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%.0f%%", 100 * share);
+  return text;
+}
+
+}  // namespace
 
 StreamHandle NormalizeStream(StreamHandle stream, bool per_thread_call) {
   if (stream != 0) return stream;
@@ -70,15 +80,30 @@ UndercountReference ChooseUndercountReference(double busy_seconds, double profil
   UndercountReference reference;
   if (busy_seconds > 0) {
     reference.seconds = busy_seconds;
+    reference.ratio = kUndercountBusyRatio;
+    reference.margin_seconds = kUndercountBusyMarginSeconds;
     reference.what = "the GPU's busy time in the same body (gpu_busy_time " +
                      FormatSeconds(busy_seconds) +
                      ": the union of its kernels, copies and memsets in untimed iterations, "
                      "from CUPTI activity records, whatever stream or host thread enqueued them)";
   } else if (profiled_seconds > 0 && !untimed_scopes) {
     reference.seconds = profiled_seconds;
+    reference.ratio = kUndercountDurationRatio;
+    reference.margin_seconds = kUndercountDurationMarginSeconds;
     reference.what = "the same body's profiled duration (gpu_duration " +
                      FormatSeconds(profiled_seconds) + "; there was no busy time to compare with" +
                      (busy_missing.empty() ? std::string() : ": " + busy_missing) + ")";
+    reference.blind_spot =
+        "the missed-work check held the GPU time against the profiled duration (gpu_duration), "
+        "since there was no busy time" +
+        (busy_missing.empty() ? std::string() : " (" + busy_missing + ")") +
+        "; that range also holds host time, so the check refuses only a row that missed more "
+        "than " +
+        WholePercent(1 - kUndercountDurationRatio) + " of its work and more than " +
+        FormatSeconds(kUndercountDurationMarginSeconds) +
+        " per iteration: a smaller undercount is not seen (against a busy time, gpu_busy_time, "
+        "it refuses any row that misses more than " +
+        WholePercent(1 - kUndercountBusyRatio) + ")";
   }
   return reference;
 }
@@ -87,8 +112,8 @@ std::string CheckUndercount(const std::string& instance, double gpu_seconds_per_
                             const UndercountReference& reference) {
   const double against = reference.seconds;
   if (!(against > 0) || !(gpu_seconds_per_iteration >= 0)) return "";
-  if (gpu_seconds_per_iteration >= kUndercountRatio * against) return "";
-  if (against - gpu_seconds_per_iteration <= kUndercountMarginSeconds) return "";
+  if (gpu_seconds_per_iteration >= reference.ratio * against) return "";
+  if (against - gpu_seconds_per_iteration <= reference.margin_seconds) return "";
   char share[32];
   std::snprintf(share, sizeof share, "%.1f%%", 100.0 * gpu_seconds_per_iteration / against);
   return instance + ": the GPU time per iteration (" + FormatSeconds(gpu_seconds_per_iteration) +
