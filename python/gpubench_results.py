@@ -37,8 +37,8 @@ __all__ = [
 
 RUN_COLUMNS = (
     "benchmark", "family", "arguments", "gpu", "run_type", "repetition_index", "aggregate_name",
-    "counter", "value", "unit", "direction", "gated", "settings_fingerprint", "method_version",
-    "recovered",
+    "counter", "value", "value_text", "unit", "direction", "gated", "settings_fingerprint",
+    "method_version", "recovered",
 )
 
 COMPARISON_COLUMNS = (
@@ -151,8 +151,11 @@ def read_run(path, export_tool=None):
 
     `path`: a gpubench / GB JSON file, a list of the shards of one run, or a .csv written by
     gpubench-export --to csv. value is a float (ns for real_time and cpu_time, NaN where GB
-    wrote NaN), gpu, repetition_index and method_version ints or None, gated and recovered
-    bools, empty text None. gpubench-export's warnings (a cut-off file, benchmarks that failed)
+    wrote NaN), or None for a counter whose values are codes (unit "reason" or "reasons":
+    stop_reason, clock_event_reasons), which value_text holds in words ("precision",
+    "sw_power_cap|hw_slowdown", "none"); such counters have no aggregate rows. gpu,
+    repetition_index and method_version are ints or None, gated and recovered bools, empty text
+    None. gpubench-export's warnings (a cut-off file, benchmarks that failed)
     become Python warnings; rows of a cut-off file have recovered=True.
     """
     text = _run_csv_text(path, export_tool)
@@ -264,7 +267,8 @@ def _pandas():
 
 def run_frame(path, export_tool=None):
     """read_run's rows as a pandas DataFrame: gpu, repetition_index and method_version are
-    nullable integers (Int64), gated and recovered bool, the text columns strings."""
+    nullable integers (Int64), value float64 (NaN on the rows of codes), gated and recovered bool,
+    the text columns strings (value_text the codes' names, None elsewhere)."""
     pandas = _pandas()
     frame = pandas.DataFrame(read_run(path, export_tool), columns=list(RUN_COLUMNS))
     for key in _RUN_INTEGERS:

@@ -77,11 +77,14 @@ inline constexpr double kGateNoiseMultiplier = 2.0;
 inline constexpr double kGateTrafficFractionPercent = 0.25;
 
 /// Smallest change of a DRAM byte counter that can fail the gate: the counters' own granularity
-/// for kernels that move little. Between identical H200 runs a one-warp kernel's bytes_moved
-/// ranged from 683 B to 1.19 MB (one of ten runs wrote 1.19 MB), an FMA chain's from 4.0 to
-/// 94 KB (87 KB written in some runs): instruction and page-table fetches and the profiler's own
-/// traffic. 2 MiB is 1.7 times the largest; a larger kernel's floor is kGateTrafficFractionPercent
-/// of its traffic where that is more.
+/// for kernels that move little. In the committed H200 runs (tests/compare/data/h200) the
+/// one-warp Gate_Tiny's bytes_moved was 512 B to 1.1 KB in 17 of 20 identical runs
+/// (history_gate_v3, history_gate_v4), 1.17-1.19 MB in the other three (history_gate_v3/
+/// run_05..07, 1.14-1.19 MB of it written) and 1.33 MB in history_gate_v3/inject_copy_time.json,
+/// whose injection was elsewhere; the FMA chain Gate_Fma's was 4.0 to 92.8 KB (87.4 KB written
+/// in history_gate_v4/run_08): instruction and page-table fetches and the profiler's own
+/// traffic. 2 MiB is 1.58 times the largest (1.76 times that of the identical runs); a larger
+/// kernel's floor is kGateTrafficFractionPercent of its traffic where that is more.
 inline constexpr double kGateByteFloor = 2097152;
 
 /// Smallest change of GPU time per iteration that can fail the gate, in ns: identical H200
@@ -109,9 +112,10 @@ inline constexpr double kBusyHeldIdleFloorSeconds = 4e-6;
 
 /// The chance that identical reruns fail a comparison with a history anywhere in the suite: its
 /// m gated tests share it (Bonferroni), each a one-sided prediction bound t(1 - alpha/m, n - 1) x
-/// sd x sqrt(1 + 1/n) of the runs' medians (one test, 10 runs: 2.96 x sd; 24 tests, 10 runs:
-/// 5.0 x sd; 1000 tests: 8.0 x sd). A 250-benchmark suite makes about 1000 such tests: at 1%
-/// each, identical reruns failed 8 of 8 times (docs/compare.md "A suite").
+/// sd x sqrt(1 + 1/n) of the runs' medians (10 runs: one test 2.96 x sd, 24 tests 5.15 x sd,
+/// 1000 tests 8.50 x sd; HistoryFactor, which agrees with scipy's t.isf). A 250-benchmark suite
+/// makes about 1000 such tests: at 1% each, identical reruns failed 8 of 8 times (docs/compare.md
+/// "A suite").
 inline constexpr double kGateHistoryAlpha = 0.01;
 
 /// Smallest threshold a history can give, in percent: identical H200 reruns moved long kernels

@@ -7,9 +7,9 @@ range in the "± N" form its extractRangeInfo parses), one file per direction, v
 medians of the repetitions, never an aggregate row. Bencher Metric Format: benchmark names of 1 to
 1024 bytes, measure keys that are valid Bencher slugs (what Bencher's slugify leaves unchanged,
 at most 64 characters), {value, lower_value, upper_value} with lower <= value <= upper. Also: the
-default counters, --counters, --list-measures, the exit codes of bad input (2, with
-gpubench-compare's message) and mixed settings fingerprints (3), and a file cut off mid-write
-(its complete rows exported, exit 0, a warning).
+default counters, --counters, --list-measures, codes refused, the exit codes of bad input (2,
+with gpubench-compare's message) and mixed settings fingerprints (3), and a file cut off
+mid-write (its complete rows exported, exit 0, a warning).
 
 usage: check_export.py GPUBENCH_EXPORT GPUBENCH_COMPARE DATA_DIR WORK_DIR
 """
@@ -216,6 +216,16 @@ def check_options_and_errors(exe, compare, data_dir, work_dir):
                                                r"\s+bytes / second \(B/s\)", result.stdout) and
           re.search(r"real_time\s+Latency \(built in\)\s+latency\s+nanoseconds \(ns\)",
                     result.stdout), "--list-measures:\n" + result.stdout)
+    # Codes (stop_reason, clock_event_reasons) name something; their median names nothing: no
+    # dashboard gets them, and no list offers them.
+    coded = os.path.join(data_dir, "history_gate_v4", "run_01.json")
+    check("reason" not in result.stdout + run([exe, "--list-measures", coded]).stdout,
+          "--list-measures offers a code")
+    for form in ("bencher", "github-action-benchmark"):
+        result = run([exe, coded, "--to", form, "--counters", "time,stop_reason", "-o",
+                      os.path.join(work_dir, "codes")])
+        check(result.returncode == 2 and "stop_reason (unit reason) is a code" in result.stderr,
+              "%s with stop_reason: exit %d %s" % (form, result.returncode, result.stderr))
     # Bad input: exit 2 with the loader's message, as gpubench-compare prints it.
     bad_inputs = {
         "missing.json": None,

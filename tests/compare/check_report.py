@@ -5,13 +5,16 @@ For each report: it opens from disk with no network (no external resources, a CS
 them), Chromium runs its scripts, and the rendered DOM's status element says that every chart
 drew (and painted pixels) and no script error happened; the header, warnings, summary table and
 the gate's verdicts are checked in the rendered DOM, and a screenshot is taken. A run cut off
-mid-write is rendered with its recovered benchmarks under a banner.
+mid-write is rendered with its recovered benchmarks under a banner. Codes (stop_reason,
+clock_event_reasons) are shown in words, counted per repetition, never averaged.
 
 Exits 77 (ctest SKIP_RETURN_CODE) with the reason when chromium or Chart.js (Debian's
-libjs-chart.js) is missing; .ci/run installs both.
+libjs-chart.js) is missing; .ci/run installs both, and under CI=true a missing one fails it.
 
 usage: check_report.py GPUBENCH_REPORT GPUBENCH_COMPARE DATA_DIR WORK_DIR
 """
+import collections
+import glob
 import html
 import json
 import os
@@ -100,21 +103,136 @@ def write_report(exe, args, out):
     return run([exe] + args + ["-o", out])
 
 
+# The codes' names, written out from include/gpubench/counters.hpp (kStopReasons,
+# kClockEventReasons) rather than taken from the tool under test.
+STOP_REASONS = {1: "precision", 2: "max_seconds", 3: "minimum", 4: "min_time", 5: "iterations",
+                6: "repetition"}
+CLOCK_EVENT_BITS = {0x1: "gpu_idle", 0x2: "applications_clocks_setting", 0x4: "sw_power_cap",
+                    0x8: "hw_slowdown", 0x10: "sync_boost", 0x20: "sw_thermal_slowdown",
+                    0x40: "hw_thermal_slowdown", 0x80: "hw_power_brake_slowdown",
+                    0x100: "display_clock_setting"}
+
+
+def counted_in_words(rows, counter):
+    """What the report shows for a counter's codes in these GB rows: each name with how many
+    repetitions had it, in order of first appearance ("precision \u00d71, repetition \u00d79")."""
+    counts = collections.OrderedDict()
+    for row in rows:
+        if row.get("run_type") != "iteration" or counter not in row:
+            continue
+        code = int(row[counter])
+        if counter == "stop_reason":
+            words = STOP_REASONS[code]
+        else:
+            words = "|".join(n for b, n in sorted(CLOCK_EVENT_BITS.items()) if code & b) or "none"
+        counts[words] = counts.get(words, 0) + 1
+    return ", ".join("%s \u00d7%d" % item for item in counts.items())
+
+
+def summary_cells(dom):
+    """The summary table's headings and, per row, its name and cells (a colspan counted as that
+    many cells, the text of the first)."""
+    table = re.search(r'<table id="summary".*?</table>', dom, re.S).group(0)
+    headings = [html.unescape(re.sub(r"<[^>]+>", "", h))
+                for h in re.findall(r"<th[^>]*>(.*?)</th>", table.split("</thead>")[0], re.S)]
+    rows = {}
+    for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], re.S):
+        cells = []
+        for attributes, text in re.findall(r"<td([^>]*)>(.*?)</td>", row, re.S):
+            span = re.search(r'colspan="(\d+)"', attributes)
+            cells += [html.unescape(re.sub(r"<[^>]+>", "", text))] * (int(span.group(1))
+                                                                       if span else 1)
+        rows[cells[0]] = cells
+    return headings, rows
+
+
+def check_codes(browser, exe, data_dir, work_dir):
+    """Codes in words: each benchmark's stop_reason and clock_event_reasons per repetition as the
+    JSON's iteration rows have them, never GB's mean or median of them (5.5 of 1 and 6 x 9),
+    the rows whole with the extra columns (a missing benchmark, failed ones), none charted."""
+    history = sorted(glob.glob(os.path.join(data_dir, "history_gate_v4", "run_*.json")))
+    with open(history[1]) as handle:
+        contender = json.load(handle)
+    check(any(row.get("run_type") == "aggregate" and row.get("stop_reason") == 5.5
+              for row in contender["benchmarks"]), "codes: the run has no mean of stop_reason")
+    dropped = "Gate_Tiny/manual_time"
+    contender["benchmarks"] = [r for r in contender["benchmarks"] if r["run_name"] != dropped]
+    contender_path = os.path.join(work_dir, "codes_contender.json")
+    with open(contender_path, "w") as handle:
+        json.dump(contender, handle)
+    cases = [("codes", [contender_path, "--baseline", history[0]], contender["benchmarks"]),
+             ("codes of failed benchmarks", [os.path.join(data_dir, "issue37", "faults.json")],
+              None),
+             ("clock events", [os.path.join(data_dir, "thermal", "run1_none.json")], None)]
+    for label, args, rows in cases:
+        if rows is None:
+            with open(args[0]) as handle:
+                rows = json.load(handle)["benchmarks"]
+        out = os.path.join(work_dir, label.replace(" ", "_") + ".html")
+        result = write_report(exe, args, out)
+        if not check(result.returncode == 0, "%s: exit %d %s" % (label, result.returncode,
+                                                                  result.stderr)):
+            continue
+        dom, status = render(browser, out)
+        check_rendered(label, dom, status, 1)
+        headings, cells = summary_cells(dom)
+        for name, row in cells.items():
+            check(len(row) == len(headings), "%s: %s has %d cells under %d headings" %
+                  (label, name, len(row), len(headings)))
+        by_benchmark = collections.defaultdict(list)
+        for row in rows:
+            by_benchmark[row["run_name"]].append(row)
+        for counter, heading in (("stop_reason", "Stopped by"), ("clock_event_reasons",
+                                                                  "Clock events")):
+            if not any(counter in row for row in rows):
+                check(heading not in headings, "%s: a %s column without codes" % (label, heading))
+                continue
+            if not check(heading in headings, "%s: no %s column" % (label, heading)):
+                continue
+            column = headings.index(heading)
+            for name, benchmark_rows in by_benchmark.items():
+                if any(row.get("error_occurred") for row in benchmark_rows):
+                    continue
+                expected = counted_in_words(benchmark_rows, counter)
+                check(cells.get(name, [""] * len(headings))[column] == expected,
+                      "%s: %s of %s is %r, expected %r" % (label, heading, name,
+                                                            cells.get(name), expected))
+        with open(out, encoding="utf-8") as handle:
+            text = handle.read()
+        chart_data = re.search(r'id="gpubench-data">(.*?)</script>', text, re.S).group(1)
+        check("reason" not in chart_data, "%s: codes among the charts' data" % label)
+        if label == "codes":
+            check(dropped in cells and "in the baseline only" in cells[dropped][1],
+                  "codes: the missing benchmark's row %s" % cells.get(dropped))
+            page = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", dom)))
+            check("repetitions stopped by " + counted_in_words(contender["benchmarks"],
+                                                               "stop_reason") in page,
+                  "codes: the cost card does not count the run's stop reasons")
+
+
+def missing(what):
+    """A package .ci/run installs is missing: skipped here, a failure under CI=true (a test that CI
+    skips is not a passing test)."""
+    if os.environ.get("CI") == "true":
+        print("FAIL: %s; .ci/run installs it, so CI must have it" % what)
+        return 1
+    print("SKIP: " + what)
+    return SKIP
+
+
 def main():
     exe, compare, data_dir, work_dir = sys.argv[1:5]
     os.makedirs(work_dir, exist_ok=True)
     browser = chromium_binary()
     if not browser:
-        print("SKIP: chromium is not installed (apt-get install chromium)")
-        return SKIP
+        return missing("chromium is not installed (apt-get install chromium)")
     data = lambda name: os.path.join(data_dir, name + ".json")
 
     # 1. A run against a baseline of the same suite: every gate verdict "same".
     out = os.path.join(work_dir, "examples.html")
     result = write_report(exe, [data("examples_b1"), "--baseline", data("examples_a1")], out)
     if "cannot read Chart.js" in result.stderr:
-        print("SKIP: " + result.stderr.strip())
-        return SKIP
+        return missing(result.stderr.strip())
     if not check(result.returncode == 0, "examples: exit %d %s" % (result.returncode,
                                                                    result.stderr)):
         return finish()
@@ -271,7 +389,10 @@ def main():
           ["Gate_SortPairs/16777216/manual_time", "Gate_Tiny/manual_time"],
           "cut off: summary rows %s" % rows)
 
-    # 7. Bad input: exit 2 with gpubench-compare's message.
+    # 7. Codes in words, never averaged.
+    check_codes(browser, exe, data_dir, work_dir)
+
+    # 8. Bad input: exit 2 with gpubench-compare's message.
     bad = os.path.join(work_dir, "bad.json")
     with open(bad, "w") as handle:
         handle.write('{"benchmarks": [ {"name": "a"')

@@ -117,15 +117,15 @@ TEST(RunTable, RowsOfRepetitionsAndAggregatesWithTheirUnitsAndNotesForWhatIsLeft
   EXPECT_EQ(result.rows, 2u * 3 + 1 + 3);
   EXPECT_EQ(Lines(text), result.rows + 1);
   EXPECT_EQ(result.benchmarks, 1u);
-  EXPECT_NE(text.find("BM_A/8/manual_time,BM_A,8,,iteration,1,,real_time,1700,ns,"
+  EXPECT_NE(text.find("BM_A/8/manual_time,BM_A,8,,iteration,1,,real_time,1700,,ns,"
                       "lower_is_better,true,00ab,4,false\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("BM_A/8/manual_time,BM_A,8,,aggregate,,cv,real_time,0.088,ratio,"),
+  EXPECT_NE(text.find("BM_A/8/manual_time,BM_A,8,,aggregate,,cv,real_time,0.088,,ratio,"),
             std::string::npos)
       << text;
   // A counter in one of two repetitions: its row cannot name the repetition.
-  EXPECT_NE(text.find(",iteration,,,my_counter,7,,unknown,false,"), std::string::npos) << text;
+  EXPECT_NE(text.find(",iteration,,,my_counter,7,,,unknown,false,"), std::string::npos) << text;
   ASSERT_EQ(result.notes.size(), 2u);
   EXPECT_NE(result.notes[0].find("my_counter is in 1 of 2 repetitions"), std::string::npos);
   EXPECT_NE(result.notes[1].find("\"BM_Failed\" failed (no GPU)"), std::string::npos);
@@ -158,11 +158,82 @@ TEST(RunTable, AFileOfAggregatesOnlyGivesItsAggregateRows) {
   RunTableResult result;
   const std::string text = Table(Parse(json), &result);
   EXPECT_EQ(result.rows, 2u) << text;
-  EXPECT_NE(text.find("BM_A,BM_A,,,aggregate,,mean,real_time,2e+06,ns,"), std::string::npos)
+  EXPECT_NE(text.find("BM_A,BM_A,,,aggregate,,mean,real_time,2e+06,,ns,"), std::string::npos)
       << text;
-  EXPECT_NE(text.find("BM_A,BM_A,,,aggregate,,median,real_time,3e+06,ns,"), std::string::npos)
+  EXPECT_NE(text.find("BM_A,BM_A,,,aggregate,,median,real_time,3e+06,,ns,"), std::string::npos)
       << text;
   EXPECT_EQ(text.find(",iteration,"), std::string::npos) << text;
+}
+
+// Three repetitions that stopped for three reasons, with GB's aggregates of the codes as GB 1.9
+// writes them (a mean stop_reason of 3.67 and clock_event_reasons of 345.67).
+const char* kCodes = R"({
+  "context": {"gpubench_settings_fingerprint": "00ab", "gpubench_method_version": "5"},
+  "benchmarks": [
+    {"name": "BM_C/manual_time", "run_name": "BM_C/manual_time", "run_type": "iteration",
+     "repetitions": 3, "repetition_index": 0, "real_time": 1, "cpu_time": 1, "time_unit": "us",
+     "stop_reason": 1, "clock_event_reasons": 0},
+    {"name": "BM_C/manual_time", "run_name": "BM_C/manual_time", "run_type": "iteration",
+     "repetitions": 3, "repetition_index": 1, "real_time": 1, "cpu_time": 1, "time_unit": "us",
+     "stop_reason": 2, "clock_event_reasons": 12},
+    {"name": "BM_C/manual_time", "run_name": "BM_C/manual_time", "run_type": "iteration",
+     "repetitions": 3, "repetition_index": 2, "real_time": 1, "cpu_time": 1, "time_unit": "us",
+     "stop_reason": 8, "clock_event_reasons": 1025},
+    {"name": "BM_C/manual_time_mean", "run_name": "BM_C/manual_time", "run_type": "aggregate",
+     "repetitions": 3, "aggregate_name": "mean", "aggregate_unit": "time", "real_time": 1,
+     "cpu_time": 1, "time_unit": "us", "stop_reason": 3.6666666666666665,
+     "clock_event_reasons": 345.6666666666667}
+  ]})";
+
+TEST(RunTable, CodesAreWrittenInWordsAndNeverAsAggregates) {
+  RunTableResult result;
+  const std::string text = Table(Parse(kCodes), &result);
+  const auto row = [](int repetition, const std::string& counter, const std::string& words,
+                      const std::string& unit) {
+    return "BM_C/manual_time,BM_C,,,iteration," + std::to_string(repetition) + ",," + counter +
+           ",," + words + "," + unit + ",neither,false,00ab,5,false\n";
+  };
+  EXPECT_NE(text.find(row(0, "stop_reason", "precision", "reason")), std::string::npos) << text;
+  EXPECT_NE(text.find(row(1, "stop_reason", "max_seconds", "reason")), std::string::npos) << text;
+  // A code this version does not know keeps its number, as text.
+  EXPECT_NE(text.find(row(2, "stop_reason", "8", "reason")), std::string::npos) << text;
+  EXPECT_NE(text.find(row(0, "clock_event_reasons", "none", "reasons")), std::string::npos) << text;
+  EXPECT_NE(text.find(row(1, "clock_event_reasons", "sw_power_cap|hw_slowdown", "reasons")),
+            std::string::npos)
+      << text;
+  // 0x401: gpu_idle and a bit without a name.
+  EXPECT_NE(text.find(row(2, "clock_event_reasons", "gpu_idle|0x400", "reasons")),
+            std::string::npos)
+      << text;
+  // The mean row keeps the times, not the codes.
+  EXPECT_NE(text.find(",aggregate,,mean,real_time,1000,,ns,"), std::string::npos) << text;
+  EXPECT_EQ(text.find(",aggregate,,mean,stop_reason,"), std::string::npos) << text;
+  EXPECT_EQ(text.find(",aggregate,,mean,clock_event_reasons,"), std::string::npos) << text;
+  EXPECT_EQ(result.rows, 3u * 4 + 2);  // four counters of three repetitions, two times' mean
+}
+
+TEST(DashboardExport, RefusesCodesAndDoesNotListThem) {
+  const BenchmarkFile file = Parse(kCodes);
+  ExportOptions options;
+  options.metrics = {"time", "stop_reason"};
+  const detail::Result<ExportResult> bencher = ExportBencher(file, options);
+  ASSERT_FALSE(bencher.ok());
+  EXPECT_NE(bencher.status().message().find("stop_reason (unit reason) is a code"),
+            std::string::npos)
+      << bencher.status().message();
+  options.metrics = {"clock_event_reasons"};
+  options.overrides.directions["clock_event_reasons"] = Direction::kLowerIsBetter;
+  const detail::Result<ExportResult> action = ExportGithubActionBenchmark(file, options);
+  ASSERT_FALSE(action.ok());
+  EXPECT_NE(action.status().message().find("clock_event_reasons (unit reasons) is a code"),
+            std::string::npos)
+      << action.status().message();
+  for (const BenchmarkFile* listed : {&file, static_cast<const BenchmarkFile*>(nullptr)}) {
+    for (const BencherMeasure& measure : ListBencherMeasures(listed)) {
+      EXPECT_NE(measure.metric, "stop_reason");
+      EXPECT_NE(measure.metric, "clock_event_reasons");
+    }
+  }
 }
 
 }  // namespace

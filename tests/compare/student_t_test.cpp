@@ -74,9 +74,14 @@ TEST(NormalQuantile, AgreesWithTheTQuantileOfManyDegrees) {
 TEST(HistoryAdvice, NamesTheRunsNeededOrThatNoneSuffice) {
   // sd 1.94%, 20 tests: z(1 - 0.0005) x 1.94 = 6.4% > 5%.
   EXPECT_THAT(HistoryAdvice(1.94, 10, 0.01 / 20), ::testing::HasSubstr("no number of runs"));
-  // sd 0.9%: z x 0.9 = 3.0% < 5%; 10 runs give 5.03 x 0.9 = 4.5%, 9 runs 5.44 x 0.9 = 4.9%.
+  // sd 0.96%: z x 0.96 = 3.16% < 5%, so some number of runs will do. The factors t(1 - 0.01/20,
+  // n - 1) x sqrt(1 + 1/n) (scipy: stats.t.isf(0.0005, n - 1) * sqrt(1 + 1 / n)) are 5.314 for
+  // 9 runs and 5.014 for 10: 9 runs give 5.10%, 10 runs 4.81%, so 10 are needed.
   const std::string advice = HistoryAdvice(0.96, 6, 0.01 / 20);
-  EXPECT_THAT(advice, ::testing::HasSubstr("runs (now 6) would bring its threshold under 5%"));
+  EXPECT_THAT(advice, ::testing::HasSubstr("a history of 10 runs (now 6) would bring its "
+                                           "threshold under 5%"));
+  EXPECT_NEAR(HistoryFactor(0.01 / 20, 9), 5.314003, 1e-6);
+  EXPECT_NEAR(HistoryFactor(0.01 / 20, 10), 5.014263, 1e-6);
   const std::size_t needed = std::stoul(advice.substr(advice.find("of ") + 3));
   EXPECT_LE(HistoryFactor(0.01 / 20, needed) * 0.96, 5.0);
   EXPECT_GT(HistoryFactor(0.01 / 20, needed - 1) * 0.96, 5.0);

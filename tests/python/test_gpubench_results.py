@@ -1,7 +1,8 @@
 """python/gpubench_results.py, gpubench-export --to csv and gpubench-compare --format csv on the
 committed H200 files: every value of the JSON in the table, units and directions from the
-vocabulary, a cut-off file, shards, hostile benchmark names, pandas.read_csv without options,
-the two comparison formats agreeing, and the user guide's worked example rendered as a plot.
+vocabulary, codes (stop_reason, clock_event_reasons) in words and never aggregated, a cut-off
+file, shards, hostile benchmark names, pandas.read_csv without options, the two comparison
+formats agreeing, and the user guide's worked example rendered as a plot.
 
 Environment: GPUBENCH_EXPORT and GPUBENCH_COMPARE (the tools), GPUBENCH_DATA (tests/compare/data/
 h200), GPUBENCH_WORK (a scratch folder, kept for the plot), PYTHONPATH with python/.
@@ -30,7 +31,35 @@ try:
 except ImportError:  # Debian: python3-pandas (CI installs it)
     pandas = None
 
+
+def skip_without(test, module, package):
+    """Skips `test` for a missing optional module; under CI=true (.ci/run installs `package`) a
+    missing one fails it instead: a test that CI skips is not a passing test."""
+    message = f"{module} is not installed (Debian: {package})"
+    if os.environ.get("CI") == "true":
+        test.fail(message + "; .ci/run installs it, so CI must have it (is CMake's python3 "
+                  "Debian's /usr/bin/python3?)")
+    test.skipTest(message)
+
 SCALE = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+# The codes of stop_reason and the bits of clock_event_reasons, written out here from
+# include/gpubench/counters.hpp (kStopReasons, kClockEventReasons) rather than taken from the tool.
+STOP_REASONS = {1: "precision", 2: "max_seconds", 3: "minimum", 4: "min_time", 5: "iterations",
+                6: "repetition"}
+CLOCK_EVENT_BITS = {0x1: "gpu_idle", 0x2: "applications_clocks_setting", 0x4: "sw_power_cap",
+                    0x8: "hw_slowdown", 0x10: "sync_boost", 0x20: "sw_thermal_slowdown",
+                    0x40: "hw_thermal_slowdown", 0x80: "hw_power_brake_slowdown",
+                    0x100: "display_clock_setting"}
+
+
+def code_in_words(counter, value):
+    if counter == "stop_reason":
+        return STOP_REASONS[int(value)]
+    names = [name for bit, name in sorted(CLOCK_EVENT_BITS.items()) if int(value) & bit]
+    return "|".join(names) or "none"
+
+
+CODE_COUNTERS = {"stop_reason", "clock_event_reasons"}
 NOT_COUNTERS = {"name", "family_index", "per_family_instance_index", "run_name", "run_type",
                 "repetitions", "repetition_index", "threads", "iterations", "time_unit",
                 "aggregate_name", "aggregate_unit", "label", "error_occurred", "error_message",
@@ -76,11 +105,24 @@ class RunTable(unittest.TestCase):
         path = DATA / "cost" / "gpubench_copy_2^20_10.json"
         document, expected = json_rows(path)
         rows = gr.read_run(path, export_tool=EXPORT)
+        # GB wrote mean, median, stddev and cv rows of the codes (stop_reason 5.5 of 1 and 6 x 9);
+        # the table leaves them out and writes each repetition's code in words.
+        code_aggregates = {key for key in expected
+                           if key[3] in CODE_COUNTERS and key[1] == "aggregate"}
+        self.assertEqual(sorted((key[3], key[2]) for key in code_aggregates),
+                         sorted((counter, statistic) for counter in CODE_COUNTERS
+                                for statistic in ("mean", "median", "stddev", "cv")))
+        expected = {key: value for key, value in expected.items() if key not in code_aggregates}
         self.assertEqual(len(rows), len(expected))
         got = table_rows(rows)
         self.assertEqual(set(got), set(expected))
         for key, value in expected.items():
-            self.assertTrue(same(got[key]["value"], value), (key, got[key]["value"], value))
+            if key[3] in CODE_COUNTERS:
+                self.assertIsNone(got[key]["value"], key)
+                self.assertEqual(got[key]["value_text"], code_in_words(key[3], value), key)
+            else:
+                self.assertTrue(same(got[key]["value"], value), (key, got[key]["value"], value))
+                self.assertIsNone(got[key]["value_text"], key)
         context = document["context"]
         for row in rows:
             self.assertEqual(tuple(row), gr.RUN_COLUMNS)
@@ -165,7 +207,7 @@ class RunTable(unittest.TestCase):
 
     def test_pandas_reads_the_csv_without_options(self):
         if pandas is None:
-            self.skipTest("pandas is not installed (Debian: python3-pandas)")
+            skip_without(self, "pandas", "python3-pandas")
         path = WORK / "copy.csv"
         done = subprocess.run([EXPORT, str(DATA / "cost" / "gpubench_copy_2^20_10.json"), "--to",
                                "csv", "-o", str(path)], capture_output=True, text=True)
@@ -175,11 +217,57 @@ class RunTable(unittest.TestCase):
         self.assertEqual(str(frame["value"].dtype), "float64")
         self.assertEqual(str(frame["gated"].dtype), "bool")
         self.assertEqual(str(frame["recovered"].dtype), "bool")
+        self.assertEqual(str(frame["value_text"].dtype), "object")
         medians = frame[(frame.counter == "real_time") & (frame.aggregate_name == "median")]
         self.assertEqual(len(medians), 1)
         typed = gr.run_frame(path)
         self.assertEqual(str(typed["repetition_index"].dtype), "Int64")
         self.assertEqual(len(typed), len(frame))
+
+    def test_codes_arrive_in_pandas_as_words_and_are_never_averaged(self):
+        if pandas is None:
+            skip_without(self, "pandas", "python3-pandas")
+        # Runs with every stop reason the committed runs have, and clock-event reasons with and
+        # without a reason.
+        paths = [DATA / "history_gate_v4" / "run_01.json",
+                 DATA / "mdspan" / "after_stencil_3d_cuda.json", DATA / "issue37" / "streams.json", DATA / "issue37" / "faults.json",
+                 DATA / "thermal" / "run1_none.json", DATA / "thermal" / "short_kernels.json"]
+        seen = set()
+        for path in paths:
+            document, expected = json_rows(path)
+            codes = {key: value for key, value in expected.items()
+                     if key[3] in CODE_COUNTERS and key[1] == "iteration"}
+            self.assertTrue(codes, path)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # faults.json's failed benchmarks
+                frames = (pandas.read_csv(self.export_csv(path)),
+                          gr.run_frame(path, export_tool=EXPORT))
+            for run_frame in frames:
+                self.assertEqual(str(run_frame["value"].dtype), "float64", path)
+                self.assertEqual(str(run_frame["value_text"].dtype), "object", path)
+                rows = run_frame[run_frame.counter.isin(CODE_COUNTERS)]
+                self.assertEqual(len(rows), len(codes), path)
+                self.assertFalse((rows.run_type == "aggregate").any(), path)
+                self.assertTrue(rows.value.isna().all(), path)  # no number to average
+                self.assertTrue(all(isinstance(text, str) for text in rows.value_text), path)
+                words = {(r.benchmark, r.repetition_index, r.counter): r.value_text
+                         for r in rows.itertuples()}
+                for (benchmark, _, index, counter), code in codes.items():
+                    self.assertEqual(words[(benchmark, index, counter)],
+                                     code_in_words(counter, code), (path, benchmark, index))
+                # Only the codes' rows have words.
+                self.assertTrue(run_frame[~run_frame.counter.isin(CODE_COUNTERS)]
+                                .value_text.isna().all(), path)
+                seen |= set(rows.value_text)
+        self.assertTrue({"precision", "repetition", "max_seconds", "min_time", "iterations",
+                         "sw_power_cap", "none"} <= seen, seen)
+
+    def export_csv(self, path):
+        out = WORK / (path.stem + ".codes.csv")
+        done = subprocess.run([EXPORT, str(path), "--to", "csv", "-o", str(out)],
+                              capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return out
 
     def test_counters_select_and_bad_input_says_what_is_wrong(self):
         done = subprocess.run([EXPORT, str(DATA / "gate_a1.json"), "--to", "csv", "--counters",
@@ -280,11 +368,11 @@ class WorkedExample(unittest.TestCase):
 
     def test_the_plot_of_two_runs(self):
         if pandas is None:
-            self.skipTest("pandas is not installed (Debian: python3-pandas)")
+            skip_without(self, "pandas", "python3-pandas")
         try:
             import matplotlib
         except ImportError:
-            self.skipTest("matplotlib is not installed (Debian: python3-matplotlib)")
+            skip_without(self, "matplotlib", "python3-matplotlib")
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 

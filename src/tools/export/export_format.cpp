@@ -11,6 +11,7 @@
 
 #include "gpubench/counters.hpp"
 #include "tools/base/text.hpp"
+#include "tools/export/run_table.hpp"
 #include "tools/gate/run_summary.hpp"
 
 namespace gpubench::tools {
@@ -154,6 +155,22 @@ Status BencherSlugs(const std::vector<std::string>& metrics, std::vector<std::st
   return Status::Ok();
 }
 
+// A dashboard charts one number per benchmark and counter, the median of its repetitions: for a
+// code (stop_reason, clock_event_reasons) that median names nothing, so codes are refused.
+Status RefuseCodes(const std::vector<std::string>& metrics, const BenchmarkFile& run,
+                   const ExportOptions& options) {
+  std::vector<std::string> codes;
+  for (const std::string& metric : metrics) {
+    const std::string unit = DescribeMetric(metric, run, options.overrides).unit;
+    if (CodeKindOfUnit(unit) != CodeKind::kNone) codes.push_back(metric + " (unit " + unit + ")");
+  }
+  if (codes.empty()) return Status::Ok();
+  return Status::InvalidInput(Join(codes, ", ") +
+                              (codes.size() == 1 ? " is a code" : " are codes") +
+                              ", not a quantity: a dashboard would chart the median of codes; "
+                              "--to csv writes each repetition's in words");
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> SelectExportMetrics(const BenchmarkFile& run,
@@ -202,6 +219,7 @@ Result<ExportResult> ExportGithubActionBenchmark(const BenchmarkFile& run,
   const Result<std::vector<std::string>> selected = SelectExportMetrics(run, options, false);
   if (!selected.ok()) return selected.status();
   const std::vector<std::string>& metrics = selected.value();
+  GPUBENCH_RETURN_IF_ERROR(RefuseCodes(metrics, run, options));
   std::vector<MetricDescription> descriptions;
   std::vector<std::string> undirected;
   for (const std::string& metric : metrics) {
@@ -297,6 +315,7 @@ Result<ExportResult> ExportBencher(const BenchmarkFile& run, const ExportOptions
   const Result<std::vector<std::string>> selected = SelectExportMetrics(run, options, false);
   if (!selected.ok()) return selected.status();
   const std::vector<std::string>& metrics = selected.value();
+  GPUBENCH_RETURN_IF_ERROR(RefuseCodes(metrics, run, options));
   std::vector<std::string> slugs;
   GPUBENCH_RETURN_IF_ERROR(BencherSlugs(metrics, slugs));
   ExportResult result;
@@ -344,13 +363,18 @@ Result<ExportResult> ExportBencher(const BenchmarkFile& run, const ExportOptions
 
 std::vector<BencherMeasure> ListBencherMeasures(const BenchmarkFile* file) {
   std::vector<BencherMeasure> measures;
+  const BenchmarkFile empty;
+  const auto is_code = [&](std::string_view metric) {
+    return CodeKindOfUnit(DescribeMetric(metric, file ? *file : empty).unit) != CodeKind::kNone;
+  };
   if (file) {
     for (const std::string& metric : MetricsInRun(*file)) {
-      measures.push_back(DescribeBencherMeasure(metric, file));
+      if (!is_code(metric)) measures.push_back(DescribeBencherMeasure(metric, file));
     }
     return measures;
   }
   for (const CounterInfo& counter : kCounters) {
+    if (is_code(counter.name)) continue;
     std::string name(counter.name);
     if (name.back() == '/') name += "<kernel>";
     measures.push_back(DescribeBencherMeasure(name, nullptr));

@@ -30,7 +30,8 @@ constexpr const char* kDescription =
     "Bencher Metric Format (medians over the repetitions; default counters: real_time and the\n"
     "counters gpubench-compare gates), or a tidy CSV table for pandas (--to csv: one row per\n"
     "benchmark, repetition or aggregate, and counter, with unit, direction and settings; every\n"
-    "counter by default). A file cut off mid-write (a killed run) exports its complete rows,\n"
+    "counter by default; codes such as stop_reason in words, without aggregates). A file cut\n"
+    "off mid-write (a killed run) exports its complete rows,\n"
     "with a warning. Exit codes: 0 written, 2 bad input or usage, 3 the input files' gpubench\n"
     "settings fingerprints differ.";
 

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <iterator>
 
 #include "gpubench/counters.hpp"
@@ -95,6 +98,7 @@ struct CounterColumns {
   std::string head;        // "counter,"
   std::string tail;        // ",unit,direction,gated,fingerprint,method_version,"
   std::string tail_of_cv;  // the same with unit "ratio"
+  CodeKind code = CodeKind::kNone;
 };
 
 // The shared, read-only parts of the table: the metrics, each one's columns and its index into
@@ -156,7 +160,14 @@ void AppendRecordRows(const TableColumns& table, const BenchmarkRecord& record, 
       if (indexed) out += std::to_string(record.seen_repetition_indices[r]);
       out += ",,";
       out += c.head;
-      AppendCsvNumber(out, series->values[r]);
+      // A code's number is no quantity: value stays empty, so that no mean of the column counts it.
+      if (c.code == CodeKind::kNone) {
+        AppendCsvNumber(out, series->values[r]);
+        out += ',';
+      } else {
+        out += ',';
+        AppendCsvField(out, CodeText(c.code, series->values[r]));
+      }
       out += c.tail;
       out += recovered;
       ++part.rows;
@@ -164,6 +175,8 @@ void AppendRecordRows(const TableColumns& table, const BenchmarkRecord& record, 
   }
   for (const AggregateRow& aggregate : record.aggregates) {
     for (std::size_t m = 0; m < table.metrics.size(); ++m) {
+      // GB's mean, median, stddev and cv of codes (5.5 of 1 and 6 x 9) are no codes at all.
+      if (table.columns[m].code != CodeKind::kNone) continue;
       const std::uint32_t index = table.aggregate_index[m];
       const auto found = std::find_if(aggregate.values.begin(), aggregate.values.end(),
                                       [&](const auto& value) { return value.first == index; });
@@ -175,6 +188,7 @@ void AppendRecordRows(const TableColumns& table, const BenchmarkRecord& record, 
       out += ',';
       out += c.head;
       AppendCsvNumber(out, found->second);
+      out += ',';
       out += aggregate.ratio ? c.tail_of_cv : c.tail;
       out += recovered;
       ++part.rows;
@@ -184,6 +198,43 @@ void AppendRecordRows(const TableColumns& table, const BenchmarkRecord& record, 
 }
 
 }  // namespace
+
+CodeKind CodeKindOfUnit(std::string_view unit) {
+  if (unit == "reason") return CodeKind::kStopReason;
+  if (unit == "reasons") return CodeKind::kClockEventReasons;
+  return CodeKind::kNone;
+}
+
+std::string CodeText(CodeKind kind, double value) {
+  // Codes are small whole numbers; anything else is written as the number it is.
+  const bool whole = std::isfinite(value) && value >= 0 && value < 9007199254740992.0 &&
+                     value == std::floor(value);
+  if (whole && kind == CodeKind::kStopReason) {
+    const std::string_view name = StopReasonNameOf(static_cast<int>(value));
+    if (!name.empty()) return std::string(name);
+  }
+  if (whole && kind == CodeKind::kClockEventReasons) {
+    const auto bits = static_cast<std::uint64_t>(value);
+    if (bits == 0) return "none";
+    std::string text;
+    std::uint64_t named = 0;
+    for (const ClockEventReason& reason : kClockEventReasons) {
+      named |= reason.bit;
+      if ((bits & reason.bit) != 0) text += (text.empty() ? "" : "|") + std::string(reason.name);
+    }
+    for (int bit = 0; bit < 64; ++bit) {
+      const std::uint64_t mask = std::uint64_t{1} << bit;
+      if ((bits & mask) == 0 || (named & mask) != 0) continue;
+      char hex[24];
+      std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(mask));
+      text += (text.empty() ? "" : "|") + std::string(hex);
+    }
+    return text;
+  }
+  std::string number;
+  AppendCsvNumber(number, value);
+  return number;
+}
 
 BenchmarkNameParts SplitBenchmarkName(std::string_view name) {
   std::vector<std::string_view> parts = NameParts(name);
@@ -222,6 +273,7 @@ Result<RunTableResult> WriteRunTable(const BenchmarkFile& run, const ExportOptio
     const std::string& metric = metrics[m];
     const MetricDescription description = DescribeMetric(metric, run, options.overrides);
     CounterColumns& c = columns[m];
+    c.code = CodeKindOfUnit(description.unit);
     AppendCsvField(c.head, metric);
     c.head += ',';
     std::string after_unit = ",";

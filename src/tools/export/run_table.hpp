@@ -1,7 +1,8 @@
 // gpubench-export --to csv: a run as one tidy long table, one row per (benchmark, repetition or
 // aggregate, counter), with each counter's unit, direction and gating from gpubench's vocabulary
 // and the run's settings fingerprint and method version on every row (docs/export.md "A table
-// for pandas"). pandas.read_csv reads it without options.
+// for pandas"). pandas.read_csv reads it without options. Counters whose values are codes
+// (stop_reason, clock_event_reasons) are written in words in value_text, never as numbers.
 #pragma once
 
 #include <array>
@@ -19,21 +20,16 @@
 namespace gpubench::tools {
 
 /// The table's columns, in order.
-inline constexpr std::array<std::string_view, 15> kRunTableColumns = {"benchmark",
-                                                                      "family",
-                                                                      "arguments",
-                                                                      "gpu",
-                                                                      "run_type",
-                                                                      "repetition_index",
-                                                                      "aggregate_name",
-                                                                      "counter",
-                                                                      "value",
-                                                                      "unit",
-                                                                      "direction",
-                                                                      "gated",
-                                                                      "settings_fingerprint",
-                                                                      "method_version",
-                                                                      "recovered"};
+inline constexpr std::array<std::string_view, 16> kRunTableColumns = {
+    "benchmark",      "family",
+    "arguments",      "gpu",
+    "run_type",       "repetition_index",
+    "aggregate_name", "counter",
+    "value",          "value_text",
+    "unit",           "direction",
+    "gated",          "settings_fingerprint",
+    "method_version", "recovered",
+};
 
 /// A benchmark's GB name in parts: "BM_Copy/1048576/gpu:1/manual_time" is family "BM_Copy",
 /// arguments "1048576", gpu 1. GB's attributes (manual_time, iterations:N, repeats:N, ...) belong
@@ -44,6 +40,17 @@ struct BenchmarkNameParts {
   std::optional<int> gpu;  ///< the device of a --gpubench_devices row (its /gpu:N tag)
 };
 BenchmarkNameParts SplitBenchmarkName(std::string_view name);
+
+/// The kind of code a counter's values are, by its unit: "reason" is a code of kStopReasons
+/// (stop_reason), "reasons" a bit set of kClockEventReasons (clock_event_reasons). A code names
+/// something; a mean or median of codes names nothing.
+enum class CodeKind { kNone, kStopReason, kClockEventReasons };
+CodeKind CodeKindOfUnit(std::string_view unit);
+
+/// A code in words: a stop_reason's name ("precision"), a clock_event_reasons bit set as its
+/// names joined by '|' ("sw_power_cap|hw_slowdown", "none" for 0, "0x200" for a bit without a
+/// name); a value the vocabulary does not name as its number ("7").
+std::string CodeText(CodeKind kind, double value);
 
 /// Receives the table's text piece by piece, in order (a large table is never held whole).
 using TextSink = std::function<void(std::string_view)>;

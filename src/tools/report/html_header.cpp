@@ -89,6 +89,11 @@ std::string CostCard(const BenchmarkFile& run) {
   if (const std::string* note = run.ContextValue("gpubench_stopping_note")) {
     rows.push_back({"why", *note});
   }
+  std::vector<const BenchmarkRecord*> records;
+  for (const BenchmarkRecord& record : run.benchmarks) records.push_back(&record);
+  if (const std::string stopped = CountedCodes(records, counter::kStopReason); !stopped.empty()) {
+    rows.push_back({"repetitions stopped by", stopped});
+  }
   if (costs.empty()) {
     rows.push_back({"wall time",
                     "not recorded: the rows have no wall_time (gpubench before "

@@ -2,7 +2,9 @@
 // change and the gate's verdict, under the gate's banner.
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include <gpubench/counters.hpp>
 #include "tools/base/text.hpp"
@@ -85,10 +87,36 @@ std::string GateBanner(const ComparisonReport& report) {
   return html + "</p>\n";
 }
 
-// The cells of a row's own numbers: repetitions, time and cv, bytes, bandwidth, clock.
-std::string MeasuredCells(const BenchmarkRecord& record, double peak) {
+// The columns of codes (stop_reason, clock_event_reasons) the run has: each repetition's code in
+// words, counted; a code's mean or median would name nothing.
+struct CodeColumn {
+  std::string_view metric, heading;
+};
+
+std::vector<CodeColumn> CodeColumns(const BenchmarkFile& run) {
+  std::vector<CodeColumn> columns;
+  for (const CodeColumn& column : {CodeColumn{counter::kStopReason, "Stopped by"},
+                                   CodeColumn{counter::kClockEventReasons, "Clock events"}}) {
+    for (const BenchmarkRecord& record : run.benchmarks) {
+      if (!record.aggregates_only && record.FindMetric(column.metric) != nullptr) {
+        columns.push_back(column);
+        break;
+      }
+    }
+  }
+  return columns;
+}
+
+// The columns of a row's own numbers: repetitions, time, cv, bytes, bandwidth, % of peak, clock.
+constexpr std::size_t kMeasuredColumns = 7;
+
+// The cells of a row's own numbers: repetitions, time and cv, bytes, bandwidth, clock, and its
+// codes in words.
+std::string MeasuredCells(const BenchmarkRecord& record, double peak,
+                          const std::vector<CodeColumn>& codes) {
   if (record.failed) {
-    return "<td colspan=\"7\" class=\"bad\">" + std::string(record.skipped ? "skipped" : "error") +
+    return "<td colspan=\"" + std::to_string(kMeasuredColumns + codes.size()) +
+           "\" class=\"bad\">" + std::string(record.skipped ? "skipped" : "error") +
            (record.failure_message.empty() ? "" : ": " + HtmlEscape(record.failure_message)) +
            "</td>";
   }
@@ -114,6 +142,10 @@ std::string MeasuredCells(const BenchmarkRecord& record, double peak) {
   html += Cell((std::isfinite(clock) ? Printf("%.0f MHz", clock) : std::string("-")) +
                    (throttled ? " THROTTLED" : "") + (shared ? " GPU SHARED" : ""),
                clock, throttled || shared ? "num bad" : "num");
+  for (const CodeColumn& code : codes) {
+    const std::string words = CountedCodes({&record}, code.metric);
+    html += TextCell(words.empty() ? "-" : words);
+  }
   return html;
 }
 
@@ -136,7 +168,8 @@ std::string BaselineCells(const BenchmarkComparison* compared) {
 }
 
 // Rows for the benchmarks only the baseline has.
-std::string MissingRows(const ComparisonReport& comparison, const BenchmarkFile& run) {
+std::string MissingRows(const ComparisonReport& comparison, const BenchmarkFile& run,
+                        std::size_t code_columns) {
   const char* where = run.cut_off.empty()
                           ? "in the baseline only"
                           : "in the baseline only (this run was cut off mid-write: maybe after "
@@ -144,10 +177,10 @@ std::string MissingRows(const ComparisonReport& comparison, const BenchmarkFile&
   std::string html;
   for (const BenchmarkComparison& benchmark : comparison.benchmarks) {
     if (benchmark.status != BenchmarkStatus::kMissing) continue;
-    html += "<tr><td class=\"name\">" + HtmlEscape(benchmark.name) +
-            "</td><td colspan=\"7\" class=\"muted\">" + where + "</td>" + TextCell("-") +
-            TextCell("-") + "<td class=\"" + VerdictClass(benchmark) + "\">missing" +
-            (benchmark.fails_gate ? " (fails)" : "") + "</td></tr>\n";
+    html += "<tr><td class=\"name\">" + HtmlEscape(benchmark.name) + "</td><td colspan=\"" +
+            std::to_string(kMeasuredColumns + code_columns) + "\" class=\"muted\">" + where +
+            "</td>" + TextCell("-") + TextCell("-") + "<td class=\"" + VerdictClass(benchmark) +
+            "\">missing" + (benchmark.fails_gate ? " (fails)" : "") + "</td></tr>\n";
   }
   return html;
 }
@@ -163,28 +196,37 @@ std::string SummaryTable(const ReportInputs& inputs, double peak) {
     }
   }
   const bool baseline = inputs.comparison != nullptr;
+  const std::vector<CodeColumn> codes = CodeColumns(run);
   std::string html = "<section><h2>Summary</h2>";
   if (baseline) html += GateBanner(*inputs.comparison);
   html +=
       "<p class=\"muted\">Medians over the repetitions; cv is the coefficient of variation of the "
-      "GPU time. Click a column to sort.</p><div class=\"table-wrap\"><table id=\"summary\" "
+      "GPU time." +
+      std::string(codes.empty() ? ""
+                                : " Codes are not averaged: each repetition's code in words, "
+                                  "with how many repetitions had it.") +
+      " Click a column to sort.</p><div class=\"table-wrap\"><table id=\"summary\" "
       "class=\"sortable\"><thead><tr>"
       "<th data-type=\"text\">Benchmark</th><th>Reps</th><th>Median GPU time</th><th>cv</th>"
       "<th>Bytes moved</th><th>DRAM bandwidth</th><th>% of peak</th><th>SM clock</th>";
+  for (const CodeColumn& code : codes) {
+    html += "<th data-type=\"text\" title=\"" + std::string(code.metric) +
+            " of each repetition, in words\">" + std::string(code.heading) + "</th>";
+  }
   if (baseline) {
     html += "<th>Baseline time</th><th>Change</th><th data-type=\"text\">Verdict</th>";
   }
   html += "</tr></thead><tbody>\n";
   for (const BenchmarkRecord& record : run.benchmarks) {
-    html +=
-        "<tr><td class=\"name\">" + HtmlEscape(record.name) + "</td>" + MeasuredCells(record, peak);
+    html += "<tr><td class=\"name\">" + HtmlEscape(record.name) + "</td>" +
+            MeasuredCells(record, peak, codes);
     if (baseline) {
       const auto it = verdicts.find(record.name);
       html += BaselineCells(it != verdicts.end() ? it->second : nullptr);
     }
     html += "</tr>\n";
   }
-  if (inputs.comparison) html += MissingRows(*inputs.comparison, run);
+  if (inputs.comparison) html += MissingRows(*inputs.comparison, run, codes.size());
   return html + "</tbody></table></div></section>\n";
 }
 
