@@ -12,8 +12,11 @@ If every h is an honest 95% half-width and the repetitions are independent, abou
 hold. It prints per benchmark: pairs held, the median stated half-width, the spread (sd) of the
 repetition means within a process, and the stop reasons.
 
-  precision_check.py RUN.json... [--check] [--min-held 0.90] [--min-failed 0.01]
-                                 [--max-width-ratio 2]
+  precision_check.py RUN.json|DIR... [--check] [--min-held 0.90] [--min-failed 0.01]
+                                      [--max-width-ratio 2] [--min-processes 8] [--min-kernels 4]
+                                      [--samples]
+
+A DIR stands for its run_*.json files.
 
 --check exits 1 unless, for every benchmark, at least --min-held of pairs hold, at least
 --min-failed of all pairs (all benchmarks together) fail (an interval that never fails is wider
@@ -22,10 +25,18 @@ than it needs to be), and every benchmark's median stated half-width is at most
 """
 import argparse
 import collections
+import glob
 import json
+import lzma
 import math
+import os
 import statistics
 import sys
+
+
+# stop_reason's codes (include/gpubench/counters.hpp kStopReasons), spelled out here.
+STOP_REASONS = {1: "precision", 2: "max_seconds", 3: "minimum", 4: "min_time", 5: "iterations",
+                6: "repetition"}
 
 
 def repetitions(paths):
@@ -63,7 +74,7 @@ def judge(runs):
             if len(means) > 1:
                 spreads.append(statistics.stdev(means) / statistics.mean(means) * 100)
             widths += [r[1] / r[0] * 100 for r in reps]
-            reasons.update(str(r[2]) for r in reps)
+            reasons.update(STOP_REASONS.get(r[2], str(r[2])) for r in reps)
             samples += [r[3] for r in reps]
         table.append({
             "benchmark": name, "processes": len(processes), "held": held, "pairs": pairs,
@@ -75,6 +86,46 @@ def judge(runs):
     return table
 
 
+def expand(paths):
+    files = []
+    for path in paths:
+        files += sorted(glob.glob(os.path.join(path, "run_*.json"))) if os.path.isdir(path) else [path]
+    return files
+
+
+def restate(path):
+    """Each repetition's precision_pct recomputed from its samples, against the stated one:
+    [(benchmark, repetition, stated, recomputed)]."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import precision_design as mirror
+    samples = path.replace("run_", "samples_").replace(".json", ".jsonl.xz")
+    if not os.path.exists(samples):
+        return None
+    calls = collections.defaultdict(list)
+    with lzma.open(samples, "rt") as f:
+        for line in f:
+            r = json.loads(line)
+            calls[r["benchmark"]].append([x * 1e-9 for x in r["gpu_ns"]])
+    with open(path) as f:
+        rows = [r for r in json.load(f)["benchmarks"] if r.get("run_type") == "iteration"
+                and not r.get("error_occurred") and "precision_pct" in r]
+    out = []
+    so_far = collections.defaultdict(list)
+    seen = collections.Counter()
+    for row in rows:
+        name = row["run_name"].split("/manual_time")[0]
+        index = seen[name]
+        seen[name] += 1
+        gpu = calls[name][index]
+        prefix = mirror.Prefix(gpu)
+        variance, degrees = mirror.within(prefix, len(gpu), "wider")
+        own = {"mean": prefix.mean(len(gpu)), "variance": variance, "degrees": degrees}
+        so_far[name].append(own)
+        out.append((name, index, row["precision_pct"],
+                    100 * mirror.half_width(own, so_far[name], True)))
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("runs", nargs="+")
@@ -82,7 +133,11 @@ def main():
     parser.add_argument("--min-held", type=float, default=0.90)
     parser.add_argument("--min-failed", type=float, default=0.01)
     parser.add_argument("--max-width-ratio", type=float, default=2.0)
+    parser.add_argument("--min-processes", type=int, default=0)
+    parser.add_argument("--min-kernels", type=int, default=0)
+    parser.add_argument("--samples", action="store_true")
     args = parser.parse_args()
+    args.runs = expand(args.runs)
     table = judge(repetitions(args.runs))
     if not table:
         print("no repetitions with precision_pct in", " ".join(args.runs))
@@ -111,6 +166,25 @@ def main():
     if failed < args.min_failed:
         problems.append(f"only {100 * failed:.2f}% of all pairs failed, below "
                         f"{100 * args.min_failed:.0f}%: the intervals are wider than they need be")
+    if len(table) < args.min_kernels:
+        problems.append(f"{len(table)} benchmarks, fewer than {args.min_kernels}")
+    for row in table:
+        if row["processes"] < args.min_processes:
+            problems.append(f"{row['benchmark']}: {row['processes']} processes, fewer than "
+                            f"{args.min_processes}")
+    if args.samples:
+        compared = 0
+        for path in args.runs:
+            restated = restate(path)
+            if restated is None:
+                problems.append(f"{path}: no samples file beside it")
+                continue
+            for name, index, stated, recomputed in restated:
+                compared += 1
+                if abs(stated - recomputed) > 0.01 * stated:
+                    problems.append(f"{path}: {name} repetition {index}: precision_pct "
+                                    f"{stated:.5f} stated, {recomputed:.5f} from its samples")
+        print(f"precision_pct recomputed from the samples for {compared} repetitions")
     for problem in problems:
         print("FAIL:", problem)
     return 1 if args.check and problems else 0

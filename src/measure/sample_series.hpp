@@ -3,7 +3,7 @@
 // Consecutive GPU samples are correlated (the SM clock holds a level for tens of milliseconds,
 // the GPU warms over seconds), and a repetition's samples share conditions that another call of
 // the same benchmark does not (its allocations' placement: docs/accuracy.md "The precision of a
-// repetition" measured calls of one process whose halves agree within 0.02% and whose means
+// repetition" measured calls of one process whose halves agree within 0.1% and whose means
 // differ by 0.3-1.6%). So the variance of a repetition's mean is taken in two parts:
 //   - within the call, from its own samples: the larger of the independent-sample variance and
 //     that of 10 batch means (non-overlapping, consecutive), which sees correlation up to a
