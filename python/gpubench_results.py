@@ -129,6 +129,10 @@ def _read_table(text, source, columns):
     return list(reader)
 
 
+# gpubench-export's exit code for a run without a value (every benchmark an error or skipped).
+_EXIT_NOTHING_EXPORTED = 4
+
+
 def _run_csv_text(path, export_tool):
     if str(path).endswith(".csv"):
         return _read_text(path)
@@ -136,6 +140,9 @@ def _run_csv_text(path, export_tool):
     tool = find_export_tool(export_tool)
     done = subprocess.run([tool, *paths, "--to", "csv"], capture_output=True, check=False)
     stderr = done.stderr.decode("utf-8", "replace")
+    if done.returncode == _EXIT_NOTHING_EXPORTED:
+        raise GpubenchResultsError(
+            f"{', '.join(paths)} holds no result (gpubench-export exit 4): " + stderr.strip())
     if done.returncode != 0:
         raise GpubenchResultsError(
             f"gpubench-export could not read {', '.join(paths)} (exit {done.returncode}): "
@@ -156,7 +163,9 @@ def read_run(path, export_tool=None):
     "sw_power_cap|hw_slowdown", "none"); such counters have no aggregate rows. gpu,
     repetition_index and method_version are ints or None, gated and recovered bools, empty text
     None. gpubench-export's warnings (a cut-off file, benchmarks that failed)
-    become Python warnings; rows of a cut-off file have recovered=True.
+    become Python warnings; rows of a cut-off file have recovered=True. A run without any result
+    (every benchmark an error or skipped, e.g. on a machine without a working GPU) raises
+    GpubenchResultsError with gpubench-export's reason.
     """
     text = _run_csv_text(path, export_tool)
     rows = _read_table(text, path, RUN_COLUMNS)

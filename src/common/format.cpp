@@ -128,6 +128,19 @@ std::vector<std::string> ClockEventReasonNames(uint64_t reasons) {
   return names;
 }
 
+std::optional<std::string> CodeInWords(std::string_view unit, double value) {
+  // Codes are small whole numbers; anything else is no code.
+  const bool whole = std::isfinite(value) && value >= 0 && value < 9007199254740992.0 &&
+                     value == std::floor(value);
+  if (!whole) return std::nullopt;
+  if (unit == "reason") {
+    const std::string_view name = StopReasonNameOf(static_cast<int>(value));
+    if (!name.empty()) return std::string(name);
+  }
+  if (unit == "reasons") return DescribeClockEventReasons(static_cast<uint64_t>(value), "|");
+  return std::nullopt;
+}
+
 std::string DescribeClockEventReasons(uint64_t reasons, const char* separator) {
   std::string text;
   for (const std::string& name : ClockEventReasonNames(reasons)) {

@@ -3,7 +3,9 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpubench::detail {
@@ -42,6 +44,11 @@ CounterUnit UnitOfCounter(const std::string& name,
 std::vector<std::string> ClockEventReasonNames(uint64_t reasons);
 /// Those names joined with `separator`; "none" when no bit is set.
 std::string DescribeClockEventReasons(uint64_t reasons, const char* separator = ", ");
+
+/// A code in words: unit "reason", a stop reason's name (kStopReasons); unit "reasons", the
+/// clock-event reasons joined with "|" ("none" for 0). Nullopt for another unit, a value that is
+/// no whole number, or an unknown stop reason: the caller shows the number as it is.
+std::optional<std::string> CodeInWords(std::string_view unit, double value);
 
 /// "805.3 MB", "4.21 TB/s", "233.1 us", "1980 MHz", "70.1 %", "yes", "3", "41 C", "312 W",
 /// "sw_power_cap|sw_thermal_slowdown", "0.123".

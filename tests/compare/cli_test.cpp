@@ -975,7 +975,10 @@ TEST(RealH200History, TheReportTakesTheSameHistory) {
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, AllOf(HasSubstr("gate against 5 runs: "),
                              HasSubstr("gpubench-compare would exit 1")));
-  EXPECT_THAT(ReadFile(html), HasSubstr("x sd; history of 5 runs, between-run sd"));
+  // The tooltips say the threshold as the console does; the header says how many runs.
+  const std::string text = ReadFile(html);
+  EXPECT_THAT(text, HasSubstr("against the baseline 5 runs: "));
+  EXPECT_THAT(text, HasSubstr(" x sd; runs&#39; sd "));
   std::remove(html.c_str());
   std::remove(chart_js.c_str());
 }
@@ -1722,6 +1725,141 @@ TEST(ExitCode, FourWhenNothingWasCompared) {
                                       "in the contender, 6 new in the contender"));
   EXPECT_EQ(fine.exit_code, 0) << fine.out;
   EXPECT_THAT(fine.out, Not(HasSubstr("NOTHING COMPARED")));
+}
+
+// "every benchmark of PATH is an error or skipped (first: NAME: error: MESSAGE)", from the first
+// failed iteration row of the GB file at `path`.
+std::string EveryRowFailed(const std::string& path) {
+  const nlohmann::json run = nlohmann::json::parse(
+      std::regex_replace(ReadFile(path), std::regex(": -?(NaN|nan|inf)"), ": null"));
+  for (const nlohmann::json& row : run.at("benchmarks")) {
+    if (row.value("error_occurred", false)) {
+      return "every benchmark of " + path +
+             " is an error or skipped (first: " + row.at("run_name").get<std::string>() +
+             ": error: " + row.at("error_message").get<std::string>() + ")";
+    }
+  }
+  ADD_FAILURE() << path << " has no error row";
+  return "";
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream stream(text);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  return lines;
+}
+
+// Nothing exported is no success either (exit 4, as gpubench-compare's nothing compared), with
+// one line on stderr that says why: a run whose every row is an error (as a CI runner without a
+// working GPU writes it, and a real H200 run whose every benchmark gpubench refused) or a file
+// without benchmarks. What is written stays valid: the CSV's header alone, an empty Bencher
+// object, no github-action-benchmark file (an earlier one is removed). A run with some
+// benchmarks failed still exports the others (exit 0).
+TEST(ExitCode, FourWhenNothingWasExported) {
+  const std::string good = Data("h200/history_gate_v4/run_01.json");
+  const std::string broken = RunWithoutGpu(good, "CUDA error: no CUDA-capable device is detected");
+  const std::string empty = RewrittenRun(good, "no_benchmarks", [](nlohmann::json& run) {
+    run["benchmarks"] = nlohmann::json::array();
+  });
+  const std::string refused = Data("h200/mdspan/literal_matvec_cuda.json");
+  const std::string stem =
+      ::testing::TempDir() + "/gpubench_nothing_exported_" + std::to_string(::getpid());
+
+  const ToolRun csv_stdout = RunExe(GPUBENCH_EXPORT_EXE, {broken, "--to", "csv"});
+  const ToolRun csv_file =
+      RunExe(GPUBENCH_EXPORT_EXE, {broken, "--to", "csv", "-o", stem + ".csv"});
+  const std::string csv_text = ReadFile(stem + ".csv");
+  const ToolRun bencher =
+      RunExe(GPUBENCH_EXPORT_EXE, {broken, "--to", "bencher", "-o", stem + ".bmf.json"});
+  const std::string bmf_text = ReadFile(stem + ".bmf.json");
+  const std::string earlier = stem + ".customSmallerIsBetter.json";
+  std::ofstream(earlier) << "[]\n";
+  const ToolRun action =
+      RunExe(GPUBENCH_EXPORT_EXE, {broken, "--to", "github-action-benchmark", "-o", stem});
+  const bool earlier_left = std::filesystem::exists(earlier);
+  const bool bigger_written = std::filesystem::exists(stem + ".customBiggerIsBetter.json");
+  const ToolRun without_benchmarks = RunExe(GPUBENCH_EXPORT_EXE, {empty, "--to", "bencher"});
+  const ToolRun real_refused = RunExe(GPUBENCH_EXPORT_EXE, {refused, "--to", "csv"});
+  const ToolRun some_failed =
+      RunExe(GPUBENCH_EXPORT_EXE, {Data("h200/issue37/faults.json"), "--to", "bencher"});
+  const ToolRun fine = RunExe(GPUBENCH_EXPORT_EXE, {good, "--to", "csv"});
+  const std::string why = EveryRowFailed(broken);
+  for (const std::string& path : {broken, empty, stem + ".csv", stem + ".bmf.json", earlier,
+                                  stem + ".customBiggerIsBetter.json"}) {
+    std::remove(path.c_str());
+  }
+
+  const std::string line = "gpubench-export: nothing exported: " + why + "\n";
+  for (const ToolRun* run : {&csv_stdout, &csv_file, &bencher, &action}) {
+    EXPECT_EQ(run->exit_code, 4) << run->out << run->err;
+    EXPECT_EQ(run->err, line);  // the one line: no note per failed benchmark
+  }
+  const std::vector<std::string> header = Lines(csv_stdout.out);
+  ASSERT_EQ(header.size(), 1u) << csv_stdout.out;
+  EXPECT_EQ(header[0].rfind("benchmark,family,arguments,", 0), 0u) << header[0];
+  EXPECT_EQ(csv_text, csv_stdout.out);
+  EXPECT_THAT(csv_file.out, HasSubstr(": 0 rows of 0 benchmarks"));
+  EXPECT_EQ(nlohmann::json::parse(bmf_text), nlohmann::json::object());
+  EXPECT_FALSE(earlier_left);  // a dashboard must not upload the earlier run's file again
+  EXPECT_FALSE(bigger_written);
+
+  EXPECT_EQ(without_benchmarks.exit_code, 4);
+  EXPECT_EQ(without_benchmarks.err,
+            "gpubench-export: nothing exported: " + empty + " has no benchmark\n");
+  EXPECT_EQ(real_refused.exit_code, 4) << real_refused.err;
+  EXPECT_EQ(real_refused.err,
+            "gpubench-export: nothing exported: " + EveryRowFailed(refused) + "\n");
+
+  EXPECT_EQ(some_failed.exit_code, 0) << some_failed.err;
+  EXPECT_THAT(some_failed.err, HasSubstr("gpubench-export: note: benchmark"));
+  EXPECT_THAT(some_failed.err, Not(HasSubstr("nothing exported")));
+  EXPECT_EQ(fine.exit_code, 0) << fine.err;
+  EXPECT_GT(Lines(fine.out).size(), 100u);
+}
+
+// The report says what gpubench-compare says: a threshold set by the 2 MiB byte floor in its unit
+// (as a share of the tiny kernel's 1 KB it read 4.92e+04%), and a comparison of two runs whose
+// every row is an error as nothing compared, with the reason, not as a failure.
+TEST(RealH200Report, SaysTheFloorInItsUnitAndNothingComparedWithItsReason) {
+  const std::vector<std::string> runs = {Data("h200/history_gate_v4/run_01.json"),
+                                         Data("h200/history_gate_v4/run_02.json")};
+  const std::string stem =
+      ::testing::TempDir() + "/gpubench_report_words_" + std::to_string(::getpid());
+  const std::string chart_js = stem + "_chart.js", html = stem + ".html";
+  std::ofstream(chart_js) << "/* Chart.js stand-in */\n";
+  const ToolRun gated = RunExe(GPUBENCH_REPORT_EXE,
+                               {runs[1], "--baseline", runs[0], "--chartjs", chart_js, "-o", html});
+  const std::string gated_html = ReadFile(html);
+  const ToolRun console = RunTool({runs[0], runs[1]});
+  const std::string message = "CUDA error: no CUDA-capable device is detected";
+  const std::string broken = RunWithoutGpu(runs[0], message);
+  const ToolRun nothing = RunExe(GPUBENCH_REPORT_EXE,
+                                 {broken, "--baseline", broken, "--chartjs", chart_js, "-o", html});
+  const std::string nothing_html = ReadFile(html);
+  const ToolRun nothing_console = RunTool({broken, broken});
+  for (const std::string& path : {broken, html, chart_js}) std::remove(path.c_str());
+
+  EXPECT_EQ(gated.exit_code, 0) << gated.err;
+  EXPECT_THAT(console.out, HasSubstr("floor 2 MiB (noise "));
+  EXPECT_THAT(gated_html, HasSubstr("(threshold floor 2 MiB (noise "));
+  EXPECT_FALSE(std::regex_search(gated_html, std::regex("threshold [-+0-9.]+e[-+]?[0-9]+%")))
+      << "a floor's share of a small counter in the report";
+  EXPECT_THAT(gated_html, Not(HasSubstr("threshold inf%")));
+
+  // The reason, as gpubench-compare's gate line gives it.
+  const std::string gate_line = "NOTHING COMPARED (exit 4): ";
+  const std::size_t at = nothing_console.out.find(gate_line);
+  ASSERT_NE(at, std::string::npos) << nothing_console.out;
+  const std::string reason = nothing_console.out.substr(
+      at + gate_line.size(), nothing_console.out.find('\n', at) - at - gate_line.size());
+  EXPECT_THAT(reason, HasSubstr(message));
+  EXPECT_EQ(nothing.exit_code, 0) << nothing.err;  // the report was written
+  EXPECT_THAT(nothing.out,
+              HasSubstr(": nothing compared: " + reason + " (gpubench-compare would exit 4)"));
+  EXPECT_THAT(nothing.out, Not(HasSubstr("fail")));
+  EXPECT_THAT(nothing_html, HasSubstr("gpubench-compare: " + gate_line + reason));
+  EXPECT_THAT(nothing_html, Not(HasSubstr("FAIL (exit 4)")));
 }
 
 // The header and the footer state the same levels: with a history the suite-wide rate and each

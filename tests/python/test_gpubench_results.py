@@ -328,6 +328,23 @@ class ComparisonTable(unittest.TestCase):
                     self.assertEqual(x, y, (a["benchmark"], a["metric"], key))
         return from_csv
 
+    def test_a_run_without_a_result_raises_with_the_reason(self):
+        # A real H200 run whose every row is an error: kokkos/mdspan's matvec converted literally
+        # from the README (its body times itself, which gpubench refuses). gpubench-export writes
+        # the table's header alone and exits 4; the module says why instead of giving no rows.
+        run = DATA / "mdspan" / "literal_matvec_cuda.json"
+        first = next(row for row in json.loads(run.read_text())["benchmarks"]
+                     if row.get("error_occurred"))
+        done = subprocess.run([EXPORT, str(run), "--to", "csv"], capture_output=True, text=True)
+        self.assertEqual(done.returncode, 4, done.stderr)
+        self.assertEqual(done.stdout, ",".join(gr.RUN_COLUMNS) + "\n")
+        self.assertIn(f"nothing exported: every benchmark of {run} is an error or skipped "
+                      f"(first: {first['run_name']}: error: ", done.stderr)
+        with self.assertRaises(gr.GpubenchResultsError) as raised:
+            gr.read_run(run, export_tool=EXPORT)
+        self.assertIn(f"{run} holds no result (gpubench-export exit 4)", str(raised.exception))
+        self.assertIn(first["error_message"], str(raised.exception))
+
     def test_a_failing_comparison_in_both_formats(self):
         rows = self.check_formats_agree([DATA / "gate_b1.json", DATA / "gate_inject_time.json"],
                                         "inject")

@@ -10,6 +10,7 @@
 
 #include "common/format.hpp"
 #include "tools/base/text.hpp"
+#include "tools/gate/suite_summary.hpp"
 #include "tools/load/cut_off.hpp"
 
 namespace gpubench::tools::internal {
@@ -23,69 +24,6 @@ void AppendPValue(std::string& out, const MetricComparison& metric) {
   } else {
     AppendFixed(out, *metric.p_value, 4);
   }
-}
-
-// A threshold in percent: 3 significant digits below 10%, one decimal above.
-void AppendThresholdPercent(std::string& out, double percent) {
-  if (std::isinf(percent)) {
-    out += percent > 0 ? "inf" : "-inf";
-  } else if (percent >= 10) {
-    AppendFixed(out, percent, 1);
-  } else {
-    AppendGeneral(out, percent, 3);
-  }
-  out += '%';
-}
-
-// A spread in percent as the gate's threshold sources write it (2 significant digits below 10%).
-void AppendSpreadPercent(std::string& out, double percent) {
-  if (percent >= 10) {
-    AppendFixed(out, percent, 1);
-  } else {
-    AppendGeneral(out, percent, 2);
-  }
-  out += '%';
-}
-
-// The threshold applied, where it came from and on what noise: "1.75% (minimum; noise 0.41%)",
-// "0.671% (5.15 x sd; runs' sd 0.13%)" (a history, whose run count the header and the notes
-// give). A threshold set by an absolute floor is said in the floor's unit, "floor 2 MiB (noise
-// 78.8%)": as a share of the baseline it reads 49152% or inf% for small counters, so the share is
-// added only where it is below 100% ("floor 500 ns = 7.15% (noise 0.14%)").
-void AppendThreshold(std::string& out, const MetricComparison& metric) {
-  if (!metric.applied_threshold_percent) {
-    out += '-';
-    return;
-  }
-  const double percent = *metric.applied_threshold_percent;
-  // threshold_source: the origin, then what qualifies it, then the noise (or the history), each
-  // after "; ".
-  std::string_view source = metric.threshold_source;
-  const std::size_t origin_end = std::min(source.find("; "), source.size());
-  const std::string_view origin = source.substr(0, origin_end);
-  source.remove_prefix(std::min(origin_end + 2, source.size()));
-  std::string context(source);
-  if (metric.history_runs > 0) {
-    // "history of 10 runs, between-run sd 0.13%" is the last part: shortened.
-    const std::size_t history = context.rfind("history of ");
-    context.erase(history == std::string::npos ? context.size() : history);
-    context += "runs' sd ";
-    AppendSpreadPercent(context, metric.between_run_sd_percent);
-  }
-  if (metric.floor_decides) {
-    out += origin;
-    if (std::isfinite(percent) && percent < 100) {
-      out += " = ";
-      AppendThresholdPercent(out, percent);
-    }
-    if (!context.empty()) out += " (" + context + ")";
-    return;
-  }
-  AppendThresholdPercent(out, percent);
-  out += " (";
-  out += origin;
-  if (!context.empty()) out += "; " + context;
-  out += ')';
 }
 
 // One side's value with its unit: the median of a time or counter ("83.46 us", "4.27 kB",

@@ -173,6 +173,27 @@ Status RefuseCodes(const std::vector<std::string>& metrics, const BenchmarkFile&
 
 }  // namespace
 
+std::string WhyNothingExported(const BenchmarkFile& run, const std::vector<std::string>& notes) {
+  if (run.benchmarks.empty()) return run.path + " has no benchmark";
+  const BenchmarkRecord* first_ran = nullptr;
+  const BenchmarkRecord* first_failed = nullptr;
+  for (const BenchmarkRecord& record : run.benchmarks) {
+    if (!record.failed && !first_ran) first_ran = &record;
+    if (record.failed && !first_failed) first_failed = &record;
+  }
+  if (!first_ran) {
+    return "every benchmark of " + run.path +
+           " is an error or skipped (first: " + first_failed->name + ": " +
+           (first_failed->skipped ? "skipped" : "error") +
+           (first_failed->failure_message.empty() ? "" : ": " + first_failed->failure_message) +
+           ")";
+  }
+  // Some ran, but every value of theirs was left out (not finite, or a counter only failed
+  // benchmarks have).
+  return "no benchmark of " + run.path + " has a value of the exported counters to export" +
+         (notes.empty() ? "" : " (first left out: " + notes.front() + ")");
+}
+
 Result<std::vector<std::string>> SelectExportMetrics(const BenchmarkFile& run,
                                                      const ExportOptions& options,
                                                      bool every_metric_by_default) {

@@ -51,6 +51,11 @@ struct ExportResult {
   std::vector<std::string> notes;                    ///< what was left out, and why
 };
 
+/// Why an export holds no value, for its one line on stderr: "RUN.json has no benchmark",
+/// "every benchmark of RUN.json is an error or skipped (first: NAME: error: MSG)", or that every
+/// value of the benchmarks that ran was left out (with the first of `notes`, which say why).
+std::string WhyNothingExported(const BenchmarkFile& run, const std::vector<std::string>& notes);
+
 /// github-action-benchmark's tool names for the two files.
 inline constexpr std::string_view kSmallerIsBetterTool = "customSmallerIsBetter";
 inline constexpr std::string_view kBiggerIsBetterTool = "customBiggerIsBetter";

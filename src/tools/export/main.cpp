@@ -24,6 +24,9 @@ using gpubench::tools::kExitBadInput;
 using gpubench::tools::kExitOk;
 using gpubench::tools::kExitSettingsMismatch;
 
+// gpubench-compare's "nothing compared": CI already tells it from a pass and from a regression.
+constexpr int kExitNothingExported = gpubench::tools::kExitNothingCompared;
+
 constexpr const char* kDescription =
     "Export gpubench / Google Benchmark JSON for dashboards and notebooks: github-action-\n"
     "benchmark's custom format (two files, customSmallerIsBetter and customBiggerIsBetter) or\n"
@@ -33,7 +36,9 @@ constexpr const char* kDescription =
     "counter by default; codes such as stop_reason in words, without aggregates). A file cut\n"
     "off mid-write (a killed run) exports its complete rows,\n"
     "with a warning. Exit codes: 0 written, 2 bad input or usage, 3 the input files' gpubench\n"
-    "settings fingerprints differ.";
+    "settings fingerprints differ, 4 nothing exported (every benchmark an error or skipped, or\n"
+    "none at all: a CSV of only its header, an empty Bencher file, no github-action-benchmark\n"
+    "file).";
 
 constexpr std::size_t kMaxNotes = 10;
 
@@ -56,6 +61,16 @@ void PrintNotes(const std::vector<std::string>& notes) {
 
 int ExitFor(const Status& status);
 
+// An export without a value is no success: a CI runner without a working GPU writes a run whose
+// every row is an error, and its dashboard step must not pass as if it had measured something.
+// One line says why; the notes would list every failed benchmark again.
+int NothingExported(const gpubench::tools::BenchmarkFile& run,
+                    const std::vector<std::string>& notes) {
+  std::cerr << "gpubench-export: nothing exported: "
+            << gpubench::tools::WhyNothingExported(run, notes) << "\n";
+  return kExitNothingExported;
+}
+
 // --to csv: the table on stdout, or in `output` (written to a temporary name first, so that a
 // failed export leaves no half table where a complete one is expected).
 int WriteCsv(const gpubench::tools::BenchmarkFile& run, const std::string& output,
@@ -77,9 +92,11 @@ int WriteCsv(const gpubench::tools::BenchmarkFile& run, const std::string& outpu
     if (!to_stdout) std::remove(partial.c_str());
     return ExitFor(written.status());
   }
-  PrintNotes(written.value().notes);
+  const bool nothing = written.value().rows == 0;
+  if (!nothing) PrintNotes(written.value().notes);
   out.flush();
-  if (to_stdout) return out ? kExitOk : kExitBadInput;
+  if (to_stdout && !out) return kExitBadInput;
+  if (to_stdout) return nothing ? NothingExported(run, written.value().notes) : kExitOk;
   file.close();
   if (!file || std::rename(partial.c_str(), output.c_str()) != 0) {
     std::remove(partial.c_str());
@@ -88,7 +105,7 @@ int WriteCsv(const gpubench::tools::BenchmarkFile& run, const std::string& outpu
   }
   std::cout << "wrote " << output << ": " << written.value().rows << " rows of "
             << written.value().benchmarks << " benchmarks\n";
-  return kExitOk;
+  return nothing ? NothingExported(run, written.value().notes) : kExitOk;
 }
 
 // github-action-benchmark: PREFIX.customSmallerIsBetter.json and PREFIX.customBiggerIsBetter.json.
@@ -159,8 +176,12 @@ int Export(const std::vector<std::string>& inputs, const std::string& target,
               : gpubench::tools::ExportGithubActionBenchmark(run, options);
   if (!exported.ok()) return ExitFor(exported.status());
   const ExportResult& result = exported.value();
-  PrintNotes(result.notes);
-  if (!bencher) return WriteGithubActionBenchmark(result, output.empty() ? "gpubench" : output);
+  const bool nothing = result.benchmarks == 0;
+  if (!nothing) PrintNotes(result.notes);
+  if (!bencher) {
+    const int written = WriteGithubActionBenchmark(result, output.empty() ? "gpubench" : output);
+    return written == kExitOk && nothing ? NothingExported(run, result.notes) : written;
+  }
   if (output.empty() || output == "-") {
     std::cout << result.bmf.text;
     std::cout.flush();
@@ -171,7 +192,7 @@ int Export(const std::vector<std::string>& inputs, const std::string& target,
     std::cout << "wrote " << output << ": " << result.benchmarks << " benchmarks, "
               << result.bmf.count << " metrics (adapter: json)\n";
   }
-  return kExitOk;
+  return nothing ? NothingExported(run, result.notes) : kExitOk;
 }
 
 }  // namespace

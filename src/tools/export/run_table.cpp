@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iterator>
 
+#include "common/format.hpp"
 #include "gpubench/counters.hpp"
 #include "tools/base/csv.hpp"
 #include "tools/base/halves.hpp"
@@ -206,32 +207,13 @@ CodeKind CodeKindOfUnit(std::string_view unit) {
 }
 
 std::string CodeText(CodeKind kind, double value) {
-  // Codes are small whole numbers; anything else is written as the number it is.
-  const bool whole = std::isfinite(value) && value >= 0 && value < 9007199254740992.0 &&
-                     value == std::floor(value);
-  if (whole && kind == CodeKind::kStopReason) {
-    const std::string_view name = StopReasonNameOf(static_cast<int>(value));
-    if (!name.empty()) return std::string(name);
+  const char* unit = kind == CodeKind::kStopReason          ? "reason"
+                     : kind == CodeKind::kClockEventReasons ? "reasons"
+                                                            : "";
+  if (std::optional<std::string> words = gpubench::detail::CodeInWords(unit, value)) {
+    return *words;
   }
-  if (whole && kind == CodeKind::kClockEventReasons) {
-    const auto bits = static_cast<std::uint64_t>(value);
-    if (bits == 0) return "none";
-    std::string text;
-    std::uint64_t named = 0;
-    for (const ClockEventReason& reason : kClockEventReasons) {
-      named |= reason.bit;
-      if ((bits & reason.bit) != 0) text += (text.empty() ? "" : "|") + std::string(reason.name);
-    }
-    for (int bit = 0; bit < 64; ++bit) {
-      const std::uint64_t mask = std::uint64_t{1} << bit;
-      if ((bits & mask) == 0 || (named & mask) != 0) continue;
-      char hex[24];
-      std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(mask));
-      text += (text.empty() ? "" : "|") + std::string(hex);
-    }
-    return text;
-  }
-  std::string number;
+  std::string number;  // not a code this version names: the number as it is
   AppendCsvNumber(number, value);
   return number;
 }

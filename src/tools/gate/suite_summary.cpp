@@ -1,5 +1,9 @@
 #include "tools/gate/suite_summary.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
 #include "tools/base/text.hpp"
 
 namespace gpubench::tools {
@@ -21,7 +25,67 @@ std::string MannWhitneyLevel(const ComparisonReport& report) {
          " (Mann-Whitney)";
 }
 
+// A threshold in percent: 3 significant digits below 10%, one decimal above.
+void AppendThresholdPercent(std::string& out, double percent) {
+  if (std::isinf(percent)) {
+    out += percent > 0 ? "inf" : "-inf";
+  } else if (percent >= 10) {
+    AppendFixed(out, percent, 1);
+  } else {
+    AppendGeneral(out, percent, 3);
+  }
+  out += '%';
+}
+
+// A spread in percent as the gate's threshold sources write it (2 significant digits below 10%).
+void AppendSpreadPercent(std::string& out, double percent) {
+  if (percent >= 10) {
+    AppendFixed(out, percent, 1);
+  } else {
+    AppendGeneral(out, percent, 2);
+  }
+  out += '%';
+}
+
 }  // namespace
+
+// A history's run count is in the header and the notes, so the source's is left out. A floor's
+// share of the baseline is added only below 100% ("floor 500 ns = 7.15% (noise 0.14%)").
+void AppendThreshold(std::string& out, const MetricComparison& metric) {
+  if (!metric.applied_threshold_percent) {
+    out += '-';
+    return;
+  }
+  const double percent = *metric.applied_threshold_percent;
+  // threshold_source: the origin, then what qualifies it, then the noise (or the history), each
+  // after "; ".
+  std::string_view source = metric.threshold_source;
+  const std::size_t origin_end = std::min(source.find("; "), source.size());
+  const std::string_view origin = source.substr(0, origin_end);
+  source.remove_prefix(std::min(origin_end + 2, source.size()));
+  std::string context(source);
+  if (metric.history_runs > 0) {
+    // "history of 10 runs, between-run sd 0.13%" is the last part: shortened.
+    const std::size_t history = context.rfind("history of ");
+    context.erase(history == std::string::npos ? context.size() : history);
+    context += "runs' sd ";
+    AppendSpreadPercent(context, metric.between_run_sd_percent);
+  }
+  if (metric.floor_decides) {
+    out += origin;
+    if (std::isfinite(percent) && percent < 100) {
+      out += " = ";
+      AppendThresholdPercent(out, percent);
+    }
+    if (!context.empty()) out += " (" + context + ")";
+    return;
+  }
+  AppendThresholdPercent(out, percent);
+  out += " (";
+  out += origin;
+  if (!context.empty()) out += "; " + context;
+  out += ')';
+}
 
 std::string TestingLine(const ComparisonReport& report) {
   const Testing& t = report.testing;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/format.hpp"
 #include "gpubench/counters.hpp"
 #include "tools/base/text.hpp"
 #include "tools/gate/run_summary.hpp"
@@ -47,32 +48,9 @@ double MedianOf(const BenchmarkRecord& record, std::string_view metric) {
 
 std::string CodeInWords(std::string_view metric, double value) {
   const CounterInfo* info = FindCounter(metric);
-  const std::string_view unit = info != nullptr ? info->unit : std::string_view();
-  // Codes are small whole numbers; anything else is shown as the number it is.
-  const bool whole = std::isfinite(value) && value >= 0 && value < 9007199254740992.0 &&
-                     value == std::floor(value);
-  if (whole && unit == "reason") {
-    const std::string_view name = StopReasonNameOf(static_cast<int>(value));
-    if (!name.empty()) return std::string(name);
-  }
-  if (whole && unit == "reasons") {
-    const auto bits = static_cast<std::uint64_t>(value);
-    std::string text;
-    std::uint64_t named = 0;
-    for (const ClockEventReason& reason : kClockEventReasons) {
-      named |= reason.bit;
-      if ((bits & reason.bit) != 0) text += (text.empty() ? "" : "|") + std::string(reason.name);
-    }
-    for (int bit = 0; bit < 64; ++bit) {
-      const std::uint64_t mask = std::uint64_t{1} << bit;
-      if ((bits & mask) == 0 || (named & mask) != 0) continue;
-      char hex[24];
-      std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(mask));
-      text += (text.empty() ? "" : "|") + std::string(hex);
-    }
-    return text.empty() ? "none" : text;
-  }
-  return Printf("%g", value);
+  const std::optional<std::string> words =
+      gpubench::detail::CodeInWords(info != nullptr ? info->unit : std::string_view(), value);
+  return words ? *words : Printf("%g", value);  // not a code this version names: the number
 }
 
 std::string CountedCodes(const std::vector<const BenchmarkRecord*>& records,

@@ -55,8 +55,10 @@ std::string VerdictDetails(const BenchmarkComparison& benchmark) {
     details += metric.name + ": " + FormatChangePercent(metric.change_percent) + ", " +
                VerdictName(metric.verdict);
     if (metric.applied_threshold_percent) {
-      details += " (threshold " + Printf("%.3g", *metric.applied_threshold_percent) + "%; " +
-                 metric.threshold_source + ")";
+      // As the console says it: a floor in its unit, not as a share of a small counter (4.92e+04%).
+      details += " (threshold ";
+      AppendThreshold(details, metric);
+      details += ")";
     }
     details += "\n";
   }
@@ -65,12 +67,22 @@ std::string VerdictDetails(const BenchmarkComparison& benchmark) {
   return details;
 }
 
+// The gate's outcome in the banner: PASS, FAIL, or NOTHING COMPARED with the reason (no pass: a
+// run whose every row is an error tested nothing).
+std::string GateOutcome(const ComparisonReport& report) {
+  const std::string exit = " (exit " + std::to_string(report.exit_code) + ")";
+  if (report.exit_code == kExitOk) return "PASS" + exit;
+  if (report.exit_code == kExitNothingCompared) {
+    return "NOTHING COMPARED" + exit + ": " + report.nothing_compared;
+  }
+  return "FAIL" + exit;
+}
+
 std::string GateBanner(const ComparisonReport& report) {
   const Summary& s = report.summary;
-  std::string text = report.exit_code == kExitOk ? "PASS" : "FAIL";
   std::string html = "<p class=\"gate " + std::string(report.exit_code == kExitOk ? "ok" : "bad") +
-                     "\"><b>gpubench-compare: " + text + " (exit " +
-                     std::to_string(report.exit_code) + ")</b> &middot; ";
+                     "\"><b>gpubench-compare: " + HtmlEscape(GateOutcome(report)) +
+                     "</b> &middot; ";
   html += std::to_string(s.compared) + " compared, " + std::to_string(s.regressions) +
           " regressions, " + std::to_string(s.unconfirmed_regressions) +
           " unconfirmed regressions, " + std::to_string(s.improvements) + " improvements, " +

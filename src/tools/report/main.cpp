@@ -24,6 +24,7 @@ namespace {
 using gpubench::detail::Result;
 using gpubench::detail::Status;
 using gpubench::tools::kExitBadInput;
+using gpubench::tools::kExitNothingCompared;
 using gpubench::tools::kExitOk;
 using gpubench::tools::kExitSettingsMismatch;
 
@@ -143,8 +144,11 @@ int Report(const std::vector<std::string>& inputs, const std::vector<std::string
             << " bytes";
   if (report.comparison) {
     std::cout << "; gate against " << comparison.baseline_path << ": "
-              << (comparison.exit_code == kExitOk ? "pass" : "fail") << " (gpubench-compare "
-              << "would exit " << comparison.exit_code << ")";
+              << (comparison.exit_code == kExitOk ? "pass"
+                  : comparison.exit_code == kExitNothingCompared
+                      ? "nothing compared: " + comparison.nothing_compared
+                      : "fail")
+              << " (gpubench-compare would exit " << comparison.exit_code << ")";
   }
   std::cout << "\n";
   return kExitOk;
