@@ -44,7 +44,8 @@ if [ -z "$fuzzer" ]; then
   fuzzer="$work/gpubench_compare_loader_fuzzer"
   echo "building $fuzzer with $clang"
   # The tools' shared layers (base, load, gate) and the report writer the fuzzer checks.
-  core_sources=$(ls "$repo"/src/tools/base/*.cpp "$repo"/src/tools/load/*.cpp \
+  # common/format.cpp: the library's number formatting, which the tools print with.
+  core_sources=$(ls "$repo"/src/common/format.cpp "$repo"/src/tools/base/*.cpp "$repo"/src/tools/load/*.cpp \
     "$repo"/src/tools/gate/*.cpp "$repo"/src/tools/compare/format_*.cpp \
     "$repo"/src/tools/compare/report_csv.cpp)
   # The simdjson fast path where libsimdjson-dev is installed (as in the CMake build).
