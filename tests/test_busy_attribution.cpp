@@ -2,7 +2,7 @@
 // the loop thread's by their correlation ids, another thread's by the host time of the call.
 #include <gtest/gtest.h>
 
-#include "gpu/busy_attribution.hpp"
+#include "gpu/plan/busy_attribution.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -54,7 +54,7 @@ TEST(Format, ValuesCarryTheirUnits) {
 }  // namespace
 }  // namespace gpubench::detail
 
-#include "gpu/range_names.hpp"
+#include "gpu/plan/range_names.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -16,7 +16,7 @@
 #include "fakes.hpp"
 #include "frontend/gb_compat.hpp"
 #include "gb_version.hpp"
-#include "gpu/range_names.hpp"
+#include "gpu/plan/range_names.hpp"
 
 namespace gpubench::testing {
 namespace {

@@ -1,8 +1,8 @@
-// The replay check's bookkeeping (gpu/replay_check.hpp): passes that launch other kernels than
-// the first are named, with the profiled iteration where they differ.
+// The replay check's bookkeeping (gpu/cupti/replay_check.hpp): passes that launch other kernels
+// than the first are named, with the profiled iteration where they differ.
 #include <gtest/gtest.h>
 
-#include "gpu/replay_check.hpp"
+#include "gpu/cupti/replay_check.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "common/status.hpp"
-#include "gpu/cuda_status.hpp"
-#include "gpu/cupti_status.hpp"
+#include "gpu/cuda/cuda_status.hpp"
+#include "gpu/cupti/cupti_status.hpp"
 
 namespace gpubench::detail {
 namespace {

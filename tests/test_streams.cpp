@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/stream_plan.hpp"
+#include "gpu/plan/stream_plan.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "common/format.hpp"
 #include "config/metric_groups.hpp"
-#include "gpu/launch_hold.hpp"
+#include "gpu/plan/launch_hold.hpp"
 #include "gpubench/counters.hpp"
 #include "gpubench/version.hpp"
 

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "config/settings_table.hpp"
-#include "gpu/device_info.hpp"
-#include "gpu/flush.hpp"
-#include "gpu/gpu_thermal.hpp"
+#include "gpu/cuda/device_info.hpp"
+#include "gpu/nvml/gpu_thermal.hpp"
+#include "gpu/plan/flush.hpp"
 #include "gpubench/settings.hpp"
 #include "measure/counter_source.hpp"
 #include "measure/profiling_pass.hpp"

@@ -17,7 +17,7 @@
 #include "common/status.hpp"
 #include "config/settings_table.hpp"
 #include "frontend/run_self.hpp"
-#include "gpu/range_names.hpp"
+#include "gpu/plan/range_names.hpp"
 
 namespace gpubench::detail {
 

@@ -19,7 +19,7 @@
 #include "frontend/devices.hpp"
 #include "frontend/gpubench_counts.hpp"
 #include "frontend/profiling_run.hpp"
-#include "gpu/cuda_status.hpp"
+#include "gpu/cuda/cuda_status.hpp"
 #include "gpubench/reporter.hpp"
 #include "measure/process_state.hpp"
 

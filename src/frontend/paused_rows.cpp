@@ -6,7 +6,7 @@
 
 #include "common/format.hpp"
 #include "frontend/gb_compat.hpp"
-#include "gpu/range_names.hpp"
+#include "gpu/plan/range_names.hpp"
 #include "measure/paused_timing.hpp"
 
 namespace gpubench::detail {

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "common/status.hpp"
-#include "gpu/device_info.hpp"
-#include "gpu/launch_hold.hpp"
-#include "gpu/stream_plan.hpp"
+#include "gpu/cuda/device_info.hpp"
+#include "gpu/plan/launch_hold.hpp"
+#include "gpu/plan/stream_plan.hpp"
 #include "gpubench/settings.hpp"
 
 namespace gpubench::detail {

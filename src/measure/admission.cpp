@@ -2,8 +2,8 @@
 
 #include <iostream>
 
-#include "gpu/range_names.hpp"
-#include "gpu/stream_plan.hpp"
+#include "gpu/plan/range_names.hpp"
+#include "gpu/plan/stream_plan.hpp"
 #include "measure/instance.hpp"
 
 namespace gpubench::detail {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/status.hpp"
-#include "gpu/stream_plan.hpp"
+#include "gpu/plan/stream_plan.hpp"
 #include "measure/call_result.hpp"
 #include "measure/process_state.hpp"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gpu/backend.hpp"
-#include "gpu/stream_plan.hpp"
+#include "gpu/plan/stream_plan.hpp"
 #include "measure/stopping_rule.hpp"
 #include "measure/thermal_watch.hpp"
 

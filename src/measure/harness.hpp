@@ -6,9 +6,9 @@
 #include <string>
 
 #include "gpu/backend.hpp"
-#include "gpu/device_info.hpp"
-#include "gpu/gpu_sharing.hpp"
-#include "gpu/gpu_thermal.hpp"
+#include "gpu/cuda/device_info.hpp"
+#include "gpu/nvml/gpu_sharing.hpp"
+#include "gpu/nvml/gpu_thermal.hpp"
 #include "gpubench/settings.hpp"
 
 namespace gpubench::detail {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/device_info.hpp"
+#include "gpu/cuda/device_info.hpp"
 
 namespace gpubench::detail {
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "gpu/range_names.hpp"
+#include "gpu/plan/range_names.hpp"
 #include "measure/metrics.hpp"
 
 namespace gpubench::detail {

@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "common/format.hpp"
-#include "gpu/launch_hold.hpp"
+#include "gpu/plan/launch_hold.hpp"
 #include "measure/admission.hpp"
 #include "measure/busy_phase.hpp"
 #include "measure/instance.hpp"

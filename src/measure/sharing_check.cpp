@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "gpu/flush.hpp"
+#include "gpu/plan/flush.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "common/status.hpp"
-#include "gpu/device_info.hpp"
-#include "gpu/gpu_sharing.hpp"
+#include "gpu/cuda/device_info.hpp"
+#include "gpu/nvml/gpu_sharing.hpp"
 #include "gpubench/settings.hpp"
 #include "measure/call_result.hpp"
 

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "gpu/gpu_thermal.hpp"
+#include "gpu/nvml/gpu_thermal.hpp"
 
 namespace gpubench::detail {
 

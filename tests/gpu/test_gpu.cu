@@ -14,8 +14,8 @@
 
 #include "common/format.hpp"
 #include "frontend/gb_compat.hpp"
-#include "gpu/cupti_attach.hpp"
-#include "gpu/device_info.hpp"
+#include "gpu/cuda/device_info.hpp"
+#include "gpu/cupti/cupti_attach.hpp"
 #include "kernels.cuh"
 #include "measure/process_state.hpp"
 #include "measure/thermal_watch.hpp"

@@ -1,4 +1,4 @@
-#include "gpu/range_names.hpp"
+#include "gpu/plan/range_names.hpp"
 
 #include <algorithm>
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "gpu/backend.hpp"
-#include "gpu/cupti_attach.hpp"
-#include "gpu/cupti_callbacks.hpp"
+#include "gpu/cupti/cupti_attach.hpp"
+#include "gpu/cupti/cupti_callbacks.hpp"
 
 namespace gpubench::detail {
 namespace {

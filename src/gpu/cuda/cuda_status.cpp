@@ -1,4 +1,4 @@
-#include "gpu/cuda_status.hpp"
+#include "gpu/cuda/cuda_status.hpp"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "gpu/cupti_activity.hpp"
+#include "gpu/cupti/cupti_activity.hpp"
 
 #include <cupti.h>
 #include <cxxabi.h>
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "gpu/cupti_status.hpp"
+#include "gpu/cupti/cupti_status.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "gpu/backend.hpp"
-#include "gpu/cuda_status.hpp"
-#include "gpu/flush.hpp"
-#include "gpu/range_names.hpp"
+#include "gpu/cuda/cuda_status.hpp"
+#include "gpu/plan/flush.hpp"
+#include "gpu/plan/range_names.hpp"
 
 namespace gpubench::detail {
 namespace {

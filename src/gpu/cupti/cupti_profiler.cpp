@@ -21,12 +21,12 @@
 #include <vector>
 
 #include "gpu/backend.hpp"
-#include "gpu/cuda_status.hpp"
-#include "gpu/cupti_attach.hpp"
-#include "gpu/cupti_metric_config.hpp"
-#include "gpu/cupti_params.hpp"
-#include "gpu/cupti_status.hpp"
-#include "gpu/replay_check.hpp"
+#include "gpu/cuda/cuda_status.hpp"
+#include "gpu/cupti/cupti_attach.hpp"
+#include "gpu/cupti/cupti_metric_config.hpp"
+#include "gpu/cupti/cupti_params.hpp"
+#include "gpu/cupti/cupti_status.hpp"
+#include "gpu/cupti/replay_check.hpp"
 
 namespace gpubench::detail {
 namespace {

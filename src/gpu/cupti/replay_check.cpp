@@ -1,10 +1,10 @@
-#include "gpu/replay_check.hpp"
+#include "gpu/cupti/replay_check.hpp"
 
 #include <cupti.h>
 
 #include <algorithm>
 
-#include "gpu/cupti_callbacks.hpp"
+#include "gpu/cupti/cupti_callbacks.hpp"
 
 namespace gpubench::detail {
 namespace {

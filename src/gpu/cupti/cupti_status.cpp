@@ -1,4 +1,4 @@
-#include "gpu/cupti_status.hpp"
+#include "gpu/cupti/cupti_status.hpp"
 
 #include <cupti.h>
 

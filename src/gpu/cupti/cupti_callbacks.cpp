@@ -1,9 +1,9 @@
-#include "gpu/cupti_callbacks.hpp"
+#include "gpu/cupti/cupti_callbacks.hpp"
 
 #include <algorithm>
 
-#include "gpu/cupti_attach.hpp"
-#include "gpu/cupti_status.hpp"
+#include "gpu/cupti/cupti_attach.hpp"
+#include "gpu/cupti/cupti_status.hpp"
 
 namespace gpubench::detail {
 

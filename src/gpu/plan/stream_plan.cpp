@@ -1,4 +1,4 @@
-#include "gpu/stream_plan.hpp"
+#include "gpu/plan/stream_plan.hpp"
 
 #include <cstdio>
 

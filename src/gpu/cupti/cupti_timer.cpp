@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "gpu/backend.hpp"
-#include "gpu/cuda_status.hpp"
-#include "gpu/cupti_activity.hpp"
-#include "gpu/cupti_attach.hpp"
-#include "gpu/cupti_status.hpp"
+#include "gpu/cuda/cuda_status.hpp"
+#include "gpu/cupti/cupti_activity.hpp"
+#include "gpu/cupti/cupti_attach.hpp"
+#include "gpu/cupti/cupti_status.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -1,4 +1,4 @@
-#include "gpu/cupti_attach.hpp"
+#include "gpu/cupti/cupti_attach.hpp"
 
 #include <cupti.h>
 

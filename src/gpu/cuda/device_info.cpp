@@ -1,9 +1,9 @@
-#include "gpu/device_info.hpp"
+#include "gpu/cuda/device_info.hpp"
 
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 
-#include "gpu/cuda_status.hpp"
+#include "gpu/cuda/cuda_status.hpp"
 
 namespace gpubench::detail {
 

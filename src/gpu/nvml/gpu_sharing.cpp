@@ -1,6 +1,6 @@
-#include "gpu/gpu_sharing.hpp"
+#include "gpu/nvml/gpu_sharing.hpp"
 
-#include "gpu/nvml_library.hpp"
+#include "gpu/nvml/nvml_library.hpp"
 
 #include <unistd.h>
 

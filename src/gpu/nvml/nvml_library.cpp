@@ -1,4 +1,4 @@
-#include "gpu/nvml_library.hpp"
+#include "gpu/nvml/nvml_library.hpp"
 
 namespace gpubench::detail {
 

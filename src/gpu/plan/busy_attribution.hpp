@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpu/cupti_activity.hpp"
+#include "gpu/cupti/cupti_activity.hpp"
 
 namespace gpubench::detail {
 

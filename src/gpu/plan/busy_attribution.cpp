@@ -1,4 +1,4 @@
-#include "gpu/busy_attribution.hpp"
+#include "gpu/plan/busy_attribution.hpp"
 
 #include <algorithm>
 #include <map>

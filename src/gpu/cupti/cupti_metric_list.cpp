@@ -12,7 +12,7 @@
 
 #include "config/metric_groups.hpp"
 #include "gpu/backend.hpp"
-#include "gpu/cupti_metric_config.hpp"
+#include "gpu/cupti/cupti_metric_config.hpp"
 
 namespace gpubench::detail {
 namespace {

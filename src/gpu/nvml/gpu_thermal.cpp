@@ -1,6 +1,6 @@
-#include "gpu/gpu_thermal.hpp"
+#include "gpu/nvml/gpu_thermal.hpp"
 
-#include "gpu/nvml_library.hpp"
+#include "gpu/nvml/nvml_library.hpp"
 
 namespace gpubench::detail {
 namespace {

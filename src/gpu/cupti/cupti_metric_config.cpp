@@ -1,4 +1,4 @@
-#include "gpu/cupti_metric_config.hpp"
+#include "gpu/cupti/cupti_metric_config.hpp"
 
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "config/metric_groups.hpp"
-#include "gpu/cupti_params.hpp"
-#include "gpu/cupti_status.hpp"
+#include "gpu/cupti/cupti_params.hpp"
+#include "gpu/cupti/cupti_status.hpp"
 
 namespace gpubench::detail {
 namespace {

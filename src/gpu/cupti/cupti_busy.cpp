@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "gpu/backend.hpp"
-#include "gpu/busy_attribution.hpp"
-#include "gpu/cuda_status.hpp"
-#include "gpu/cupti_activity.hpp"
-#include "gpu/cupti_attach.hpp"
-#include "gpu/cupti_status.hpp"
+#include "gpu/cuda/cuda_status.hpp"
+#include "gpu/cupti/cupti_activity.hpp"
+#include "gpu/cupti/cupti_attach.hpp"
+#include "gpu/cupti/cupti_status.hpp"
+#include "gpu/plan/busy_attribution.hpp"
 
 namespace gpubench::detail {
 namespace {
