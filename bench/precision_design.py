@@ -21,7 +21,8 @@ It prints:
 
   precision_design.py [DESIGN_DIR]
 
-Pure Python (the same t table and rounding as src/measure/sample_series.cpp); about a minute.
+Pure Python (the same t table and rounding as src/measure/sampling/sample_series.cpp); about a
+minute.
 """
 import collections
 import glob

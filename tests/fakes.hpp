@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "gpu/backend.hpp"
-#include "measure/process_state.hpp"
+#include "measure/process/process_state.hpp"
 
 namespace gpubench::testing {
 

@@ -15,7 +15,7 @@
 #include "frontend/context.hpp"
 #include "gpubench/counters.hpp"
 #include "guide_table.hpp"
-#include "measure/metrics.hpp"
+#include "measure/profiling/metrics.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -222,10 +222,10 @@ TEST(Counters, TheSourceScanFindsEachFormOfWrite) {
 
 TEST(Counters, EveryNameWrittenInTheSourcesIsInTheTableWithItsWriter) {
   const std::map<std::string, std::set<Writer>> writers_of_file = {
-      {"src/measure/publish.cpp", {Writer::kCallEnd, Writer::kRowCost}},
-      {"src/measure/metrics.cpp", {Writer::kCallEnd}},
-      {"src/measure/phases.cpp", {Writer::kCallEnd}},
-      {"src/measure/declared_work.cpp", {Writer::kFunctionEnd, Writer::kRowCost}},
+      {"src/measure/publish/publish.cpp", {Writer::kCallEnd, Writer::kRowCost}},
+      {"src/measure/profiling/metrics.cpp", {Writer::kCallEnd}},
+      {"src/measure/stages/phases.cpp", {Writer::kCallEnd}},
+      {"src/measure/publish/declared_work.cpp", {Writer::kFunctionEnd, Writer::kRowCost}},
       {"src/frontend/paused_rows.cpp", {Writer::kReporter}},
       {"include/gpubench/loop.hpp", {Writer::kBenchmarkFunction}},
   };
@@ -234,8 +234,10 @@ TEST(Counters, EveryNameWrittenInTheSourcesIsInTheTableWithItsWriter) {
   std::set<std::string> files_seen;
   for (const char* folder :
        {"src/common", "src/config", "src/gpu", "src/measure", "src/frontend", "include/gpubench"}) {
-    for (const auto& entry : std::filesystem::directory_iterator(root + "/" + folder)) {
-      const std::string relative = std::string(folder) + "/" + entry.path().filename().string();
+    // Recursive: the layers have sub-folders (src/measure/publish/, ...).
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(root + "/" + folder)) {
+      if (!entry.is_regular_file()) continue;
+      const std::string relative = std::filesystem::relative(entry.path(), root).generic_string();
       std::ifstream in(entry.path());
       std::stringstream text;
       text << in.rdbuf();

@@ -21,7 +21,7 @@
 #include "frontend/devices.hpp"
 #include "frontend/profiling_run.hpp"
 #include "gpubench/main.hpp"
-#include "measure/process_state.hpp"
+#include "measure/process/process_state.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -18,8 +18,8 @@
 #include <thread>
 
 #include "frontend/profiling_run.hpp"
-#include "measure/gpu_lock.hpp"
-#include "measure/profiling_pass.hpp"
+#include "measure/process/gpu_lock.hpp"
+#include "measure/profiling/profiling_pass.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -3,7 +3,7 @@
 // The open sequence (common/file_calls.hpp) runs against a fake kernel too: another user, the
 // fs.protected_regular sysctl and a file created between two calls cannot be set up in CI. The
 // profiling child's temporary file is opened by the same sequence (tests at the end).
-#include "measure/gpu_lock.hpp"
+#include "measure/process/gpu_lock.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "common/file_calls.hpp"
-#include "measure/profiling_pass.hpp"
+#include "measure/profiling/profiling_pass.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -30,11 +30,11 @@
 #include "frontend/self_timed_rows.hpp"
 
 #include "gb_version.hpp"
-#include "measure/abort_note.hpp"
-#include "measure/busy_phase.hpp"
-#include "measure/instance.hpp"
-#include "measure/paused_timing.hpp"
-#include "measure/profile_log.hpp"
+#include "measure/call/abort_note.hpp"
+#include "measure/call/instance.hpp"
+#include "measure/checks/paused_timing.hpp"
+#include "measure/profiling/busy_phase.hpp"
+#include "measure/publish/profile_log.hpp"
 
 namespace gpubench::testing {
 namespace {

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "config/metric_groups.hpp"
-#include "measure/declared_work.hpp"
-#include "measure/metrics.hpp"
+#include "measure/profiling/metrics.hpp"
+#include "measure/publish/declared_work.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "frontend/paused_rows.hpp"
-#include "measure/paused_timing.hpp"
-#include "measure/process_state.hpp"
+#include "measure/checks/paused_timing.hpp"
+#include "measure/process/process_state.hpp"
 
 namespace gpubench::testing {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/process_state.hpp"
+#include "measure/process/process_state.hpp"
 
 namespace gpubench {
 namespace {

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <thread>
 
-#include "measure/counter_stages.hpp"
-#include "measure/run_cost.hpp"
-#include "measure/stopping_rule.hpp"
+#include "measure/profiling/counter_stages.hpp"
+#include "measure/publish/run_cost.hpp"
+#include "measure/sampling/stopping_rule.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -13,7 +13,7 @@
 #include "config/settings_table.hpp"
 #include "fakes.hpp"
 #include "frontend/context.hpp"
-#include "measure/thermal_watch.hpp"
+#include "measure/checks/thermal_watch.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "gpubench/main.hpp"
-#include "measure/process_state.hpp"
-#include "measure/trial_runs.hpp"
+#include "measure/process/process_state.hpp"
+#include "measure/sampling/trial_runs.hpp"
 
 namespace gpubench::detail {
 namespace {

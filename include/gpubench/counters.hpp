@@ -37,12 +37,14 @@ enum class Writer {
   kGoogleBenchmark,  ///< GB: its time fields, and the rates of SetBytesProcessed/SetItemsProcessed
   kBenchmarkFunction,  ///< the benchmark function, through gpubench's API
                        ///< (include/gpubench/loop.hpp)
-  kCallEnd,            ///< src/measure/publish.cpp as each call's loop ends (with the names
-                       ///< measure/metrics.cpp gives the clock probe and the profiled metrics)
-  kFunctionEnd,        ///< src/measure/declared_work.cpp after the benchmark function returned:
-                       ///< what it declared, against what its loop measured
-  kRowCost,            ///< the row's cost (measure/run_cost.cpp): publish.cpp at the call's end,
-                       ///< or declared_work.cpp after the function of a gpubench form or Fixture
+  kCallEnd,            ///< src/measure/publish/publish.cpp as each call's loop ends (with the
+                       ///< names measure/profiling/metrics.cpp gives the clock probe and the
+                       ///< profiled metrics)
+  kFunctionEnd,        ///< src/measure/publish/declared_work.cpp after the benchmark function
+                       ///< returned: what it declared, against what its loop measured
+  kRowCost,            ///< the row's cost (measure/publish/run_cost.cpp): publish.cpp at the
+                       ///< call's end, or declared_work.cpp after the function of a gpubench
+                       ///< form or Fixture
   kReporter,           ///< src/frontend/paused_rows.cpp as gpubench's reporter receives the row
 };
 
@@ -284,8 +286,8 @@ inline constexpr CounterInfo kCounters[] = {
      "(kClockEventReasons: sw_power_cap, sw_thermal_slowdown, ...; gpu_idle left out); 0: none"},
     {counter::kThermalWaitTime, Writer::kCallEnd, "s", Better::kNeither, Gating::kReportOnly, 0, 0,
      "--gpubench_thermal=wait: how long the call waited for the GPU to cool first"},
-    // How the repetition's samples ended and what it cost (measure/stopping_rule.hpp,
-    // measure/run_cost.hpp). Report-only: they describe the measurement, not the kernel.
+    // How the repetition's samples ended and what it cost (measure/sampling/stopping_rule.hpp,
+    // measure/publish/run_cost.hpp). Report-only: they describe the measurement, not the kernel.
     {counter::kStopReason, Writer::kCallEnd, "reason", Better::kNeither, Gating::kReportOnly, 0, 0,
      "why the repetition's timed samples ended, a code of kStopReasons: 1 precision, 2 "
      "max_seconds, 3 minimum, 4 min_time, 5 iterations, 6 repetition"},

@@ -1,6 +1,6 @@
 #include "frontend/context.hpp"
 
-#include "measure/busy_phase.hpp"
+#include "measure/profiling/busy_phase.hpp"
 
 #include <algorithm>
 #include <cinttypes>

@@ -12,8 +12,8 @@
 #include "gpu/nvml/gpu_thermal.hpp"
 #include "gpu/plan/flush.hpp"
 #include "gpubench/settings.hpp"
-#include "measure/counter_source.hpp"
-#include "measure/profiling_pass.hpp"
+#include "measure/profiling/counter_source.hpp"
+#include "measure/profiling/profiling_pass.hpp"
 
 namespace gpubench::detail {
 

@@ -1,8 +1,8 @@
 // The iteration counts gpubench sets (stopping=precision): every family registered through
 // gpubench that has neither ->Iterations() nor ->MinTime() of its own gets GB's count
 // kGpubenchIterations, so that GB calls it once per repetition and the loop's stopping rule
-// decides how many samples the call takes (measure/stopping_rule.hpp). GB names such instances
-// ".../iterations:2/..."; gpubench's reporters give the rows their names back, and
+// decides how many samples the call takes (measure/sampling/stopping_rule.hpp). GB names such
+// instances ".../iterations:2/..."; gpubench's reporters give the rows their names back, and
 // --benchmark_filter is widened to match both.
 #pragma once
 

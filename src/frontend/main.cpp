@@ -21,7 +21,7 @@
 #include "frontend/profiling_run.hpp"
 #include "gpu/cuda/cuda_status.hpp"
 #include "gpubench/reporter.hpp"
-#include "measure/process_state.hpp"
+#include "measure/process/process_state.hpp"
 
 namespace gpubench {
 namespace {

@@ -7,7 +7,7 @@
 #include "common/format.hpp"
 #include "frontend/gb_compat.hpp"
 #include "gpu/plan/range_names.hpp"
-#include "measure/paused_timing.hpp"
+#include "measure/checks/paused_timing.hpp"
 
 namespace gpubench::detail {
 namespace {

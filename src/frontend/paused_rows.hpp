@@ -1,5 +1,5 @@
 // gpubench's reporters mark GB's rows whose CPU time shows state.PauseTiming() in the loop body
-// (measure/paused_timing.hpp): counter timing_paused=1 and one message per benchmark.
+// (measure/checks/paused_timing.hpp): counter timing_paused=1 and one message per benchmark.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "measure/process_state.hpp"
+#include "measure/process/process_state.hpp"
 
 namespace gpubench::detail {
 

@@ -14,7 +14,7 @@
 
 #include "common/text_files.hpp"
 #include "frontend/run_self.hpp"
-#include "measure/process_state.hpp"
+#include "measure/process/process_state.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -1,5 +1,6 @@
-// The profiling child (measure/profiling_pass.hpp): the parent runs the benchmark binary again
-// with the same arguments before it creates its CUDA context, and reads what the child profiled.
+// The profiling child (measure/profiling/profiling_pass.hpp): the parent runs the benchmark
+// binary again with the same arguments before it creates its CUDA context, and reads what the
+// child profiled.
 #pragma once
 
 #include <ostream>

@@ -4,10 +4,10 @@
 #include "frontend/gpubench_counts.hpp"
 #include "gpubench/fixture.hpp"
 #include "gpubench/registration.hpp"
-#include "measure/declared_work.hpp"
-#include "measure/instance.hpp"
-#include "measure/process_state.hpp"
-#include "measure/stopping_rule.hpp"
+#include "measure/call/instance.hpp"
+#include "measure/process/process_state.hpp"
+#include "measure/publish/declared_work.hpp"
+#include "measure/sampling/stopping_rule.hpp"
 
 #include <cxxabi.h>
 

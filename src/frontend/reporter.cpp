@@ -11,7 +11,7 @@
 #include "frontend/gpubench_counts.hpp"
 #include "frontend/self_timed_rows.hpp"
 #include "gpubench/version.hpp"
-#include "measure/process_state.hpp"
+#include "measure/process/process_state.hpp"
 
 namespace gpubench {
 namespace {

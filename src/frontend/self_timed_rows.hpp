@@ -11,7 +11,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "measure/process_state.hpp"
+#include "measure/process/process_state.hpp"
 
 namespace gpubench::detail {
 

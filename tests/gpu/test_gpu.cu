@@ -17,8 +17,8 @@
 #include "gpu/cuda/device_info.hpp"
 #include "gpu/cupti/cupti_attach.hpp"
 #include "kernels.cuh"
-#include "measure/process_state.hpp"
-#include "measure/thermal_watch.hpp"
+#include "measure/checks/thermal_watch.hpp"
+#include "measure/process/process_state.hpp"
 
 namespace {
 

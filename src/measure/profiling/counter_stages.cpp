@@ -1,0 +1,86 @@
+#include "measure/profiling/counter_stages.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <string>
+
+#include "common/format.hpp"
+
+#include "measure/profiling/profiling_pass.hpp"
+#include "measure/publish/publish.hpp"
+
+namespace gpubench::detail {
+
+ProfilingBodies BoundProfilingBodies(double body_seconds, int passes, int most,
+                                     double budget_seconds) {
+  ProfilingBodies bodies{most, most};
+  if (body_seconds <= 0 || most <= 0) return bodies;
+  passes = std::max(passes, 1);
+  // What is left of the budget after the warm-up body, in bodies.
+  const double left = budget_seconds / body_seconds - 1;
+  bodies.ranges = std::clamp(static_cast<int>(std::floor((left - 1) / passes)), 1, most);
+  bodies.busy = std::clamp(static_cast<int>(std::floor(left - passes * bodies.ranges)), 1, most);
+  return bodies;
+}
+
+Result<bool> CounterStages::Begin(CallResult* call) {
+  const std::string& name = call->instance;
+  const CounterSource& source = process_.counter_source();
+  // The parent of the profiling child has no profiler of its own.
+  if (source.from_child()) {
+    process_.profiling_pass.TakeCounters(name, call);
+    return false;
+  }
+  if (!source.profiles_here()) return false;
+  if (!profiling_pass() &&
+      process_.policy.CopyCountersForTrial(settings(), name, call->gpu_seconds, &call->profile)) {
+    return false;
+  }
+  const Profiler& profiler = *process_.harness.profiler();
+  bodies_ = BoundProfilingBodies(call->warmup_body_seconds, profiler.PassCount(),
+                                 settings().profile_iterations);
+  const double seconds = bodies_.Seconds(call->warmup_body_seconds, profiler.PassCount());
+  if (seconds > 1.5 * kProfilingSecondsPerInstance && process_.policy.FirstTime("slow:" + name)) {
+    std::cerr << "gpubench: " << name << ": profiling takes about " << FormatSeconds(seconds)
+              << ", more than the " << FormatSeconds(kProfilingSecondsPerInstance)
+              << " aimed at: one body takes " << FormatSeconds(call->warmup_body_seconds)
+              << " and the metrics need its warm-up, " << std::max(profiler.PassCount(), 1)
+              << " replay pass(es) of " << bodies_.ranges << " range(s) and " << bodies_.busy
+              << " busy-measurement iteration(s); --gpubench_profile_iterations=0 turns hardware "
+                 "metrics off\n";
+  }
+  bool body = false;
+  GPUBENCH_RETURN_IF_ERROR(profiling_.Begin(name, bodies_.ranges, &call->profile, &body));
+  if (!body) return StartBusy(call);
+  return true;
+}
+
+Result<bool> CounterStages::AfterBody(CallResult* call) {
+  if (!in_busy_body_) return AfterProfiledBody(call);
+  bool body = false;
+  GPUBENCH_RETURN_IF_ERROR(busy_.AfterBody(call, &body));
+  return body;
+}
+
+Result<bool> CounterStages::AfterProfiledBody(CallResult* call) {
+  bool body = false;
+  GPUBENCH_RETURN_IF_ERROR(profiling_.AfterBody(process_.harness.facts(), &call->profile, &body));
+  if (body) return true;
+  return StartBusy(call);
+}
+
+Result<bool> CounterStages::StartBusy(CallResult* call) {
+  bool body = false;
+  GPUBENCH_RETURN_IF_ERROR(busy_.Begin(call->instance, bodies_.busy, call, &body));
+  in_busy_body_ = body;
+  return body;
+}
+
+Status CounterStages::EndProfilingPassCall(const CallResult& call) {
+  if (!profiling_pass()) return Status::Ok();
+  GPUBENCH_RETURN_IF_ERROR(KeepForTimedPass(process_.harness.sharing(), call, process_));
+  return Status::Error(kProfilingPassSkip);
+}
+
+}  // namespace gpubench::detail

@@ -1,0 +1,80 @@
+// The stages of one call after its timed iterations (in the profiling child, after its warm-up):
+// where the call's hardware counters come from, and the busy measurement where they are
+// profiled. The counters are the profiling child's (the parent after the child), the latest
+// profiled call's (a trial of GB's iteration count), or a profiling session here; a session is
+// followed by the busy measurement's bodies. Apart from IterationController (loop.cpp) so that
+// the controller only sequences the stages and runs the bodies they ask for.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "common/status.hpp"
+#include "measure/call/call_result.hpp"
+#include "measure/process/process_state.hpp"
+#include "measure/profiling/busy_phase.hpp"
+#include "measure/stages/phases.hpp"
+
+namespace gpubench::detail {
+
+/// The wall time a profiling session and busy measurement should stay within per instance,
+/// the benchmark's own set-up aside (warm-up body included).
+inline constexpr double kProfilingSecondsPerInstance = 1.0;
+
+/// How many profiled ranges (per replay pass) and busy iterations an instance gets: at most
+/// `most` (--gpubench_profile_iterations) each, fewer for a body of `body_seconds` so that the
+/// warm-up, `passes` x ranges and the busy iterations fit in `budget_seconds`, one of each at
+/// least.
+struct ProfilingBodies {
+  int ranges = 0;
+  int busy = 0;
+  /// The estimated wall time of warm-up, ranges and busy iterations.
+  double Seconds(double body_seconds, int passes) const {
+    return body_seconds * (1 + passes * ranges + busy);
+  }
+};
+ProfilingBodies BoundProfilingBodies(double body_seconds, int passes, int most,
+                                     double budget_seconds = kProfilingSecondsPerInstance);
+
+class CounterStages {
+ public:
+  CounterStages(ProcessState& process, cudaStream_t stream)
+      : process_(process), profiling_(process.harness, stream), busy_(process.harness, stream) {}
+
+  /// Takes or copies the call's counters, or starts a profiling session (or, when the session
+  /// has no body to run, the busy measurement). Returns whether a body runs next.
+  Result<bool> Begin(CallResult* call);
+  /// After a profiled or a busy body: whether another one runs.
+  Result<bool> AfterBody(CallResult* call);
+
+  /// The profiling child's calls end here: the session is kept for the timed pass and the call
+  /// is skipped (the failed Status kProfilingPassSkip). Ok in any other process.
+  Status EndProfilingPassCall(const CallResult& call);
+
+  /// "profiled" or "busy-measurement": the body that runs.
+  const char* body_phase() const { return in_busy_body_ ? "busy-measurement" : "profiled"; }
+  bool in_busy_body() const { return in_busy_body_; }
+  /// gpubench::UntimedScope inside a busy body (the profiled bodies run whole).
+  Status PauseBusy() { return busy_.Pause(); }
+  Status ResumeBusy() { return busy_.Resume(); }
+
+  /// Ends a session and stops tracing, where an error or an early exit left them open.
+  void Abort() {
+    profiling_.Abort();
+    busy_.Abort();
+  }
+
+ private:
+  Result<bool> AfterProfiledBody(CallResult* call);
+  // The busy measurement runs where the metrics are profiled, after them.
+  Result<bool> StartBusy(CallResult* call);
+  const Settings& settings() const { return process_.harness.settings(); }
+  bool profiling_pass() const { return process_.counter_source().profiling_child(); }
+
+  ProcessState& process_;
+  ProfilingPhase profiling_;
+  BusyPhase busy_;
+  bool in_busy_body_ = false;
+  ProfilingBodies bodies_;  ///< this call's share of profiled and busy bodies
+};
+
+}  // namespace gpubench::detail

@@ -1,0 +1,63 @@
+#include "measure/publish/declared_work.hpp"
+
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "measure/call/instance.hpp"
+#include "measure/process/process_state.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+// The call's total of a rate counter GB has not yet divided by the time (0 when absent).
+double Total(const std::map<std::string, double>& call, const char* name) {
+  const auto found = call.find(name);
+  return found == call.end() ? 0 : found->second;
+}
+
+}  // namespace
+
+std::map<std::string, double> DeclaredCounters(const std::map<std::string, double>& call,
+                                               int64_t iterations) {
+  std::map<std::string, double> counters;
+  if (iterations <= 0) return counters;
+  // GB's SetBytesProcessed and gpubench::SetFlopsProcessed hold totals over the call's
+  // iterations until GB divides them by the time, after the benchmark function returns.
+  const double bytes = Total(call, "bytes_per_second") / static_cast<double>(iterations);
+  if (bytes > 0) {
+    counters["declared_bytes"] = bytes;
+    if (auto moved = call.find("bytes_moved"); moved != call.end()) {
+      counters["dram_traffic_ratio"] = moved->second / bytes;
+    }
+  }
+  const double flop = Total(call, "flops_per_second") / static_cast<double>(iterations);
+  if (flop > 0) {
+    counters["declared_flop"] = flop;
+    if (auto counted = call.find("flop_count"); counted != call.end()) {
+      counters["flop_count_ratio"] = counted->second / flop;
+    }
+  }
+  return counters;
+}
+
+void PublishDeclared(benchmark::State& state) {
+  // Publish sets sm_clock_mhz on every call whose loop finished; a skipped call, or a function
+  // that never ran gpubench::Loop, has nothing measured to compare with.
+  if (state.counters.count("sm_clock_mhz") == 0) return;
+  std::map<std::string, double> call;
+  for (const auto& [name, counter] : state.counters) call[name] = counter.value;
+  for (const auto& [name, value] : DeclaredCounters(call, state.iterations())) {
+    state.counters[name] = value;
+  }
+  // The whole function's wall time, its set-up and tear-down included.
+  const double function_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                                GetCurrentInstance().call_start)
+                                      .count();
+  if (const auto row = ProcessState::Get().cost.FunctionDone(function_seconds)) {
+    state.counters["wall_time"] = row->wall_seconds;
+    state.counters["samples"] = static_cast<double>(row->samples);
+  }
+}
+
+}  // namespace gpubench::detail

@@ -1,0 +1,276 @@
+#include "measure/publish/publish.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+#include "common/format.hpp"
+#include "gpu/plan/launch_hold.hpp"
+#include "measure/call/instance.hpp"
+#include "measure/checks/admission.hpp"
+#include "measure/checks/sharing_check.hpp"
+#include "measure/profiling/busy_phase.hpp"
+#include "measure/profiling/metrics.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+void PublishSharing(const CallResult& call, benchmark::State& state, ProfilingPolicy& policy) {
+  if (!call.sharing.known) return;  // without NVML nothing is claimed either way
+  state.counters["gpu_shared"] = call.sharing.shared ? 1.0 : 0.0;
+  if (call.sharing.shared && policy.FirstTime("shared:")) {
+    std::cerr << "gpubench: the GPU is shared: " << call.sharing.who << " (seen around "
+              << call.instance
+              << "); times and device-wide counters of such runs may be inflated, so they are "
+                 "marked gpu_shared=1 and gpubench-compare does not judge them\n";
+  }
+}
+
+// Metrics taken after the timed iterations in this process (profile_process=same): the profiler
+// was set up here, which slows held short kernels.
+void PublishInlineProfiling(const CallResult& call, benchmark::State& state,
+                            ProcessState& process) {
+  const auto kind = call.profile.kind;
+  if (!process.counter_source().after_timing()) return;
+  if (kind != ProfileOutcome::Kind::kProfiled && kind != ProfileOutcome::Kind::kCopied) return;
+  state.counters["profiled_inline"] = 1;
+  if (process.policy.FirstTime("profiled_inline")) {
+    std::cerr << "gpubench: hardware metrics are profiled in this process after each timed run "
+                 "(--gpubench_profile_process=same): CUPTI's profiler is set up here, and held "
+                 "short kernels time 5-10% slower than with metrics off; rows are marked "
+                 "profiled_inline=1. The default, profile_process=child, profiles in a child "
+                 "process before timing\n";
+  }
+}
+
+void PublishProfile(const CallResult& call, benchmark::State& state, ProcessState& process) {
+  const ProfileOutcome& profile = call.profile;
+  for (const auto& [name, value] : profile.counters) state.counters[name] = value;
+  PublishInlineProfiling(call, state, process);
+  switch (profile.kind) {
+    case ProfileOutcome::Kind::kNone:
+      return;
+    case ProfileOutcome::Kind::kProfiled:
+      process.policy.RememberProfiledCall({call.instance, call.iterations, profile.counters});
+      process.profile_log.Append(call.instance, call.iterations, profile.passes, profile.seconds,
+                                 profile.ranges, "");
+      return;
+    case ProfileOutcome::Kind::kCopied:
+      process.policy.trials().NoteCopiedCounters(call.gpu_seconds, profile.copied_from_iterations);
+      return;
+    case ProfileOutcome::Kind::kFromPass:
+      return;  // the profiling pass wrote the log
+    case ProfileOutcome::Kind::kFailed:
+      if (process.policy.FirstTime("metrics:" + call.instance + "\n" + profile.error)) {
+        std::cerr << "gpubench: " << call.instance
+                  << ": hardware metrics not collected: " << profile.error << "\n";
+      }
+      if (process.counter_source().from_child()) return;
+      process.policy.ForgetProfiledCall();
+      process.profile_log.Append(call.instance, call.iterations, profile.passes, profile.seconds,
+                                 {}, profile.error);
+      return;
+  }
+}
+
+// cache=flush: 1 when every timed body ran behind a hold, 0 when the body waits for the GPU
+// (then the host's launch pace is inside the timed region, as in a plain event pair).
+void PublishLaunchHold(const CallResult& call, benchmark::State& state, ProfilingPolicy& policy) {
+  if (call.launch_hold == LaunchHold::kNotApplicable) return;
+  const bool held = call.launch_hold == LaunchHold::kHeld;
+  state.counters["launch_held"] = held ? 1.0 : 0.0;
+  if (call.launch_hold == LaunchHold::kShared) {
+    if (policy.FirstTime("launch_held:shared")) {
+      std::cerr << "gpubench: " << call.instance
+                << ": another process uses the GPU, so the timed iterations run without stream "
+                   "holds (launch_held=0) while it is there: a held iteration waits for the GPU "
+                   "twice, and each wait would last until the other process's time slice ends. "
+                   "Such rows are marked gpu_shared=1; --gpubench_exclusive=wait waits for a "
+                   "free GPU instead\n";
+    }
+    return;
+  }
+  if (!held && policy.FirstTime("launch_held:" + call.instance)) {
+    std::cerr << "gpubench: " << call.instance
+              << ": the loop body waits for the GPU (a stream hold timed out after "
+              << kHoldTimeoutMs
+              << " ms), so its launches are timed without holds (launch_held=0): the host's "
+                 "launch time may enter the GPU time of short kernels. Remove the "
+                 "synchronization from the loop body to get launch_held=1\n";
+  }
+}
+
+// Work on streams besides the timed one: counted, and said once per set of streams.
+void PublishStreams(const CallResult& call, benchmark::State& state, ProfilingPolicy& policy) {
+  if (!call.streams.known) return;  // no stream watch: nothing is claimed
+  const size_t joined = call.streams.joined.size();
+  state.counters["streams_joined"] = static_cast<double>(joined);
+  if (joined > 0 && policy.FirstTime("streams:" + call.streams.note)) {
+    std::cerr << "gpubench: " << call.instance << ": the body also puts GPU work on "
+              << call.streams.note << "; each timed span waits for it (streams_joined=" << joined
+              << "), so the GPU time runs from the span's start to the end of the last "
+                 "stream's work. Launching on the stream given to gpubench::Loop(state, "
+                 "stream) saves the join's events\n";
+  }
+}
+
+// The busy measurement: how much of the GPU time the GPU's own work fills, and, when far from
+// all of it, which host calls inside the loop it waited for.
+void PublishBusy(const CallResult& call, benchmark::State& state, ProfilingPolicy& policy) {
+  if (call.busy.iterations == 0 || call.iterations == 0 || call.gpu_seconds <= 0) return;
+  const double per_iteration = call.gpu_seconds / static_cast<double>(call.iterations);
+  state.counters["gpu_busy_time"] = call.busy.busy_seconds;
+  // CUPTI's tracing slows memory-bound kernels (H200: +2-9%), so the traced iterations' busy
+  // time can exceed the untraced GPU time; the GPU was then busy for all of it.
+  state.counters["gpu_busy_pct"] = std::min(100.0, 100 * call.busy.busy_seconds / per_iteration);
+  state.counters["gpu_work_items"] = call.busy.work_items;
+  // Shared runs are slow for another reason, which their own message names.
+  if (call.sharing.shared) return;
+  const std::string message =
+      BusyMessage(call.instance, per_iteration, call.busy, call.launch_hold == LaunchHold::kHeld);
+  if (!message.empty() && policy.FirstTime("busy:" + call.instance)) {
+    std::cerr << "gpubench: " << message << "\n";
+  }
+}
+
+// A row held against its profiled duration (no busy time) passed a coarser missed-work check
+// than the busy time allows: it says what that check cannot see, once per reason.
+void PublishUndercountReach(const CallResult& call, ProfilingPolicy& policy) {
+  const std::string blind_spot = UndercountReferenceOf(call).blind_spot;
+  if (!blind_spot.empty() && policy.FirstTime("undercount:" + blind_spot)) {
+    std::cerr << "gpubench: " << call.instance << ": " << blind_spot << "\n";
+  }
+}
+
+// NVML's view of the timed iterations, and why a throttled clock (sm_clock_throttled) was low.
+void PublishThermal(const CallResult& call, bool throttled, benchmark::State& state,
+                    ProcessState& process) {
+  ProfilingPolicy& policy = process.policy;
+  if (call.thermal_wait) {
+    const ThermalWait& wait = *call.thermal_wait;
+    if (!wait.known) {
+      if (policy.FirstTime("thermal_wait:unknown")) {
+        std::cerr << "gpubench: --gpubench_thermal=wait cannot read the GPU's temperature ("
+                  << wait.unknown_reason << "): the benchmarks run without waiting\n";
+      }
+    } else {
+      state.counters["thermal_wait_time"] = wait.waited_seconds;
+      if (wait.timed_out && policy.FirstTime("thermal_wait:" + call.instance)) {
+        std::cerr << "gpubench: " << call.instance << ": --gpubench_thermal=wait: after "
+                  << FormatSeconds(wait.waited_seconds) << " the GPU is at "
+                  << FormatValue(wait.temperature_c, CounterUnit::kCelsius) << " (target "
+                  << FormatValue(wait.target_c, CounterUnit::kCelsius) << "), clock-event reasons: "
+                  << DescribeClockEventReasons(wait.clock_event_reasons)
+                  << "; timed anyway (thermal_wait_time)\n";
+      }
+    }
+  }
+  const ThermalSummary& thermal = call.thermal;
+  if (thermal.known) {
+    state.counters["gpu_temp_start_c"] = thermal.temperature_start_c;
+    state.counters["gpu_temp_end_c"] = thermal.temperature_end_c;
+    if (thermal.power_w >= 0) state.counters["gpu_power_w"] = thermal.power_w;
+    if (thermal.reasons_known) {
+      state.counters["clock_event_reasons"] = static_cast<double>(thermal.clock_event_reasons);
+    }
+  }
+  const DeviceFacts& facts = process.harness.facts();
+  if (throttled && policy.FirstTime("throttled:" + call.instance)) {
+    std::cerr << "gpubench: " << call.instance << ": the SM clock averaged "
+              << FormatValue(call.sm_clock_mhz, CounterUnit::kMegahertz) << ", below "
+              << static_cast<int>(100 * kThrottleFraction) << "% of the rated "
+              << FormatValue(facts.sm_clock_rated_mhz, CounterUnit::kMegahertz)
+              << " (sm_clock_throttled=1); ";
+    if (!thermal.known) {
+      std::cerr << "NVML could not say why (" << thermal.unknown_reason << ")\n";
+    } else if (!thermal.reasons_known) {
+      std::cerr << "this driver's NVML reports no clock-event reasons\n";
+    } else {
+      std::cerr << "NVML's clock-event reasons during the timed iterations: "
+                << DescribeClockEventReasons(thermal.clock_event_reasons) << " (GPU "
+                << FormatValue(thermal.temperature_start_c, CounterUnit::kCelsius) << " to "
+                << FormatValue(thermal.temperature_end_c, CounterUnit::kCelsius)
+                << "; clock_event_reasons)\n";
+    }
+  }
+}
+
+// How precise the repetition's mean is: its own samples, and the spread between the instance's
+// repetitions so far (sample_series.hpp). A trial call of GB's rule is no repetition; the
+// others of an instance share one sample count, which keeps a stray call of another count out.
+void PublishPrecision(const CallResult& call, bool trial, benchmark::State& state,
+                      ProcessState& process) {
+  const std::optional<MeanVariance> own = call.samples.VarianceOfMean();
+  if (!own) return;
+  const RepetitionMean current{call.samples.count(), call.samples.mean(), *own};
+  std::vector<RepetitionMean> so_far;
+  if (!trial) {
+    std::vector<RepetitionMean>& history = process.repetition_means[call.instance];
+    history.push_back(current);
+    for (const RepetitionMean& rep : history) {
+      if (rep.samples == current.samples) so_far.push_back(rep);
+    }
+  } else {
+    so_far.push_back(current);
+  }
+  if (const auto half_width = RelativeHalfWidthBetweenCalls(current, so_far)) {
+    state.counters["precision_pct"] = 100 * *half_width;
+  }
+  if (so_far.size() >= 2) {
+    state.counters["call_spread_pct"] = 100 * RelativeSpreadBetweenCalls(so_far);
+  }
+}
+
+// How the timed samples ended, how precise their mean is, and what the call cost.
+void PublishSampling(const CallResult& call, benchmark::State& state, ProcessState& process) {
+  if (call.stop_reason) state.counters["stop_reason"] = static_cast<double>(*call.stop_reason);
+  const CurrentInstance& current = GetCurrentInstance();
+  // GB grows the count only under its own rule without an explicit count.
+  const bool grown = !current.gpubench_stops && !current.own_iterations;
+  const bool trial = grown && process.policy.trials().IsDiscarded(call.gpu_seconds);
+  PublishPrecision(call, trial, state, process);
+  state.counters["wall_warmup"] = call.wall_warmup_seconds;
+  state.counters["wall_timed"] = call.wall_timed_seconds;
+  state.counters["wall_profiling"] = call.wall_profiling_seconds;
+  const bool here = process.counter_source().after_timing();
+  if (const auto row = process.cost.LoopDone(call, trial, current.family != nullptr, here)) {
+    state.counters["wall_time"] = row->wall_seconds;
+    state.counters["samples"] = static_cast<double>(row->samples);
+  }
+}
+
+}  // namespace
+
+void Publish(const CallResult& call, benchmark::State& state, ProcessState& process) {
+  PublishSharing(call, state, process.policy);
+  PublishLaunchHold(call, state, process.policy);
+  PublishStreams(call, state, process.policy);
+  PublishBusy(call, state, process.policy);
+  PublishUndercountReach(call, process.policy);
+  const auto clock = ClockCounters(call.sm_clock_mhz, process.harness.facts());
+  PublishThermal(call, clock.at("sm_clock_throttled") != 0, state, process);
+  for (const auto& [name, value] : clock) state.counters[name] = value;
+  for (const auto& [kernel, seconds] : call.kernel_seconds) {
+    state.counters["kernel_time/" + kernel] = seconds / static_cast<double>(call.iterations);
+  }
+  PublishProfile(call, state, process);
+  PublishSampling(call, state, process);
+  if (call.timed_cpu_seconds >= 0) {
+    process.timed_cpu.Record(call.instance, call.iterations, call.timed_cpu_seconds);
+  }
+  process.timed_gpu.Record(call.instance, call.iterations, call.gpu_seconds);
+}
+
+Status KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProcessState& process) {
+  ProfilingPass::Entry entry{
+      call.profile, call.sharing, call.busy, call.busy_error,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - call.loop_start).count()};
+  NoteOtherProcesses(monitor, &entry.sharing);
+  entry.profile.ranges.clear();  // the log keeps them; the timed calls need the counters
+  // Iterations 0: the session belongs to no GB call but to every timed call of the instance.
+  process.profile_log.Append(call.instance, 0, call.profile.passes, call.profile.seconds,
+                             call.profile.ranges, call.profile.error);
+  return process.profiling_pass.Store(call.instance, std::move(entry));
+}
+
+}  // namespace gpubench::detail

@@ -1,0 +1,149 @@
+// The phases of one call of a benchmark function. GB runs the user's body between the loop's
+// steps, so each phase has a step before and a step after a body; each returns a failed Status
+// for what ends the call (SkipWithError) and leaves its data in the CallResult.
+//
+//   warm-up      one untimed body: surfaces launch errors before anything is timed
+//   timed        GB's iterations: L2 flush, NVTX range, GPU timer forked to and joined from
+//                every stream the warm-up saw the body use; the clock probe around them
+//   profiling    profiled iterations after GB's timer stopped: CUPTI passes x ranges
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "common/status.hpp"
+#include "measure/call/call_result.hpp"
+#include "measure/process/harness.hpp"
+
+namespace gpubench::detail {
+
+/// An error of the user's body (launch or asynchronous), named as such.
+Status BodyError(const std::string& instance, const Status& status);
+
+/// The warm-up body: flushed before (cache=flush), checked and waited for after. It also loads
+/// the body's modules (CUDA loads kernels lazily, at their first launch, which waits for the
+/// GPU). With cache=flush a second untimed body, the hold check, then runs behind a stream hold
+/// to learn whether the body can be held: a body that waits for the GPU cannot (its hold times
+/// out), and is then timed without holds.
+class WarmupPhase {
+ public:
+  WarmupPhase(Harness& harness, cudaStream_t stream) : harness_(harness), stream_(stream) {}
+  /// Flushes (cache=flush) and starts watching the body's streams.
+  Status Before();
+  /// Sets call->streams: which streams the timed span forks to and joins from.
+  Status After(const std::string& instance, CallResult* call);
+  /// Whether a hold check follows the warm-up (cache=flush).
+  bool NeedsHoldCheck() const;
+  Status BeforeHoldCheck(const CallResult& call);
+  /// gpubench::UntimedScope inside the hold check's body: as in a held timed body.
+  Status PauseHoldCheck();
+  Status ResumeHoldCheck(const std::string& instance);
+  /// Sets call->launch_hold.
+  Status AfterHoldCheck(const std::string& instance, CallResult* call);
+
+ private:
+  Harness& harness_;
+  cudaStream_t stream_;
+};
+
+/// GB's timed iterations. Reports each iteration's GPU time to GB (SetIterationTime).
+class TimedPhase {
+ public:
+  TimedPhase(Harness& harness, benchmark::State& state, cudaStream_t stream)
+      : harness_(harness), state_(state), stream_(stream) {}
+  ~TimedPhase() { CloseRange(); }
+
+  /// Starts the clock probe (after the warm-up); `hold`: the warm-up's LaunchHold verdict;
+  /// `streams`: the streams each timed span forks to and joins from; `scopes`: the warm-up
+  /// body entered a gpubench::UntimedScope, so held runs measure the scope overhead first
+  /// (IterationTimer::SetScopeOverhead) into *scope_overhead_seconds.
+  Status Begin(LaunchHold hold, const StreamPlan& streams, bool scopes,
+               double* scope_overhead_seconds);
+  /// Before each timed body. cache=flush: flush, wait for it, hold the stream; then the NVTX
+  /// range and the timer region.
+  Status BeforeBody(const std::string& instance);
+  /// After each timed body: closes the region, releases the hold, closes the range, hands GB
+  /// the GPU time of the regions finished so far (each sample's own also to call->samples).
+  /// `last`: no timed body follows (cache=keep closes its one region then).
+  Status AfterBody(const std::string& instance, CallResult* call, bool last);
+  /// Waits for the regions still in flight and hands GB their time (before GB's count is
+  /// claimed under gpubench's rule).
+  Status CollectRemaining(const std::string& instance, CallResult* call);
+  /// After the last body: the clock probe's SM clock, the per-kernel times, whether every hold
+  /// was released by the host.
+  Status End(CallResult* call);
+  /// Releases a hold and pops an NVTX range an early exit left open.
+  void CloseRange();
+  /// gpubench::UntimedScope inside a timed body: the timer leaves the span out. Behind a hold,
+  /// the scope releases it (its work may wait for the GPU), and at its end waits for that work
+  /// and holds the stream again, so the rest of the body starts back to back as after a flush.
+  /// The NVTX range closes with the scope and opens again after its flush and hold, so that a
+  /// profiler filtering on the range (ncu --nvtx-include) sees the timed work only.
+  Status Pause();
+  Status Resume(const std::string& instance);
+
+  /// Whether the bodies run behind holds.
+  bool held() const { return hold_ == LaunchHold::kHeld; }
+  /// Host seconds the latest held iteration waited for its flush to finish.
+  double last_flush_wait_seconds() const { return last_flush_wait_seconds_; }
+  /// Another process uses the GPU: the remaining bodies run without holds (LaunchHold::kShared).
+  void StopHolding() { hold_ = LaunchHold::kShared; }
+
+ private:
+  bool flushing() const { return harness_.flushes(); }
+  Status MeasureScopeOverhead(double* seconds);
+  Status Collect(const std::string& instance, bool wait_all, CallResult* call);
+  Harness& harness_;
+  benchmark::State& state_;
+  cudaStream_t stream_;
+  LaunchHold hold_ = LaunchHold::kNotApplicable;
+  std::vector<StreamHandle> joined_;
+  bool range_open_ = false;
+  bool region_open_ = false;
+  int64_t iterations_in_region_ = 0;
+  double last_flush_wait_seconds_ = 0;
+  std::vector<double> times_;
+};
+
+/// Profiled iterations: one CUPTI session of `ranges` ranges per pass, as many passes as the
+/// metrics need. A failed session is not an error of the call (timing stays valid): it ends
+/// the phase with ProfileOutcome::kFailed; only body errors and a lost context are returned.
+class ProfilingPhase {
+ public:
+  ProfilingPhase(Harness& harness, cudaStream_t stream) : harness_(harness), stream_(stream) {}
+  ~ProfilingPhase() { Abort(); }
+
+  /// Starts the session and the first range; *body: whether a profiled body runs now.
+  Status Begin(const std::string& instance, int ranges, ProfileOutcome* outcome, bool* body);
+  /// After each profiled body; *body: whether another one runs.
+  Status AfterBody(const DeviceFacts& facts, ProfileOutcome* outcome, bool* body);
+  /// Ends a session an error or an early exit left open.
+  void Abort();
+
+ private:
+  Status BeginPass(ProfileOutcome* outcome, bool* body);
+  Status BeginRange(ProfileOutcome* outcome, bool* body);
+  Status Failed(const Status& status, ProfileOutcome* outcome, bool* body);
+  Status Finish(const DeviceFacts& facts, ProfileOutcome* outcome);
+  double Seconds() const;
+  void ShowProgress(int pass);
+  void ClearProgress();
+
+  // Far above any real pass count (11 metrics take 9 passes on GH100): a guard against a
+  // profiler that never reports completion.
+  static constexpr int kMaxPasses = 1000;
+  Harness& harness_;
+  cudaStream_t stream_;
+  std::string instance_;
+  bool open_ = false;
+  bool progress_shown_ = false;
+  int ranges_ = 0;
+  int range_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace gpubench::detail

@@ -1,0 +1,59 @@
+// The stages of one call before anything is timed: the checks that admit the call, the warm-up
+// body and, with cache=flush, the hold-check body that decides whether the timed bodies can run
+// behind launch holds. Apart from IterationController (loop.cpp) so that the controller only
+// sequences the stages and runs the bodies they ask for.
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+
+#include <string>
+
+#include "common/status.hpp"
+#include "measure/call/call_result.hpp"
+#include "measure/process/process_state.hpp"
+#include "measure/stages/phases.hpp"
+
+namespace gpubench::detail {
+
+class WarmupStages {
+ public:
+  /// What follows a body of these stages.
+  enum class Next {
+    kHoldCheck,  ///< the hold-check body
+    kTimed,      ///< GB's timed iterations (call->launch_hold says whether they are held)
+    kCounters,   ///< the profiling child times nothing: the counter stages (counter_stages.hpp)
+  };
+
+  WarmupStages(benchmark::State& state, ProcessState& process, cudaStream_t stream)
+      : state_(state), process_(process), stream_(stream), warmup_(process.harness, stream) {}
+
+  /// Admits the call (sets call->instance and call->sharing) and prepares the warm-up body,
+  /// which runs next.
+  Status Begin(CallResult* call);
+  /// After the warm-up body (sets call->streams) or the hold-check body (call->launch_hold).
+  Result<Next> AfterBody(CallResult* call);
+
+  /// "warm-up" or "hold-check": the body that runs.
+  const char* body_phase() const { return in_hold_check_ ? "hold-check" : "warm-up"; }
+  bool in_hold_check() const { return in_hold_check_; }
+  /// gpubench::UntimedScope inside the hold-check body (the warm-up body runs whole).
+  Status PauseHoldCheck() { return warmup_.PauseHoldCheck(); }
+  Status ResumeHoldCheck(const std::string& instance) { return warmup_.ResumeHoldCheck(instance); }
+
+ private:
+  Result<Next> AfterWarmup(CallResult* call);
+  Status AfterHoldCheck(CallResult* call);
+  bool profiling_pass() const { return process_.counter_source().profiling_child(); }
+
+  benchmark::State& state_;
+  ProcessState& process_;
+  cudaStream_t stream_;
+  WarmupPhase warmup_;
+  bool in_hold_check_ = false;
+  std::chrono::steady_clock::time_point warmup_start_;  ///< as the warm-up body began
+};
+
+}  // namespace gpubench::detail

@@ -1,0 +1,137 @@
+#include "measure/timing/timed_iterations.hpp"
+
+#include <chrono>
+#include <thread>
+
+#include "gpubench/counters.hpp"
+#include "measure/call/instance.hpp"
+#include "measure/checks/paused_timing.hpp"
+
+namespace gpubench::detail {
+
+namespace {
+
+void Sleep(std::chrono::duration<double> seconds) { std::this_thread::sleep_for(seconds); }
+
+}  // namespace
+
+double TimedIterations::SecondsSince(std::chrono::steady_clock::time_point start) const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+Result<bool> TimedIterations::Begin(CallResult* call) {
+  const Settings& settings = process_.harness.settings();
+  if (settings.thermal == Thermal::kWait) {
+    call->thermal_wait = WaitForCoolGpu(
+        process_.harness.thermal(), settings.thermal_margin_c, &process_.thermal_reference_c,
+        std::chrono::duration<double>(kThermalWaitSeconds), std::chrono::milliseconds(250), Sleep);
+  }
+  // GB asks for gpubench's count only where gpubench set it; anything else is GB's to decide.
+  if (settings.stopping == Stopping::kPrecision && GetCurrentInstance().gpubench_stops &&
+      state_.max_iterations == kGpubenchIterations) {
+    rule_.emplace(settings);
+    if (const auto found = process_.sample_counts.find(call->instance);
+        found != process_.sample_counts.end()) {
+      repeat_count_ = found->second;
+    }
+  }
+  thermal_.emplace(process_.harness.thermal());
+  thermal_->Start();
+  GPUBENCH_RETURN_IF_ERROR(timed_.Begin(call->launch_hold, call->streams, call->warmup_scopes > 0,
+                                        &call->scope_overhead_seconds));
+  if (timed_.held()) {
+    watch_.emplace(WatchHeldIterations(process_.harness.sharing(), process_.harness.facts()));
+  }
+  return BeforeBody(call);
+}
+
+// Whether each sample's own GPU time reaches the rule while the call runs: cache=keep times the
+// call in one region, and timer=cupti hands its records over at the end.
+static bool PerSampleTimes(const Harness& harness) {
+  return harness.flushes() && harness.settings().timer == Timer::kEvents;
+}
+
+std::optional<StopReason> TimedIterations::Decide(const CallResult& call) const {
+  if (repeat_count_ > 0) {
+    return bodies_ >= repeat_count_ ? std::optional<StopReason>(StopReason::kRepetition)
+                                    : std::nullopt;
+  }
+  return rule_->Decide(call.samples, bodies_, SecondsSince(call.loop_start),
+                       SecondsSince(timed_start_), PerSampleTimes(process_.harness));
+}
+
+Result<bool> TimedIterations::NextBody(CallResult* call) {
+  if (!rule_) return state_.KeepRunning();
+  // GB's count is two: the first iteration starts GB's timer and leaves one, through which the
+  // samples are claimed once the rule has said stop.
+  if (bodies_ == 0) return state_.KeepRunningBatch(1);
+  if (!stop_) stop_ = Decide(*call);
+  if (!stop_) return true;
+  GPUBENCH_RETURN_IF_ERROR(timed_.CollectRemaining(call->instance, call));
+  state_.KeepRunningBatch(bodies_ - 1);  // GB reports the iterations that ran: bodies_
+  return state_.KeepRunning();           // false: GB's timer stops
+}
+
+Result<bool> TimedIterations::BeforeBody(CallResult* call) {
+  const Result<bool> next = NextBody(call);
+  if (!next.ok()) return next.status();
+  if (!next.value()) {
+    GPUBENCH_RETURN_IF_ERROR(End(call));
+    return false;
+  }
+  // Read after GB's timer started (inside the first KeepRunning), as the end is read after it
+  // stopped: the span lies within GB's but for a few instructions.
+  if (timed_cpu_start_ < 0) {
+    timed_cpu_start_ = ThreadCpuSeconds();
+    timed_start_ = std::chrono::steady_clock::now();
+  }
+  ++bodies_;
+  GPUBENCH_RETURN_IF_ERROR(timed_.BeforeBody(call->instance));
+  return true;
+}
+
+Result<bool> TimedIterations::AfterBody(CallResult* call) {
+  bool last = false;
+  if (!rule_) {
+    last = state_.iterations() >= state_.max_iterations;
+  } else if (!PerSampleTimes(process_.harness)) {
+    // One region (cache=keep) closes with the body the rule ends on, so it decides here.
+    stop_ = Decide(*call);
+    last = stop_.has_value();
+  }
+  GPUBENCH_RETURN_IF_ERROR(timed_.AfterBody(call->instance, call, last));
+  if (timed_.held() &&
+      NeighbourAfterHeldIteration(*watch_, timed_.last_flush_wait_seconds(), call)) {
+    timed_.StopHolding();
+  }
+  return BeforeBody(call);
+}
+
+Status TimedIterations::End(CallResult* call) {
+  if (timed_cpu_start_ >= 0) call->timed_cpu_seconds = ThreadCpuSeconds() - timed_cpu_start_;
+  GPUBENCH_RETURN_IF_ERROR(timed_.End(call));  // waits for the GPU: every iteration is done
+  if (thermal_) call->thermal = thermal_->Stop();
+  if (bodies_ > 0) {
+    call->wall_warmup_seconds =
+        std::chrono::duration<double>(timed_start_ - call->loop_start).count();
+    call->wall_timed_seconds = SecondsSince(timed_start_);
+  }
+  if (stop_) {
+    call->stop_reason = stop_;
+    // The instance's later repetitions take the same count (GB's statistics need it).
+    if (repeat_count_ == 0) process_.sample_counts[call->instance] = bodies_;
+  } else {
+    const CurrentInstance& current = GetCurrentInstance();
+    const bool counted = current.own_iterations ||
+                         (!rule_ && !process_.policy.trials().min_time_seconds().has_value());
+    call->stop_reason = counted ? StopReason::kIterations : StopReason::kMinTime;
+  }
+  CheckAfterRun(process_.harness.sharing(), process_.sharing_history, *call, &call->sharing);
+  process_.sample_log.Append(
+      call->instance,
+      std::string(StopReasonNameOf(call->stop_reason ? static_cast<int>(*call->stop_reason) : 0)),
+      call->samples);
+  return Status::Ok();
+}
+
+}  // namespace gpubench::detail
