@@ -12,7 +12,7 @@
 #include <string>
 
 #include "config/metric_groups.hpp"
-#include "frontend/context.hpp"
+#include "frontend/setup/context.hpp"
 #include "gpubench/counters.hpp"
 #include "guide_table.hpp"
 #include "measure/profiling/metrics.hpp"
@@ -226,7 +226,7 @@ TEST(Counters, EveryNameWrittenInTheSourcesIsInTheTableWithItsWriter) {
       {"src/measure/profiling/metrics.cpp", {Writer::kCallEnd}},
       {"src/measure/stages/phases.cpp", {Writer::kCallEnd}},
       {"src/measure/publish/declared_work.cpp", {Writer::kFunctionEnd, Writer::kRowCost}},
-      {"src/frontend/paused_rows.cpp", {Writer::kReporter}},
+      {"src/frontend/hooks/paused_rows.cpp", {Writer::kReporter}},
       {"include/gpubench/loop.hpp", {Writer::kBenchmarkFunction}},
   };
   const std::string root = GPUBENCH_SOURCE_DIR;

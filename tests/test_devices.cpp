@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "config/settings_parse.hpp"
-#include "frontend/devices.hpp"
-#include "frontend/profiling_run.hpp"
+#include "frontend/setup/devices.hpp"
+#include "frontend/setup/profiling_run.hpp"
 #include "gpubench/main.hpp"
 #include "measure/process/process_state.hpp"
 

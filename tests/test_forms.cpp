@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "fakes.hpp"
-#include "frontend/gb_compat.hpp"
+#include "frontend/hooks/gb_compat.hpp"
 #include "gb_version.hpp"
 #include "gpu/plan/range_names.hpp"
 

@@ -22,12 +22,12 @@
 #include <unistd.h>
 #include "config/metric_groups.hpp"
 #include "fakes.hpp"
-#include "frontend/context.hpp"
-#include "frontend/devices.hpp"
-#include "frontend/gb_compat.hpp"
-#include "frontend/gpubench_counts.hpp"
-#include "frontend/paused_rows.hpp"
-#include "frontend/self_timed_rows.hpp"
+#include "frontend/hooks/gb_compat.hpp"
+#include "frontend/hooks/gpubench_counts.hpp"
+#include "frontend/hooks/paused_rows.hpp"
+#include "frontend/hooks/self_timed_rows.hpp"
+#include "frontend/setup/context.hpp"
+#include "frontend/setup/devices.hpp"
 
 #include "gb_version.hpp"
 #include "measure/call/abort_note.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/paused_rows.hpp"
+#include "frontend/hooks/paused_rows.hpp"
 #include "measure/checks/paused_timing.hpp"
 #include "measure/process/process_state.hpp"
 

@@ -2,7 +2,7 @@
 
 #include "config/metric_groups.hpp"
 #include "config/settings_parse.hpp"
-#include "frontend/context.hpp"
+#include "frontend/setup/context.hpp"
 #include "guide_table.hpp"
 
 namespace gpubench::detail {

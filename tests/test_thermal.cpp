@@ -12,7 +12,7 @@
 #include "config/settings_parse.hpp"
 #include "config/settings_table.hpp"
 #include "fakes.hpp"
-#include "frontend/context.hpp"
+#include "frontend/setup/context.hpp"
 #include "measure/checks/thermal_watch.hpp"
 
 namespace gpubench::detail {

@@ -45,7 +45,8 @@ enum class Writer {
   kRowCost,            ///< the row's cost (measure/publish/run_cost.cpp): publish.cpp at the
                        ///< call's end, or declared_work.cpp after the function of a gpubench
                        ///< form or Fixture
-  kReporter,           ///< src/frontend/paused_rows.cpp as gpubench's reporter receives the row
+  kReporter,           ///< src/frontend/hooks/paused_rows.cpp as gpubench's reporter receives
+                       ///< the row
 };
 
 /// One counter (or GB time field) gpubench writes.

@@ -1,4 +1,4 @@
-#include "frontend/run_self.hpp"
+#include "frontend/setup/run_self.hpp"
 
 #include <fcntl.h>
 #include <sys/prctl.h>

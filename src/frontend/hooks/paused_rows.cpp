@@ -1,11 +1,11 @@
-#include "frontend/paused_rows.hpp"
+#include "frontend/hooks/paused_rows.hpp"
 
 #include <iostream>
 #include <numeric>
 #include <sstream>
 
 #include "common/format.hpp"
-#include "frontend/gb_compat.hpp"
+#include "frontend/hooks/gb_compat.hpp"
 #include "gpu/plan/range_names.hpp"
 #include "measure/checks/paused_timing.hpp"
 

@@ -1,7 +1,7 @@
 #include <benchmark/benchmark.h>
 
-#include "frontend/gb_compat.hpp"
-#include "frontend/gpubench_counts.hpp"
+#include "frontend/hooks/gb_compat.hpp"
+#include "frontend/hooks/gpubench_counts.hpp"
 #include "gpubench/fixture.hpp"
 #include "gpubench/registration.hpp"
 #include "measure/call/instance.hpp"

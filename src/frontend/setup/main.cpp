@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "config/settings_parse.hpp"
-#include "frontend/context.hpp"
-#include "frontend/devices.hpp"
-#include "frontend/gpubench_counts.hpp"
-#include "frontend/profiling_run.hpp"
+#include "frontend/hooks/gpubench_counts.hpp"
+#include "frontend/setup/context.hpp"
+#include "frontend/setup/devices.hpp"
+#include "frontend/setup/profiling_run.hpp"
 #include "gpu/cuda/cuda_status.hpp"
 #include "gpubench/reporter.hpp"
 #include "measure/process/process_state.hpp"

@@ -1,4 +1,4 @@
-#include "frontend/context.hpp"
+#include "frontend/setup/context.hpp"
 
 #include "measure/profiling/busy_phase.hpp"
 

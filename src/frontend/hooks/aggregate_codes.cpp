@@ -1,4 +1,4 @@
-#include "frontend/aggregate_codes.hpp"
+#include "frontend/hooks/aggregate_codes.hpp"
 
 #include "gpubench/counters.hpp"
 

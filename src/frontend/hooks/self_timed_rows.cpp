@@ -1,13 +1,13 @@
-#include "frontend/self_timed_rows.hpp"
+#include "frontend/hooks/self_timed_rows.hpp"
 
 #include <cmath>
 #include <iostream>
 #include <sstream>
 
 #include "common/format.hpp"
-#include "frontend/aggregate_codes.hpp"
-#include "frontend/gb_compat.hpp"
-#include "frontend/paused_rows.hpp"
+#include "frontend/hooks/aggregate_codes.hpp"
+#include "frontend/hooks/gb_compat.hpp"
+#include "frontend/hooks/paused_rows.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -16,7 +16,7 @@
 
 #include "common/status.hpp"
 #include "config/settings_table.hpp"
-#include "frontend/run_self.hpp"
+#include "frontend/setup/run_self.hpp"
 #include "gpu/plan/range_names.hpp"
 
 namespace gpubench::detail {

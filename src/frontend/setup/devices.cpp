@@ -1,9 +1,9 @@
-#include "frontend/devices.hpp"
+#include "frontend/setup/devices.hpp"
 
 #include "common/text_files.hpp"
-#include "frontend/gpubench_counts.hpp"
-#include "frontend/run_self.hpp"
-#include "frontend/self_timed_rows.hpp"
+#include "frontend/hooks/gpubench_counts.hpp"
+#include "frontend/hooks/self_timed_rows.hpp"
+#include "frontend/setup/run_self.hpp"
 
 #include <cuda_runtime_api.h>
 #include <unistd.h>

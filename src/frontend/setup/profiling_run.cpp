@@ -1,4 +1,4 @@
-#include "frontend/profiling_run.hpp"
+#include "frontend/setup/profiling_run.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include <iterator>
 
 #include "common/text_files.hpp"
-#include "frontend/run_self.hpp"
+#include "frontend/setup/run_self.hpp"
 #include "measure/process/process_state.hpp"
 
 namespace gpubench::detail {
