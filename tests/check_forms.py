@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs gpubench_forms (bench/reduce.cu + bench/forms.cu) and checks each row of the user guide's
+"""Runs gpubench_forms (bench/examples/reduce.cu + bench/examples/forms.cu) and checks each row of the user guide's
 conversion table: the benchmarks carry GB's names for their form, with GPU time (manual_time).
 
 Without a GPU: exit code 0, every benchmark skipped, none with the "not registered" message; the

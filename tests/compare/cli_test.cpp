@@ -412,8 +412,8 @@ TEST(RealH200Data, IdenticalRerunsPassWithDefaultOptions) {
   }
 }
 
-// A real regression made on the GPU (bench/gate_suite.cu, GATE_SUITE_INJECT) fails exactly one
-// benchmark, for the reason injected, against every plain rerun.
+// A real regression made on the GPU (bench/validation/gate_suite.cu, GATE_SUITE_INJECT) fails
+// exactly one benchmark, for the reason injected, against every plain rerun.
 void ExpectInjectedRegression(const std::string& injected, const std::string& benchmark,
                               const std::string& metric) {
   const std::vector<std::string> baselines = H200Reruns("gate");
@@ -576,8 +576,8 @@ TEST(RealH200Data, EveryGatedRowShowsTheThresholdApplied) {
 // rows have no partner (missing), and the gate passes.
 // --- A baseline history of real H200 runs -------------------------------------------------
 
-// The short-kernel suite of bench/short_kernels.cu, metrics off, six identical runs in two
-// machine sessions (tests/compare/data/h200/README.md, history_short/).
+// The short-kernel suite of bench/validation/short_kernels.cu, metrics off, six identical runs in
+// two machine sessions (tests/compare/data/h200/README.md, history_short/).
 std::vector<std::string> ShortHistory() {
   std::vector<std::string> files;
   for (int i = 1; i <= 6; ++i)
@@ -1084,9 +1084,9 @@ std::string CopyOfData(const std::string& relative) {
   return copy;
 }
 
-// The real H200 run of bench/synchronising.cu (tests/compare/data/h200/README.md, sync/): the
-// synchronising loops below 80% busy are warned about with their host calls, the converted large
-// one (96%) and the restore benchmarks are not.
+// The real H200 run of bench/examples/synchronising.cu (tests/compare/data/h200/README.md, sync/):
+// the synchronising loops below 80% busy are warned about with their host calls, the converted
+// large one (96%) and the restore benchmarks are not.
 TEST(RealH200Report, TheSynchronisingExampleIsWarnedAboutWithItsHostCalls) {
   const std::string html = ReportHtml(CopyOfData("h200/sync/sync.json"));
   EXPECT_THAT(html, HasSubstr("BM_SyncLoop/1048576/manual_time (medians of 3 repetitions): GPU "
@@ -1160,9 +1160,10 @@ TEST(RealH200Report, TheCostCardSplitsTheRowsWallTime) {
               HasSubstr("not recorded: the rows have no wall_time"));
 }
 
-// A real H200 run with GB 1.9.1 of bench/paused_timing.cu (tests/compare/data/h200/README.md,
-// paused/): the benchmark that pauses GB's timer is marked on every row and the report warns
-// about it; the same work unpaused, and the synchronising example with the same GB, are not.
+// A real H200 run with GB 1.9.1 of bench/examples/paused_timing.cu
+// (tests/compare/data/h200/README.md, paused/): the benchmark that pauses GB's timer is marked on
+// every row and the report warns about it; the same work unpaused, and the synchronising example
+// with the same GB, are not.
 TEST(RealH200Report, PausedRowsAreAmongTheWarnings) {
   auto copy_of = [](const std::string& name) {
     return CopyOfData("h200/paused/" + name + ".json");
@@ -1176,8 +1177,8 @@ TEST(RealH200Report, PausedRowsAreAmongTheWarnings) {
   EXPECT_THAT(ReportHtml(copy_of("sync_gb191")), Not(HasSubstr("timer paused (timing_paused=1)")));
 }
 
-// Real H200 runs of bench/thermal.cu (tests/compare/data/h200/README.md, thermal/): the GEMM
-// ran into the power limit (sw_power_cap) in every repetition, which the report names; the
+// Real H200 runs of bench/validation/thermal.cu (tests/compare/data/h200/README.md, thermal/): the
+// GEMM ran into the power limit (sw_power_cap) in every repetition, which the report names; the
 // thermal counters load as numbers.
 TEST(RealH200Report, ClocksHeldDownForPowerAreAmongTheWarnings) {
   for (const char* run : {"run1_none", "run2_none", "run2_wait"}) {

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """gpu_busy_time against an activity trace that shares no code with gpubench (issue #21).
 
-gpubench_sync (bench/synchronising.cu) runs with default settings; its busy time per iteration
-(kernels, memcpy and memset, from the profiling child's traced iterations) must be within 3% of
-the median union per iteration that bench/experiments/activity_trace.cpp records in a run with metrics off,
-grouped by bench/activity_groups.py; and no row's gpu_busy_pct may exceed 100. Needs a GPU;
-exits 77 without one.
+gpubench_sync (bench/examples/synchronising.cu) runs with default settings; its busy time per
+iteration (kernels, memcpy and memset, from the profiling child's traced iterations) must be within
+3% of the median union per iteration that bench/validation/activity_trace.cpp records in a run with
+metrics off, grouped by bench/validation/activity_groups.py; and no row's gpu_busy_pct may exceed 100.
+Needs a GPU; exits 77 without one.
 Usage: check_busy.py GPUBENCH_SYNC TRACER_LIBRARY BENCH_DIR OUT_DIR
 """
 import json

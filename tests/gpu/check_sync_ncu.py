@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The synchronising example (bench/synchronising.cu) against Nsight Compute: issue #21's evidence.
+"""The synchronising example (bench/examples/synchronising.cu) against Nsight Compute: issue #21's evidence.
 
 1. BM_SyncLoop/16777216 (restore, allocations, kernels, synchronisation and copy-back in the
    loop): gpu_busy_time within 3% of ncu's kernel durations plus the memcpy and memset durations

@@ -3,12 +3,12 @@
 repetition"): replays gpubench's stopping rule and its precision_pct on the committed design runs.
 
 The design runs (tests/compare/data/h200/precision/design/) are six processes of
-bench/precision_suite.cu, ten repetitions of six kernels, with an unreachable precision target,
-so every repetition sampled for the whole --gpubench_max_seconds (0.5 s) and
---gpubench_samples_out kept every sample. Because the samples do not depend on when the rule
-stops, the rule can be replayed on each repetition's prefix: the first repetition's stop gives the
-count, the later ones take the same count (as gpubench does), and the pair check of
-bench/precision_check.py is applied to what each candidate would have stated.
+bench/validation/precision_suite.cu, ten repetitions of six kernels, with an unreachable precision
+target, so every repetition sampled for the whole --gpubench_max_seconds (0.5 s) and
+--gpubench_samples_out kept every sample. Because the samples do not depend on when the rule stops,
+the rule can be replayed on each repetition's prefix: the first repetition's stop gives the count,
+the later ones take the same count (as gpubench does), and the pair check of
+bench/validation/precision_check.py is applied to what each candidate would have stated.
 
 It prints:
   1. what the samples are like: per-sample cv, the variance-time ratio b*Var(mean of b)/Var(x)
@@ -199,7 +199,7 @@ def candidates(data):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     directory = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        here, "..", "tests", "compare", "data", "h200", "precision", "design")
+        here, "..", "..", "tests", "compare", "data", "h200", "precision", "design")
     data = load(directory)
     if not data:
         print("no samples_*.jsonl.xz in", directory)

@@ -3,9 +3,11 @@
 # gpubench) run whole on a GPU, default settings, in three builds: 'before' (the suite as
 # published, plain GB), 'literal' (converted by the README's steps, the body still times itself)
 # and 'after' (its own timing removed). Records each binary's wall time and JSON, then
-# bench/mdspan_table.py prints the whole-run cost (issue #35: after <= 1.5x before) and the rows
-# side by side, and tests/suites/check_mdspan.py judges literal (refused) and after (measured).
-# usage: bench/mdspan_cost.sh SUITE_DIR BUILD_DIR OUT_DIR [CUDA_ARCH]   (DEPS_PREFIX: GB's prefix)
+# bench/validation/mdspan_table.py prints the whole-run cost (issue #35: after <= 1.5x before) and
+# the rows side by side, and tests/suites/check_mdspan.py judges literal (refused) and after
+# (measured).
+# usage: bench/validation/mdspan_cost.sh SUITE_DIR BUILD_DIR OUT_DIR [CUDA_ARCH]
+#        (DEPS_PREFIX: GB's prefix)
 set -u
 suite=$1 build=$2 out=$3 arch=${4:-90}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,4 +34,4 @@ for variant in before after literal; do
   done
 done
 python3 "$here/mdspan_table.py" "$out" | tee "$out/table.txt"
-python3 "$here/../tests/suites/check_mdspan.py" "$out" | tee "$out/check.txt"
+python3 "$here/../../tests/suites/check_mdspan.py" "$out" | tee "$out/check.txt"

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Reads the JSON of `bench/h200_run.sh groups` and prints the accuracy checks of the metric
+"""Reads the JSON of `bench/validation/h200_run.sh groups` and prints the accuracy checks of the metric
 groups and of declared work (docs/accuracy.md, "Metric groups"):
 
-- FMA example: flop_count_fp32 against the analytic 2 x threads x FMAs of bench/fma.cu;
+- FMA example: flop_count_fp32 against the analytic 2 x threads x FMAs of bench/examples/fma.cu;
 - cuBLAS SGEMM: flop_count_fp32 / 2n^3 for each n;
 - copy examples: dram_traffic_ratio at footprints of at least 16x the L2;
 - replay passes and profiling seconds with and without the groups (--gpubench_profile_out).
@@ -14,11 +14,12 @@ import json
 import os
 import sys
 
-# bench/fma.cu: BM_Fma/<blocks> with 256 threads per block and kFmaPerThread FMAs per thread.
+# bench/examples/fma.cu: BM_Fma/<blocks> with 256 threads per block and kFmaPerThread FMAs per
+# thread.
 FMA_THREADS_PER_BLOCK = 256
 FMA_PER_THREAD = 4096
-# FP32 FLOP per thread outside the FMA chain in bench/fma.cu, from its PTX (nvcc -O3 sm_90):
-# one fma (seed + threadIdx.x * 1e-3f) and 16 add.f32 (+ c for 8 chains, the 8-term sum).
+# FP32 FLOP per thread outside the FMA chain in bench/examples/fma.cu, from its PTX (nvcc -O3
+# sm_90): one fma (seed + threadIdx.x * 1e-3f) and 16 add.f32 (+ c for 8 chains, the 8-term sum).
 FMA_EXTRA_FLOP_PER_THREAD_PTX = 2 + 16
 
 

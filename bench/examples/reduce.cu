@@ -2,8 +2,9 @@
 // a templated fixture that allocates and fills its input in SetUp, and launch configurations
 // passed with BENCHMARK_CAPTURE. Every benchmark checks the sum it computed.
 // This is the "after": converted to gpubench, the benchmarks report GPU time.
-// bench/reduce.cu is the same suite converted to gpubench; `diff bench/reduce_before.cu
-// bench/reduce.cu` shows every line the conversion changed.
+// bench/examples/reduce.cu is the same suite converted to gpubench;
+// `diff bench/examples/reduce_before.cu bench/examples/reduce.cu` shows every line the conversion
+// changed.
 #include <gpubench/gpubench.hpp>
 
 #include <algorithm>

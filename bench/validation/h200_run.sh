@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How the H200 numbers in the docs were produced: build on the device machine (no network:
 # Debian packages carried in .deps), run the GPU tests and the benchmarks, keep logs in $OUT.
-# Usage: bench/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
+# Usage: bench/validation/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
 #                          suite|suitecost|crosscheck|groups|short_methods|short_ncu|short_nvbench|
 #                          short_gpubench|attach|metricspass|onoff|onoff_clocks|killed|field|oldbuild|fieldold|streams|watchab|
 #                          oldpair|tarjson|pack|cost|placement|gatev4|issue37|mdspan|precision|all]...
@@ -40,10 +40,10 @@ step_overhead() {
   done
 }
 step_crosscheck() {
-  python3 bench/crosscheck_ncu.py $BUILD/bench/gpubench_examples "$OUT/crosscheck" 2>&1 | tail -14
+  python3 bench/validation/crosscheck_ncu.py $BUILD/bench/gpubench_examples "$OUT/crosscheck" 2>&1 | tail -14
 }
 step_suitecost() {  # the suite-cost half of the crosscheck only
-  python3 bench/crosscheck_ncu.py $BUILD/bench/gpubench_examples "$OUT/crosscheck" --suite-only \
+  python3 bench/validation/crosscheck_ncu.py $BUILD/bench/gpubench_examples "$OUT/crosscheck" --suite-only \
     2>&1 | tail -10
 }
 step_rss() {
@@ -93,7 +93,8 @@ PY
   done
 }
 # Real data for the gate's tests: reruns of both suites with repetitions, and real injected
-# regressions of the gate suite (GATE_SUITE_INJECT, see bench/gate_suite.cu). Tag names the files.
+# regressions of the gate suite (GATE_SUITE_INJECT, see bench/validation/gate_suite.cu). Tag names
+# the files.
 run_suite() {  # run_suite BINARY REPETITIONS NAME [ENV...]
   local binary=$1 reps=$2 name=$3; shift 3
   /usr/bin/time -f "$name: %e s" env "$@" $BUILD/bench/$binary --benchmark_repetitions=$reps ${GATE_ARGS:-} \
@@ -124,9 +125,10 @@ step_gatehistory() {
   done
 }
 # Issue #35: what a result costs beside NVBench, and the spread of SPREAD processes' medians
-# (bench/cost_check.py; COST_ARGS: more gpubench flags, COST_TAG: the folder's name part).
+# (bench/validation/cost_check.py; COST_ARGS: more gpubench flags, COST_TAG: the folder's name
+# part).
 step_cost() {
-  python3 bench/cost_check.py $BUILD/bench/gpubench_short ${NVB:-.peers/nvbench/copy_bench} \
+  python3 bench/validation/cost_check.py $BUILD/bench/gpubench_short ${NVB:-.peers/nvbench/copy_bench} \
     "$OUT/cost${COST_TAG:+_$COST_TAG}" --spread ${SPREAD:-8} ${COST_ARGS:+--gpubench-args="$COST_ARGS"} \
     ${COST_NO_NVBENCH:+--skip-nvbench} ${COST_REPS:+--reps $COST_REPS} 2>&1 | tee "$OUT/cost${COST_TAG:+_$COST_TAG}.txt"
 }
@@ -164,15 +166,15 @@ step_gatev4() {
     run_suite gpubench_gate_suite 10 gate_v4_inject_$what GATE_SUITE_INJECT=$what
   done
 }
-# Issue #21: the synchronising example against ncu (bench/sync_crosscheck.py).
+# Issue #21: the synchronising example against ncu (bench/validation/sync_crosscheck.py).
 step_sync() {
-  python3 bench/sync_crosscheck.py $BUILD/bench/gpubench_sync "$OUT/sync" \
+  python3 bench/validation/sync_crosscheck.py $BUILD/bench/gpubench_sync "$OUT/sync" \
     $BUILD/bench/experiments/libgpubench_activity_trace.so 2>&1 | tee "$OUT/sync.txt"
 }
-# state.PauseTiming() in the loop body (bench/paused_timing.cu): GB 1.7 (the build above) aborts
-# in gpubench's warm-up body, which gpubench explains; GB 1.9.1 built for release (source carried
-# in .deps/gb-1.9.1-src.tar.gz, from Debian 13's source package as .ci/run uses it) runs it, and
-# gpubench's reporters mark the paused rows timing_paused=1. gpubench_sync with GB 1.9.1: no row
+# state.PauseTiming() in the loop body (bench/examples/paused_timing.cu): GB 1.7 (the build above)
+# aborts in gpubench's warm-up body, which gpubench explains; GB 1.9.1 built for release (source
+# carried in .deps/gb-1.9.1-src.tar.gz, from Debian 13's source package as .ci/run uses it) runs it,
+# and gpubench's reporters mark the paused rows timing_paused=1. gpubench_sync with GB 1.9.1: no row
 # may be marked.
 step_paused() {
   local dir="$OUT/paused" gb=/tmp/gb191 build191=/tmp/gpubench_gb191
@@ -224,10 +226,10 @@ for path in paths:
 print("rows marked timing_paused in the %d other JSON files of this session: %d" % (len(paths), marked))
 PY
 }
-# The thermal counters and --gpubench_thermal=wait on a heavy benchmark (bench/thermal.cu, a
-# tensor-core GEMM): first with wait, while the GPU is cool (each repetition starts within the
-# margin of the coolest temperature), then a minute or more without waiting, which warms the GPU.
-# nvidia-smi is only queried (never set).
+# The thermal counters and --gpubench_thermal=wait on a heavy benchmark
+# (bench/validation/thermal.cu, a tensor-core GEMM): first with wait, while the GPU is cool (each
+# repetition starts within the margin of the coolest temperature), then a minute or more without
+# waiting, which warms the GPU. nvidia-smi is only queried (never set).
 step_thermal() {
   local dir="$OUT/thermal" bin=$BUILD/bench/gpubench_thermal
   mkdir -p "$dir"
@@ -374,10 +376,10 @@ PY
 }
 # Metric groups and declared work (issue #13, docs/accuracy.md): the FMA and copy examples
 # without and with --gpubench_metrics=+flops,+l2, and cuBLAS SGEMM (n = 1024, 2048, 4096, declared
-# 2n^3 FLOP) with them; bench/groups_check.py prints FLOPs against the analytic counts, the copies'
-# dram_traffic_ratio and what the groups cost in passes and profiling time. About 10 s of GPU
-# time. Needs gpubench_examples and gpubench_sgemm (BUILD_TARGETS="gpubench_examples
-# gpubench_sgemm" bench/h200_run.sh build groups).
+# 2n^3 FLOP) with them; bench/validation/groups_check.py prints FLOPs against the analytic counts,
+# the copies' dram_traffic_ratio and what the groups cost in passes and profiling time. About 10 s
+# of GPU time. Needs gpubench_examples and gpubench_sgemm (BUILD_TARGETS="gpubench_examples
+# gpubench_sgemm" bench/validation/h200_run.sh build groups).
 step_groups() {
   local filter='^(BM_Fma|BM_Copy|CopyOnStream)/' groups=--gpubench_metrics=+flops,+l2
   rm -f "$OUT"/groups_off.* "$OUT"/groups_on.* "$OUT"/sgemm.*
@@ -391,7 +393,7 @@ step_groups() {
     --benchmark_out="$OUT/sgemm.json" --benchmark_out_format=json \
     --gpubench_profile_out="$OUT/sgemm.jsonl" >"$OUT/sgemm.log" 2>&1
   tail -6 "$OUT/groups_on.log" "$OUT/sgemm.log"
-  python3 bench/groups_check.py "$OUT" | tee "$OUT/groups_summary.txt"
+  python3 bench/validation/groups_check.py "$OUT" | tee "$OUT/groups_summary.txt"
 }
 # Short kernels (issue #10, docs/accuracy.md "Short kernels"). NVB = the NVBench peer binary.
 step_short_methods() {
@@ -604,10 +606,10 @@ for path in sys.argv[1:]:
 PY
 }
 # Issues #35 and #37: kokkos/mdspan's suite whole, plain GB beside the two conversions
-# (bench/mdspan_cost.sh; the suite travels in .suites/mdspan, an ignored copy of
+# (bench/validation/mdspan_cost.sh; the suite travels in .suites/mdspan, an ignored copy of
 # ../shared/suites/mdspan).
 step_mdspan() {
-  DEPS_PREFIX=/tmp/deps/usr bash bench/mdspan_cost.sh ${MDSPAN_SUITE:-.suites/mdspan} $BUILD \
+  DEPS_PREFIX=/tmp/deps/usr bash bench/validation/mdspan_cost.sh ${MDSPAN_SUITE:-.suites/mdspan} $BUILD \
     "$OUT/mdspan" 90 2>&1 | tail -90
 }
 step_packall() {  # every file in one archive, the .txt summaries beside it (few files come back)
@@ -617,10 +619,10 @@ step_packall() {  # every file in one archive, the .txt summaries beside it (few
 step_tarjson() { (cd "$OUT" && tar czf runs.tgz *.json *.log && rm -f *.json *.log); }
 # The gate suite with a shorter min_time (its two launch-bound benchmarks take 0.5 s of GPU time
 # at ~4 us an iteration, about 140 s a run with 10 repetitions otherwise).
-# Issue #47: PRECISION_RUNS processes of gpubench_precision (bench/precision_suite.cu), ten
-# repetitions each, every timed sample kept (--gpubench_samples_out). PRECISION_ARGS adds flags:
-# the design runs set an unreachable target (--gpubench_precision=0.00001) so that every
-# repetition samples for the whole --gpubench_max_seconds; the check runs use default settings.
+# Issue #47: PRECISION_RUNS processes of gpubench_precision (bench/validation/precision_suite.cu),
+# ten repetitions each, every timed sample kept (--gpubench_samples_out). PRECISION_ARGS adds flags:
+# the design runs set an unreachable target (--gpubench_precision=0.00001) so that every repetition
+# samples for the whole --gpubench_max_seconds; the check runs use default settings.
 step_precision() {
   local dir="$OUT/${PRECISION_TAG:-precision}" i
   mkdir -p "$dir"
@@ -630,7 +632,7 @@ step_precision() {
       --benchmark_out="$dir/run_$i.json" --benchmark_out_format=json >"$dir/run_$i.log" 2>&1
     tail -1 "$dir/run_$i.log"
   done
-  python3 bench/precision_check.py "$dir"/run_*.json 2>&1 | tee "$dir/check.txt"
+  python3 bench/validation/precision_check.py "$dir"/run_*.json 2>&1 | tee "$dir/check.txt"
   (cd "$OUT" && tar cJf "${PRECISION_TAG:-precision}.tar.xz" "${PRECISION_TAG:-precision}")
 }
 step_gatequick() { GATE_ARGS=--benchmark_min_time=0.1 step_gate3 && GATE_ARGS=--benchmark_min_time=0.1 step_inject; }

@@ -1,8 +1,8 @@
 // A tracer that shares no code with gpubench: a CUDA injection library
 // (CUDA_INJECTION64_PATH=libgpubench_activity_trace.so) that writes every kernel, memcpy and
 // memset the process runs, with CUPTI's start and end times, to the CSV file named by
-// ACTIVITY_TRACE_OUT. bench/sync_crosscheck.py reads it to check gpu_busy_time's memcpy and
-// memset part, which Nsight Compute does not time (docs/user_guide.md "Benchmarks that
+// ACTIVITY_TRACE_OUT. bench/validation/sync_crosscheck.py reads it to check gpu_busy_time's memcpy
+// and memset part, which Nsight Compute does not time (docs/user_guide.md "Benchmarks that
 // synchronise"). Run the traced binary with metrics off: CUPTI takes one set of activity
 // callbacks per process, and gpubench's busy measurement would replace these.
 #include <cupti.h>

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""An activity trace of bench/synchronising.cu grouped into loop iterations, independently of
-gpubench: bench/experiments/activity_trace.cpp (a CUDA injection library) writes every kernel, memcpy and
-memset with CUPTI's start and end; an iteration is found by the body's own sequence of GPU work
+"""An activity trace of bench/examples/synchronising.cu grouped into loop iterations, independently of
+gpubench: bench/validation/activity_trace.cpp (a CUDA injection library) writes every kernel, memcpy
+and memset with CUPTI's start and end; an iteration is found by the body's own sequence of GPU work
 on one stream, and its busy time is the union of those records. Also Nsight Compute's kernel
 durations inside one of gpubench's NVTX ranges, the other reference. Used by
-bench/sync_crosscheck.py, tests/gpu/check_busy.py and tests/gpu/check_sync_ncu.py.
+bench/validation/sync_crosscheck.py, tests/gpu/check_busy.py and tests/gpu/check_sync_ncu.py.
 `activity_groups.py --self-test` checks the grouping and the ncu parsing on made-up input (no GPU).
 """
 import csv
@@ -66,7 +66,8 @@ def is_kernel(name):
     return lambda r: r["kind"] == "kernel" and name in r["name"]
 
 
-# bench/synchronising.cu: instance -> (first record, the records that follow it per iteration).
+# bench/examples/synchronising.cu: instance -> (first record, the records that follow it per
+# iteration).
 SYNC_LOOP_KERNELS = 3  # AffineKernel twice, SumKernel
 SYNC_LOOP_BODY = [is_memset(4), is_kernel("AffineKernel"), is_kernel("AffineKernel"),
                   is_kernel("SumKernel"), is_copy("DtoH", 4)]

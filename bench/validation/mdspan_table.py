@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The whole-run cost and the rows of bench/mdspan_cost.sh's runs of kokkos/mdspan's CUDA
+"""The whole-run cost and the rows of bench/validation/mdspan_cost.sh's runs of kokkos/mdspan's CUDA
 benchmarks: wall seconds per binary and variant (before: plain GB; after and literal: gpubench),
 the after/before ratio (issue #35's target: at most 1.5), and each instance's time per iteration
 in the three variants with literal's refusal and after's cost counters.

@@ -16,7 +16,7 @@ import random
 import statistics
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CONTEXT_SOURCE = os.path.join(HERE, "..", "..", "tests", "compare", "data", "h200",
+CONTEXT_SOURCE = os.path.join(HERE, "..", "..", "..", "tests", "compare", "data", "h200",
                               "examples_a1.json")
 PEAK = 4814304000000.0
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The synchronising example (bench/synchronising.cu) against Nsight Compute on the H200.
+"""The synchronising example (bench/examples/synchronising.cu) against Nsight Compute on the H200.
 
 1. gpubench_sync with default settings: GPU time, gpu_busy_time, gpu_busy_pct, launch_held and
    the busy message, per benchmark (JSON and stderr kept in OUT_DIR).
@@ -8,9 +8,9 @@
 3. ncu inside BM_RestoreThenKernel/untimed:1 and BM_KernelWithoutRestore: the ~100 us kernel's
    duration, against the GPU time gpubench reports with the restore in an UntimedScope and for
    the kernel alone (the same timer without any scope).
-4. An activity trace that shares no code with gpubench (bench/experiments/activity_trace.cpp, injected with
-   CUDA_INJECTION64_PATH, metrics off): every kernel, memcpy and memset of BM_SyncLoop and
-   BM_RestoreThenKernel/untimed:0, grouped into iterations by the body's own sequence of GPU
+4. An activity trace that shares no code with gpubench (bench/validation/activity_trace.cpp,
+   injected with CUDA_INJECTION64_PATH, metrics off): every kernel, memcpy and memset of BM_SyncLoop
+   and BM_RestoreThenKernel/untimed:0, grouped into iterations by the body's own sequence of GPU
    work; the median union per iteration against gpubench's gpu_busy_time (ncu times kernels only).
 Usage: sync_crosscheck.py GPUBENCH_SYNC OUT_DIR [ACTIVITY_TRACE_LIBRARY]
 """
@@ -121,7 +121,7 @@ if "BM_RestoreThenKernel/untimed:1" in rows and control in rows:
 # 4. memcpy and memset: an independent activity trace, grouped by the body's sequence
 if tracer and os.path.exists(tracer):
     code, records, _ = activity_groups.run_traced(binary, tracer, out)
-    print("activity trace (bench/experiments/activity_trace.cpp, metrics off): exit %d, %d records" %
+    print("activity trace (bench/validation/activity_trace.cpp, metrics off): exit %d, %d records" %
           (code, len(records)))
     for name, (first, then) in activity_groups.SYNC_EXAMPLE.items():
         iterations = activity_groups.traced_iterations(records, first, then)
