@@ -1972,7 +1972,9 @@ TEST(RealH200HistoryV4, CodesAreNeverTestedGatedOrAveraged) {
   const ToolRun aggregates = RunTool({means, means, "--format", "json"});
   std::remove(means.c_str());
   ASSERT_EQ(aggregates.exit_code, 0) << aggregates.err;
-  for (const nlohmann::json& benchmark : nlohmann::json::parse(aggregates.out).at("benchmarks")) {
+  // Parsed into a local: a range-for over parse(...).at(...) would walk a destroyed temporary.
+  const nlohmann::json parsed = nlohmann::json::parse(aggregates.out);
+  for (const nlohmann::json& benchmark : parsed.at("benchmarks")) {
     EXPECT_NO_THROW(MetricEntry(benchmark, "real_time"));
     for (const char* code : {"stop_reason", "clock_event_reasons"}) {
       EXPECT_THROW(MetricEntry(benchmark, code), std::runtime_error) << benchmark.at("name");
