@@ -1,7 +1,7 @@
 // Every registration form of the user guide's conversion table (bench/examples/reduce.cu uses some
 // of them too), each running a real kernel: x = a * x + b over a static device buffer (16 MiB of
 // floats, 32 MiB of doubles), so no allocation precedes the loop and, without a GPU, each benchmark
-// ends with gpubench's own no-device message. tests/check_forms.py runs them with reduce.cu's.
+// ends with gpubench's own no-device message. tests/e2e/check_forms.py runs them with reduce.cu's.
 #include <gpubench/gpubench.hpp>
 
 #include <cstddef>

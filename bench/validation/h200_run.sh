@@ -67,7 +67,7 @@ step_nvtx() {  # which ncu NVTX filter forms select the nested ranges
   done
 }
 step_forms() {  # every registration form: GB's names and the counters; ncu selects templated instances
-  python3 tests/check_forms.py $BUILD/bench/gpubench_forms "$OUT" --min-time 0.05 2>&1 |
+  python3 tests/e2e/check_forms.py $BUILD/bench/gpubench_forms "$OUT" --min-time 0.05 2>&1 |
     grep -E "^(ok  |FAIL|    |OK:)"
   # One GB call of one iteration (min_time below one iteration's time): ReduceFinal after
   # ReducePartial for Reduce<float>, one AxpbKernel for BM_AxpbT<double, 4>; nothing of gpubench's.
@@ -319,7 +319,7 @@ PY
 # the gate against the committed H200 baseline of the same settings.
 step_arch() {
   run_suite gpubench_examples 3 examples_arch
-  $BUILD/src/tools/gpubench-compare tests/compare/data/h200/examples_a1.json \
+  $BUILD/src/tools/gpubench-compare tests/data/h200/examples_a1.json \
     "$OUT/examples_arch.json" >"$OUT/compare_arch.txt" 2>&1
   echo "gpubench-compare examples_a1 (committed) vs examples_arch: exit $?"
   grep -E "^(Benchmark|BM_|gpubench-compare|Verdict|  )" "$OUT/compare_arch.txt" | head -40

@@ -2,7 +2,7 @@
 """How the precision of a repetition was chosen (issue #47, docs/accuracy.md "The precision of a
 repetition"): replays gpubench's stopping rule and its precision_pct on the committed design runs.
 
-The design runs (tests/compare/data/h200/precision/design/) are six processes of
+The design runs (tests/data/h200/precision/design/) are six processes of
 bench/validation/precision_suite.cu, ten repetitions of six kernels, with an unreachable precision
 target, so every repetition sampled for the whole --gpubench_max_seconds (0.5 s) and
 --gpubench_samples_out kept every sample. Because the samples do not depend on when the rule stops,

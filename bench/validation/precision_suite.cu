@@ -1,5 +1,5 @@
 // The kernels on which a repetition's stated precision is checked against real reruns
-// (docs/accuracy.md "The precision of a repetition", tests/compare/data/h200/precision/): one of
+// (docs/accuracy.md "The precision of a repetition", tests/data/h200/precision/): one of
 // each kind whose samples behave differently over time.
 //   P_Tiny         launch bound: one warp, one atomic (~3 us);
 //   P_Copy         L2 resident: 2^20 floats copied (~6 us);

@@ -80,7 +80,7 @@ inline constexpr double kGateNoiseMultiplier = 2.0;
 inline constexpr double kGateTrafficFractionPercent = 0.25;
 
 /// Smallest change of a DRAM byte counter that can fail the gate: the counters' own granularity
-/// for kernels that move little. In the committed H200 runs (tests/compare/data/h200) the
+/// for kernels that move little. In the committed H200 runs (tests/data/h200) the
 /// one-warp Gate_Tiny's bytes_moved was 512 B to 1.1 KB in 17 of 20 identical runs
 /// (history_gate_v3, history_gate_v4), 1.17-1.19 MB in the other three (history_gate_v3/
 /// run_05..07, 1.14-1.19 MB of it written) and 1.33 MB in history_gate_v3/inject_copy_time.json,
@@ -107,7 +107,7 @@ inline constexpr double kBusyWarnBelowPercent = 80;
 
 /// Behind a launch hold (launch_held=1) an iteration's GPU time also holds the event pair's own
 /// floor around the launch, which tracing does not count as busy: for bodies of one kernel the
-/// committed H200 runs (tests/compare/data/h200) idle 1.4-3.9 us per iteration (the 3.1 us tiny
+/// committed H200 runs (tests/data/h200) idle 1.4-3.9 us per iteration (the 3.1 us tiny
 /// kernel 2.1 us of it: gpu_busy_pct 34%). A held row is said to idle between work items only
 /// when its GPU time less its busy time exceeds this, in seconds, and it has more than one work
 /// item per iteration (gpu_work_items); with one, the idle time is the timer's floor.

@@ -4,7 +4,7 @@ vocabulary, codes (stop_reason, clock_event_reasons) in words and never aggregat
 file, shards, hostile benchmark names, pandas.read_csv without options, the two comparison
 formats agreeing, and the user guide's worked example rendered as a plot.
 
-Environment: GPUBENCH_EXPORT and GPUBENCH_COMPARE (the tools), GPUBENCH_DATA (tests/compare/data/
+Environment: GPUBENCH_EXPORT and GPUBENCH_COMPARE (the tools), GPUBENCH_DATA (tests/data/
 h200), GPUBENCH_WORK (a scratch folder, kept for the plot), PYTHONPATH with python/.
 """
 import csv

@@ -3,7 +3,7 @@
 gpubench-export and gpubench-report (not a test).
 
 Families of benchmarks sweep a power-of-two argument; every instance has R repetitions with
-all of gpubench's counters (values modelled on tests/compare/data/h200/examples_a1.json) and
+all of gpubench's counters (values modelled on tests/data/h200/examples_a1.json) and
 GB's four aggregate rows (mean, median, stddev, cv) when R > 1. The context is the H200 run's.
 
 usage: generate_gpubench_run.py OUT.json --benchmarks N [--repetitions R] [--args-per-family A]

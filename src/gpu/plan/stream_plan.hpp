@@ -58,7 +58,7 @@ StreamPlan PlanStreams(StreamHandle timed, const std::vector<StreamUse>& uses);
 /// (the union of the body's kernels, copies and memsets from activity records, whatever stream
 /// or thread enqueued them): the timed span holds at least that work, so a correct row reads 1
 /// or more, less only where tracing slowed the traced iterations. All 1705 measured rows with a
-/// busy time in the committed H200 runs (72 files under tests/compare/data/h200) read 0.8575 at
+/// busy time in the committed H200 runs (72 files under tests/data/h200) read 0.8575 at
 /// the lowest (kokkos/mdspan's synchronising Sum_3D, 21.9 ms against 25.6 ms: tracing made the
 /// busy time 17% longer), then 0.87-0.89 (the same suite) and 0.9165 (a traced 268 MB copy);
 /// the median is 1.02. 0.7 refuses an undercount of more than 30%: twice the largest shortfall

@@ -22,7 +22,7 @@ namespace gpubench::tools {
 namespace {
 
 // Streamed with JsonWriter, which writes what nlohmann's dump(2) wrote for the DOM this report
-// used to be built as (tests/compare/json_report_dom.hpp keeps that DOM builder, and
+// used to be built as (tests/tools/json_report_dom.hpp keeps that DOM builder, and
 // json_report_test.cpp compares the two byte for byte).
 // Each Write* function writes one object; its keys come out in the order of the Member() calls.
 // A field is added with one more Member() call where it belongs; the C++ type of the value

@@ -2,7 +2,7 @@
 # The CPU tests under AddressSanitizer + UndefinedBehaviorSanitizer (gcc's, from Debian's g++).
 # Builds into build-sanitize/ (or $1) and runs every test that needs no GPU; any report fails.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${1:-build-sanitize}
 flags="-fsanitize=address -fsanitize=undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 # nvcc splits -Xcompiler values at commas: one -Xcompiler per flag.

@@ -336,7 +336,7 @@ TEST(LoaderCutOff, AFileWithoutItsLastBraceHasEveryRow) {
 
 // Checks a file cut off mid-write as it lies on disk: it must load with the rows that are complete
 // in it (GB's layout, see RowEnds) and the cut recorded. For the committed cut files and for any
-// real killed run added to tests/compare/data/h200/cutoff/.
+// real killed run added to tests/data/h200/cutoff/.
 void ExpectLoadsItsCompleteRows(const std::string& path, std::size_t expected_rows) {
   const std::string bytes = ReadBytes(path);
   const std::vector<std::size_t> row_ends = RowEnds(bytes);
@@ -369,7 +369,7 @@ TEST(LoaderCutOff, CommittedCutFilesLoadTheirCompleteRows) {
               AllOf(HasSubstr(kCutBeforeAnyRow), HasSubstr("inside the \"context\" object")));
 }
 
-// A run really killed with SIGTERM (see tests/compare/data/h200/README.md).
+// A run really killed with SIGTERM (see tests/data/h200/README.md).
 TEST(LoaderCutOff, ARunKilledWithSigtermLoadsItsCompleteRows) {
   const std::string path = DataPath("h200/cutoff/killed_sigterm.json");
   ASSERT_TRUE(std::filesystem::exists(path)) << path << " is committed and must be there";

@@ -1,6 +1,6 @@
 // The gate at suite scale (issue #36): suites of 252 benchmarks built from real H200 between-run
 // noise, compared as CI compares them. Each synthetic benchmark draws its runs, with replacement,
-// from the pooled between-run deviations of 22 kernels' committed reruns (tests/compare/data/h200:
+// from the pooled between-run deviations of 22 kernels' committed reruns (tests/data/h200:
 // the gate suite at method versions 1, 3 and 4, the short kernels with metrics off and at the
 // defaults; 5 to 10 separate processes each), so every benchmark has noise of its own and the
 // suite can fail where each kernel's own leave-one-out passes. (Copies of the six-benchmark suite

@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "fakes.hpp"
+#include "support/fakes.hpp"
 #include "frontend/hooks/gb_compat.hpp"
-#include "gb_version.hpp"
+#include "support/gb_version.hpp"
 #include "gpu/plan/range_names.hpp"
 
 namespace gpubench::testing {

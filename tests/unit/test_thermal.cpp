@@ -11,7 +11,7 @@
 #include "common/format.hpp"
 #include "config/settings_parse.hpp"
 #include "config/settings_table.hpp"
-#include "fakes.hpp"
+#include "support/fakes.hpp"
 #include "frontend/setup/context.hpp"
 #include "measure/checks/thermal_watch.hpp"
 

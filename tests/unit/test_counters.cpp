@@ -14,7 +14,7 @@
 #include "config/metric_groups.hpp"
 #include "frontend/setup/context.hpp"
 #include "gpubench/counters.hpp"
-#include "guide_table.hpp"
+#include "support/guide_table.hpp"
 #include "measure/profiling/metrics.hpp"
 
 namespace gpubench::detail {

@@ -154,7 +154,7 @@ TEST(Fingerprint, IsStableAndHexadecimal) {
 
 // Every stored baseline taken with default settings since method version 5 carries this value
 // (method version 4 carried 64d283589ed33714, method version 3 ba500b7f76709202, method version 2
-// 48342d814c636132, the files in tests/compare/data/h200 from method version 1
+// 48342d814c636132, the files in tests/data/h200 from method version 1
 // b4318ba04f6a40f1). A change to the hash, the key format or a default makes every CI baseline
 // "different settings" (gpubench-compare exit 3): do it only together with a
 // gpubench_method_version bump, when the numbers' meaning really changed (docs/user_guide.md,

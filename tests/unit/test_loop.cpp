@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "config/metric_groups.hpp"
-#include "fakes.hpp"
+#include "support/fakes.hpp"
 #include "frontend/hooks/gb_compat.hpp"
 #include "frontend/hooks/gpubench_counts.hpp"
 #include "frontend/hooks/paused_rows.hpp"
@@ -29,7 +29,7 @@
 #include "frontend/setup/context.hpp"
 #include "frontend/setup/devices.hpp"
 
-#include "gb_version.hpp"
+#include "support/gb_version.hpp"
 #include "measure/call/abort_note.hpp"
 #include "measure/call/instance.hpp"
 #include "measure/checks/paused_timing.hpp"

@@ -3,7 +3,7 @@
 #include "config/metric_groups.hpp"
 #include "config/settings_parse.hpp"
 #include "frontend/setup/context.hpp"
-#include "guide_table.hpp"
+#include "support/guide_table.hpp"
 
 namespace gpubench::detail {
 namespace {

@@ -2,7 +2,7 @@
 # Runs the gpubench-compare input fuzzer for a short time (CI smoke run).
 #   run_loader_fuzzer.sh [SECONDS]                 build it with clang++ first
 #   run_loader_fuzzer.sh --binary FUZZER [SECONDS] use an already built one
-# Seeds: tests/compare/data (good and bad inputs). Exits 77 (ctest: skipped)
+# Seeds: tests/data (good and bad inputs). Exits 77 (ctest: skipped)
 # when clang++ with libFuzzer is not available (1 under CI=true); non-zero on a crash.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -66,4 +66,4 @@ fi
 mkdir -p "$work/corpus"
 echo "fuzzing for ${seconds}s"
 "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-  -print_final_stats=1 "$work/corpus" "$here/data"
+  -print_final_stats=1 "$work/corpus" "$repo/tests/data"

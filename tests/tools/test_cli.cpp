@@ -366,7 +366,7 @@ TEST(PlainGoogleBenchmark, FilesWithoutGpubenchKeysWork) {
                              Not(HasSubstr("SETTINGS"))));
 }
 
-// --- Real H200 output (tests/compare/data/h200, see its README) ----------------------------
+// --- Real H200 output (tests/data/h200, see its README) ----------------------------
 // Reruns of one suite: <suite>_<session><n>.json, e.g. gate_a1.json (session a, run 1).
 std::vector<std::string> H200Reruns(const std::string& suite) {
   std::vector<std::string> files;
@@ -570,14 +570,14 @@ TEST(RealH200Data, EveryGatedRowShowsTheThresholdApplied) {
   EXPECT_GT(gated, 20);
 }
 
-// --- Real output of a two-GPU H200 host (tests/compare/data/h200/x2, see the README) ----------
+// --- Real output of a two-GPU H200 host (tests/data/h200/x2, see the README) ----------
 
 // A run on every device against a run on device 1: device 1's rows are judged (same), device 0's
 // rows have no partner (missing), and the gate passes.
 // --- A baseline history of real H200 runs -------------------------------------------------
 
 // The short-kernel suite of bench/validation/short_kernels.cu, metrics off, six identical runs in
-// two machine sessions (tests/compare/data/h200/README.md, history_short/).
+// two machine sessions (tests/data/h200/README.md, history_short/).
 std::vector<std::string> ShortHistory() {
   std::vector<std::string> files;
   for (int i = 1; i <= 6; ++i)
@@ -586,7 +586,7 @@ std::vector<std::string> ShortHistory() {
 }
 
 // Ten identical runs of the gate suite at method version 3 (default settings, one machine
-// session, each a separate process; tests/compare/data/h200/README.md, history_gate_v3/).
+// session, each a separate process; tests/data/h200/README.md, history_gate_v3/).
 // run_01..10.json of a folder of ten runs of the gate suite.
 std::vector<std::string> TenGateRuns(const std::string& folder) {
   std::vector<std::string> files;
@@ -1072,7 +1072,7 @@ std::string ReportHtml(const std::string& run) {
   return text;
 }
 
-// A copy of committed data (tests/compare/data/RELATIVE) in the test's temp folder, for
+// A copy of committed data (tests/data/RELATIVE) in the test's temp folder, for
 // ReportHtml, which removes it.
 std::string CopyOfData(const std::string& relative) {
   std::string flat = relative;
@@ -1084,7 +1084,7 @@ std::string CopyOfData(const std::string& relative) {
   return copy;
 }
 
-// The real H200 run of bench/examples/synchronising.cu (tests/compare/data/h200/README.md, sync/):
+// The real H200 run of bench/examples/synchronising.cu (tests/data/h200/README.md, sync/):
 // the synchronising loops below 80% busy are warned about with their host calls, the converted
 // large one (96%) and the restore benchmarks are not.
 TEST(RealH200Report, TheSynchronisingExampleIsWarnedAboutWithItsHostCalls) {
@@ -1161,7 +1161,7 @@ TEST(RealH200Report, TheCostCardSplitsTheRowsWallTime) {
 }
 
 // A real H200 run with GB 1.9.1 of bench/examples/paused_timing.cu
-// (tests/compare/data/h200/README.md, paused/): the benchmark that pauses GB's timer is marked on
+// (tests/data/h200/README.md, paused/): the benchmark that pauses GB's timer is marked on
 // every row and the report warns about it; the same work unpaused, and the synchronising example
 // with the same GB, are not.
 TEST(RealH200Report, PausedRowsAreAmongTheWarnings) {
@@ -1177,7 +1177,7 @@ TEST(RealH200Report, PausedRowsAreAmongTheWarnings) {
   EXPECT_THAT(ReportHtml(copy_of("sync_gb191")), Not(HasSubstr("timer paused (timing_paused=1)")));
 }
 
-// Real H200 runs of bench/validation/thermal.cu (tests/compare/data/h200/README.md, thermal/): the
+// Real H200 runs of bench/validation/thermal.cu (tests/data/h200/README.md, thermal/): the
 // GEMM ran into the power limit (sw_power_cap) in every repetition, which the report names; the
 // thermal counters load as numbers.
 TEST(RealH200Report, ClocksHeldDownForPowerAreAmongTheWarnings) {
@@ -1372,7 +1372,7 @@ TEST(RealH200ShortKernels, HeldRowsAreFlaggedAndPrecise) {
 }
 
 // --- Files cut off mid-write (a killed or still running benchmark binary, issue #25) -----------
-// tests/compare/data/h200/cutoff/ (see the README): gate_a1.json cut at byte offsets, and a run
+// tests/data/h200/cutoff/ (see the README): gate_a1.json cut at byte offsets, and a run
 // really killed with SIGTERM once it is committed.
 
 std::string CutOffData(const std::string& name) { return Data("h200/cutoff/" + name); }
@@ -1619,7 +1619,7 @@ TEST(CutOff, ReportShowsTheRecoveredBenchmarksUnderAWarning) {
   std::remove(html.c_str());
 }
 
-// A run really killed with SIGTERM (tests/compare/data/h200/README.md): all three tools on it.
+// A run really killed with SIGTERM (tests/data/h200/README.md): all three tools on it.
 TEST(CutOff, ARunKilledWithSigtermFailsTheGateAndIsExportedAndReported) {
   const std::string killed = CutOffData("killed_sigterm.json");
   ASSERT_TRUE(std::filesystem::exists(killed)) << killed << " is committed and must be there";
@@ -1985,7 +1985,7 @@ TEST(RealH200HistoryV4, CodesAreNeverTestedGatedOrAveraged) {
 // A page of docs/ with its lines joined by spaces, as its sentences read.
 std::string DocText(const std::string& page) {
   std::string text =
-      ReadFile(std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/../../../docs/" + page);
+      ReadFile(std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/../../docs/" + page);
   std::replace(text.begin(), text.end(), '\n', ' ');
   return text;
 }
@@ -2003,8 +2003,8 @@ TEST(RealH200HistoryV4, TheDocsQuoteWhatTheToolPrints) {
 
   // The worked example: the block after its marker, but for the command and the file names.
   const std::string page =
-      ReadFile(std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/../../../docs/compare.md");
-  const std::size_t marker = page.find("<!-- checked: cd tests/compare/data/h200/history_gate_v4");
+      ReadFile(std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/../../docs/compare.md");
+  const std::size_t marker = page.find("<!-- checked: cd tests/data/h200/history_gate_v4");
   ASSERT_NE(marker, std::string::npos);
   const std::size_t begin = page.find("```text\n", marker) + 8;
   const std::size_t end = page.find("```", begin);
