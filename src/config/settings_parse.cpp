@@ -1,4 +1,5 @@
 #include "config/settings_parse.hpp"
+#include "common/environment.hpp"
 #include "common/text_files.hpp"
 
 #include <CLI/CLI.hpp>
@@ -6,8 +7,6 @@
 #include <algorithm>
 #include <optional>
 #include <sstream>
-
-extern char** environ;
 
 namespace gpubench::detail {
 namespace {
@@ -88,15 +87,7 @@ std::string ReadEnvironment(const Environment& env, RawValues* raw) {
 
 }  // namespace
 
-Environment ProcessEnvironment() {
-  Environment env;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    std::string text(*entry);
-    auto equals = text.find('=');
-    if (equals != std::string::npos) env[text.substr(0, equals)] = text.substr(equals + 1);
-  }
-  return env;
-}
+Environment ProcessEnvironment() { return EnvironmentVariables(); }
 
 ParseResult ParseCommandLine(const std::vector<std::string>& args, const Environment& env) {
   ParseResult result;

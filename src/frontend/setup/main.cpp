@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/environment.hpp"
 #include "config/settings_parse.hpp"
 #include "frontend/hooks/gpubench_counts.hpp"
 #include "frontend/setup/context.hpp"
@@ -50,7 +51,7 @@ bool UseColor(int argc, char** argv) {
   const std::string flag = GoogleBenchmarkFlag(argc, argv, "color");
   if (flag == "false" || flag == "no" || flag == "0") return false;
   if (flag == "true" || flag == "yes" || flag == "1") return true;
-  const char* term = std::getenv("TERM");
+  const char* term = detail::TerminalVariable();
   return isatty(STDOUT_FILENO) != 0 && term != nullptr && std::strcmp(term, "dumb") != 0;
 }
 
@@ -96,12 +97,11 @@ bool IsTrue(const std::string& flag) { return flag == "true" || flag == "yes" ||
 // profile_process=child: whether this process has a profiling child run first.
 bool ProfileInChild(const Settings& settings, const detail::DeviceFacts& facts,
                     const detail::CommandLine& command_line, bool listing) {
-  const char* injection = std::getenv("CUDA_INJECTION64_PATH");
   return settings.profile_process == ProfileProcess::kChild && settings.profile_iterations > 0 &&
          facts.available && !command_line.list_metrics && !listing &&
          detail::ProfilingChildFile().empty() &&
          // Under ncu or nsys gpubench's profiler steps aside (StartProfiler says why).
-         (injection == nullptr || *injection == '\0');
+         detail::InjectedCudaTool().empty();
 }
 
 // GB's last call of the process had no successor to show whether it was a trial.
@@ -185,7 +185,7 @@ std::optional<InitResult> ChooseDevices(const detail::CommandLine& command_line,
                                         Settings* settings, std::optional<int>* tagged_device) {
   // What ran beside this process's rows: the other devices' children, in an all_at_once run only
   // (its children are told so); a run of one device reads one_at_a_time whatever was asked.
-  settings->device_order = std::getenv(detail::kDevicesAtOnceVariable) != nullptr
+  settings->device_order = detail::EnvironmentValue(detail::kDevicesAtOnceVariable) != nullptr
                                ? DeviceOrder::kAllAtOnce
                                : DeviceOrder::kOneAtATime;
   if (!command_line.all_devices && command_line.devices.empty()) return std::nullopt;
@@ -318,8 +318,7 @@ InitResult Initialize(int* argc, char** argv) {
           ChooseDevices(command_line, args, *argc, argv, &settings, &tagged_device)) {
     return *done;
   }
-  const char* injection = std::getenv("CUDA_INJECTION64_PATH");
-  if (settings.timer == Timer::kCupti && injection != nullptr && *injection != '\0') {
+  if (settings.timer == Timer::kCupti && !detail::InjectedCudaTool().empty()) {
     std::cerr << "gpubench: --gpubench_timer=cupti cannot run under another CUDA tool "
                  "(CUDA_INJECTION64_PATH is set, e.g. by ncu or nsys): only one CUPTI client can "
                  "trace a process; use --gpubench_timer=events under that tool\n";

@@ -12,6 +12,7 @@
 #include <iostream>
 #include <iterator>
 
+#include "common/environment.hpp"
 #include "common/text_files.hpp"
 #include "frontend/setup/run_self.hpp"
 #include "measure/process/process_state.hpp"
@@ -57,7 +58,7 @@ class RemovedOnSignal {
 }  // namespace
 
 std::string ProfilingChildFile() {
-  const char* file = std::getenv(kProfilingChildVariable);
+  const char* file = EnvironmentValue(kProfilingChildVariable);
   return file != nullptr ? file : "";
 }
 

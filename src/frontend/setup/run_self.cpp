@@ -12,6 +12,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "common/environment.hpp"
 #include "common/file_calls.hpp"
 
 namespace gpubench::detail {
@@ -76,7 +77,7 @@ int StartSelf(const std::vector<std::string>& args, const ChildSetup& setup) {
 }
 
 std::string TemporaryFile(const std::string& stem) {
-  const char* dir = std::getenv("TMPDIR");
+  const char* dir = detail::TemporaryDirectoryVariable();
   std::string path =
       std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/" + stem + "-XXXXXX";
   // mkstemp creates it with O_EXCL and mode 0600. Its descriptor is not kept: the profiling child

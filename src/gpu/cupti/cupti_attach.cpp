@@ -1,4 +1,5 @@
 #include "gpu/cupti/cupti_attach.hpp"
+#include "common/environment.hpp"
 
 #include <cupti.h>
 
@@ -16,10 +17,7 @@ int users = 0;
 bool attached = true;  // any CUPTI call may have attached it; the first detach tells
 bool keep_attached = false;
 
-bool ToolInjected() {
-  const char* injection = std::getenv("CUDA_INJECTION64_PATH");
-  return injection != nullptr && *injection != '\0';
-}
+bool ToolInjected() { return !InjectedCudaTool().empty(); }
 
 }  // namespace
 

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/environment.hpp"
 #include "gpu/backend.hpp"
 #include "gpu/cuda/cuda_status.hpp"
 #include "gpu/cupti/cupti_activity.hpp"
@@ -36,8 +37,7 @@ constexpr CUpti_ActivityKind kKinds[] = {
 class CuptiBusyTracer final : public BusyTracer {
  public:
   CuptiBusyTracer() {
-    const char* injection = std::getenv("CUDA_INJECTION64_PATH");
-    if (injection != nullptr && *injection != '\0') {
+    if (!InjectedCudaTool().empty()) {
       unavailable_ = "another CUDA tool traces this process (CUDA_INJECTION64_PATH is set)";
     }
   }

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/environment.hpp"
 #include "gpu/backend.hpp"
 #include "gpu/cuda/cuda_status.hpp"
 #include "gpu/cupti/cupti_attach.hpp"
@@ -38,9 +39,9 @@ constexpr double kBusyRetrySeconds = 2;
 // A tool that injects itself into CUDA (ncu, nsys) sets this; only one CUPTI profiling client
 // can run in a process, so gpubench steps aside and leaves its NVTX ranges to that tool.
 std::string AttachedToolReason() {
-  const char* injection = std::getenv("CUDA_INJECTION64_PATH");
-  if (injection == nullptr || *injection == '\0') return "";
-  return std::string("another CUDA tool is attached (CUDA_INJECTION64_PATH=") + injection +
+  const std::string injection = InjectedCudaTool();
+  if (injection.empty()) return "";
+  return "another CUDA tool is attached (CUDA_INJECTION64_PATH=" + injection +
          ", e.g. ncu or nsys): gpubench steps aside from CUPTI so that tool can profile; the "
          "NVTX ranges stay";
 }

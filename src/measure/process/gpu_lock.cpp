@@ -1,4 +1,5 @@
 #include "measure/process/gpu_lock.hpp"
+#include "common/environment.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -47,8 +48,8 @@ std::string HolderOf(int fd) {
 }  // namespace
 
 std::string DefaultGpuLockDirectory() {
-  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
-  const char* tmp = std::getenv("TMPDIR");
+  const char* runtime = RuntimeDirectoryVariable();
+  const char* tmp = TemporaryDirectoryVariable();
   std::string base = runtime != nullptr && *runtime != '\0' ? runtime
                      : tmp != nullptr && *tmp != '\0'       ? tmp
                                                             : "/tmp";

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <thread>
 
+#include "common/environment.hpp"
 #include "tools/compare/report_csv.hpp"
 #include "tools/load/baseline_files.hpp"
 #include "tools/load/cut_off.hpp"
@@ -118,7 +119,7 @@ void WarnAboutCutOffs(const std::vector<const BenchmarkFile*>& baselines,
 // false when the file cannot be written.
 bool WriteReport(const ComparisonReport& report, const AppOptions& options, bool out_is_terminal,
                  std::ostream& out, std::ostream& err) {
-  const bool color_allowed = std::getenv("NO_COLOR") == nullptr;
+  const bool color_allowed = !gpubench::detail::NoColorAsked();
   const bool stdout_color = options.color == ColorMode::kAlways ||
                             (options.color == ColorMode::kAuto && out_is_terminal && color_allowed);
   if (options.output_path.empty()) {

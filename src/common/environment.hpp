@@ -1,0 +1,47 @@
+// The process environment, read in this one place (issue #48): every variable gpubench or its
+// tools look at has a reader here, so what the environment can change is listed in one file.
+// Each reader asks when called, as the code before it did: tests that set a variable see it.
+#pragma once
+
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include <unistd.h>  // environ (g++ defines _GNU_SOURCE)
+
+namespace gpubench::detail {
+
+/// The value of `name`, or nullptr where it is not set (std::getenv).
+inline const char* EnvironmentValue(const char* name) { return std::getenv(name); }
+
+/// Every variable of the process, name to value (for the GPUBENCH_* settings).
+inline std::map<std::string, std::string> EnvironmentVariables() {
+  std::map<std::string, std::string> variables;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string text(*entry);
+    auto equals = text.find('=');
+    if (equals != std::string::npos) variables[text.substr(0, equals)] = text.substr(equals + 1);
+  }
+  return variables;
+}
+
+/// The library a CUDA tool (ncu, nsys) injects into the process, or "" when none is: only one
+/// CUPTI client can trace a process, so gpubench steps aside from CUPTI under such a tool.
+inline std::string InjectedCudaTool() {
+  const char* path = EnvironmentValue("CUDA_INJECTION64_PATH");
+  return path == nullptr ? "" : path;
+}
+
+/// TMPDIR, or nullptr.
+inline const char* TemporaryDirectoryVariable() { return EnvironmentValue("TMPDIR"); }
+
+/// XDG_RUNTIME_DIR (the user's own runtime folder), or nullptr.
+inline const char* RuntimeDirectoryVariable() { return EnvironmentValue("XDG_RUNTIME_DIR"); }
+
+/// TERM, or nullptr.
+inline const char* TerminalVariable() { return EnvironmentValue("TERM"); }
+
+/// Whether NO_COLOR is set (no-color.org: set at all, whatever its value, means no colour).
+inline bool NoColorAsked() { return EnvironmentValue("NO_COLOR") != nullptr; }
+
+}  // namespace gpubench::detail
