@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "gpubench/counters.hpp"
+#include "schema/counter_table.hpp"
 
 namespace gpubench::detail {
 namespace {

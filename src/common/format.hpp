@@ -34,7 +34,7 @@ enum class CounterUnit {
 /// unit ("byte", "byte/second", "%", "<x>/second") as a display unit; kPlain for anything else.
 CounterUnit UnitNamed(const std::string& unit);
 
-/// The unit of a counter: the vocabulary's (include/gpubench/counters.hpp), else CUPTI's unit
+/// The unit of a counter: the vocabulary's (schema/counter_table.hpp), else CUPTI's unit
 /// of a metric added by name (`metric_units`: metric -> CUPTI unit), else kPlain.
 CounterUnit UnitOfCounter(const std::string& name,
                           const std::map<std::string, std::string>& metric_units = {});

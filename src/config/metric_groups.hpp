@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpubench/counters.hpp"
+#include "schema/counter_table.hpp"
 
 namespace gpubench::detail {
 

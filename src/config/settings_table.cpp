@@ -9,12 +9,13 @@
 #include <cstdlib>
 
 #include "config/metric_groups.hpp"
-#include "gpubench/counters.hpp"
+#include "schema/context_keys.hpp"
+#include "schema/counter_table.hpp"
 
 namespace gpubench {
 
 const std::vector<std::string>& DefaultMetrics() {
-  // The CUPTI metrics behind the vocabulary's counters (include/gpubench/counters.hpp).
+  // The CUPTI metrics behind the vocabulary's counters (schema/counter_table.hpp).
   static const std::vector<std::string> metrics = [] {
     std::vector<std::string> names;
     for (const CounterInfo& counter : kCounters) {
@@ -232,7 +233,7 @@ const std::vector<SettingRow> kSettingRows = {
      },
      [](const CommandLine& line) { return std::string(ToString(line.settings.timer)); },
      [](const Settings& settings) -> KeyValues {
-       return {{"gpubench_timer", ToString(settings.timer)}};
+       return {{context_key::kTimer, ToString(settings.timer)}};
      }},
     {"cache", "flush|keep", "flush",
      "flush: evict L2 before every iteration, outside the timed region; keep: warm L2", false, true,
@@ -241,10 +242,10 @@ const std::vector<SettingRow> kSettingRows = {
      },
      [](const CommandLine& line) { return std::string(ToString(line.settings.cache)); },
      [](const Settings& settings) -> KeyValues {
-       return {{"gpubench_cache", ToString(settings.cache)},
-               {"gpubench_flush_method",
+       return {{context_key::kCache, ToString(settings.cache)},
+               {context_key::kFlushMethod,
                 settings.cache == CachePolicy::kFlush ? "l2_read_evict" : "none"},
-               {"gpubench_launch_hold",
+               {context_key::kLaunchHold,
                 settings.cache == CachePolicy::kFlush ? "hold_kernel" : "none"}};
      }},
     {"clock_control", "none", "none",
@@ -257,7 +258,7 @@ const std::vector<SettingRow> kSettingRows = {
      },
      [](const CommandLine&) { return std::string("none"); },
      [](const Settings&) -> KeyValues {
-       return {{"gpubench_clock_control", "none"}};
+       return {{context_key::kClockControl, "none"}};
      }},
     {"profile_iterations", "N>=0", "3", "profiled iterations per run; 0 turns hardware metrics off",
      true, true,
@@ -266,7 +267,7 @@ const std::vector<SettingRow> kSettingRows = {
      },
      [](const CommandLine& line) { return std::to_string(line.settings.profile_iterations); },
      [](const Settings& settings) -> KeyValues {
-       return {{"gpubench_profiling", Profiling(settings) ? "on" : "off"}};
+       return {{context_key::kProfiling, Profiling(settings) ? "on" : "off"}};
      }},
     {"metrics", "NAME[,+GROUP,...]", "",
      "CUPTI metrics, or groups of them (+flops, +l2), to add to the default ones (each may add "
@@ -274,8 +275,8 @@ const std::vector<SettingRow> kSettingRows = {
      false, false, ParseMetrics,
      [](const CommandLine& line) { return JoinSortedUnique(line.settings.metrics); },
      [](const Settings& settings) -> KeyValues {
-       return {
-           {"gpubench_metrics", Profiling(settings) ? JoinSortedUnique(settings.metrics) : "none"}};
+       return {{context_key::kMetrics,
+                Profiling(settings) ? JoinSortedUnique(settings.metrics) : "none"}};
      }},
     {"profile_runs", "reported|all", "reported",
      "with profile_process=same: reported profiles the calls GB may report, not its "
@@ -298,7 +299,7 @@ const std::vector<SettingRow> kSettingRows = {
      },
      [](const CommandLine& line) { return std::string(ToString(line.settings.profile_process)); },
      [](const Settings& settings) -> KeyValues {
-       return {{"gpubench_profile_process",
+       return {{context_key::kProfileProcess,
                 Profiling(settings) ? ToString(settings.profile_process) : "none"}};
      }},
     {"device", "ORDINAL", "0", "CUDA device to benchmark", true, false,
@@ -325,7 +326,7 @@ const std::vector<SettingRow> kSettingRows = {
      // Only all_at_once: the fingerprints of every run made before this setting stay as they were.
      [](const Settings& settings) -> KeyValues {
        if (settings.device_order != DeviceOrder::kAllAtOnce) return {};
-       return {{"gpubench_device_order", ToString(settings.device_order)}};
+       return {{context_key::kDeviceOrder, ToString(settings.device_order)}};
      }},
     {"exclusive", "warn|wait|fail", "warn",
      "another process on the GPU: mark the runs gpu_shared and warn (warn), wait until it is "
@@ -359,7 +360,7 @@ const std::vector<SettingRow> kSettingRows = {
        // A cooled GPU boosts higher at first: such numbers are not compared with uncooled ones.
        // Absent for none, so that the fingerprints of runs made before the setting stay valid.
        if (settings.thermal == Thermal::kNone) return {};
-       return {{"gpubench_thermal", ThermalText(settings)}};
+       return {{context_key::kThermal, ThermalText(settings)}};
      }},
     {"stopping", "precision|gb", "precision",
      "when a repetition has taken enough timed samples: precision (the 95% confidence "
@@ -375,7 +376,7 @@ const std::vector<SettingRow> kSettingRows = {
      },
      [](const CommandLine& line) { return std::string(ToString(line.settings.stopping)); },
      [](const Settings& settings) -> KeyValues {
-       return {{"gpubench_stopping_rule", StoppingRuleText(settings)}};
+       return {{context_key::kStoppingRule, StoppingRuleText(settings)}};
      }},
     {"precision", "PERCENT", "0.2",
      "stopping=precision: the target half-width of the 95% confidence interval of a "
@@ -455,7 +456,7 @@ const std::vector<SettingRow>& SettingRows() { return kSettingRows; }
 const std::vector<SettingRow>& ActionRows() { return kActionRows; }
 
 KeyValues FingerprintedSettings(const Settings& settings) {
-  KeyValues entries = {{"gpubench_method_version", std::to_string(kMethodVersion)}};
+  KeyValues entries = {{context_key::kMethodVersion, std::to_string(kMethodVersion)}};
   for (const SettingRow& row : kSettingRows) {
     if (row.fingerprint == nullptr) continue;
     for (auto& entry : row.fingerprint(settings)) entries.push_back(std::move(entry));

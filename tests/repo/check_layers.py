@@ -2,9 +2,12 @@
 """The layer rule of src/ (docs/architecture.md "Layers"): a file includes only its own folder and
 lower layers, never a higher one, and never a sibling tool's folder.
 
-Core, lowest first:  common < config < gpu < measure < frontend
-Tools, lowest first: common < tools/base < tools/load < tools/gate < tools/{compare,export,report}
-The tools may include nothing of the core but common/; the core includes nothing of the tools.
+Core, lowest first:  schema < common < config < gpu < measure < frontend
+Tools, lowest first: schema < common < tools/base < tools/load < tools/gate
+                     < tools/{compare,export,report}
+schema/ (the vocabulary: counter names, context keys) includes nothing but its own folder. The
+tools may include nothing of the core but schema/ and common/; the core includes nothing of the
+tools.
 Public headers (include/gpubench) include no private header. Every private include names its
 folder ("gpu/backend.hpp"), so the layer shows where the include is written.
 
@@ -16,7 +19,7 @@ import re
 import sys
 import tempfile
 
-CORE = ["common", "config", "gpu", "measure", "frontend"]
+CORE = ["schema", "common", "config", "gpu", "measure", "frontend"]
 TOOLS = ["tools/base", "tools/load", "tools/gate"]
 TOOL_APPS = ["tools/compare", "tools/export", "tools/report"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -37,10 +40,10 @@ def allowed(source, target):
         return True
     if source in CORE:
         return target in CORE and CORE.index(target) < CORE.index(source)
-    if target == "common":
+    if target in ("schema", "common"):
         return True
     if target not in TOOLS:
-        return False  # the core beyond common, or a sibling tool
+        return False  # the core beyond schema and common, or a sibling tool
     rank = len(TOOLS) if source in TOOL_APPS else TOOLS.index(source)
     return TOOLS.index(target) < rank
 
@@ -88,6 +91,7 @@ def check(root):
 def self_test():
     cases = {
         "upward": ("src/gpu/a.cpp", '#include "measure/b.hpp"\n', "src/measure/b.hpp"),
+        "schema upward": ("src/schema/a.hpp", '#include "common/b.hpp"\n', "src/common/b.hpp"),
         "sibling tool": ("src/tools/export/a.cpp", '#include "tools/report/b.hpp"\n',
                          "src/tools/report/b.hpp"),
         "tool into core": ("src/tools/gate/a.cpp", '#include "gpu/b.hpp"\n', "src/gpu/b.hpp"),
@@ -111,7 +115,8 @@ def self_test():
         for file, content in (("src/measure/a.cpp", '#include "gpu/b.hpp"\n#include "measure/c.hpp"\n'),
                               ("src/gpu/b.hpp", "\n"), ("src/measure/c.hpp", "\n"),
                               ("src/tools/report/d.cpp", '#include "tools/gate/e.hpp"\n#include "common/f.hpp"\n'),
-                              ("src/tools/gate/e.hpp", "\n"), ("src/common/f.hpp", "\n")):
+                              ("src/tools/gate/e.hpp", '#include "schema/g.hpp"\n'), ("src/common/f.hpp", '#include "schema/g.hpp"\n'),
+                              ("src/schema/g.hpp", "\n")):
             os.makedirs(os.path.dirname(os.path.join(root, file)), exist_ok=True)
             with open(os.path.join(root, file), "w") as handle:
                 handle.write(content)

@@ -22,8 +22,8 @@
 #include <utility>
 #include <vector>
 
-#include "gpubench/counters.hpp"
 #include "tools/base/text.hpp"
+#include "tools/gate/gate_tuning.hpp"
 #include "tools/gate/suite_statistics.hpp"
 
 namespace {
@@ -1984,8 +1984,7 @@ TEST(RealH200HistoryV4, CodesAreNeverTestedGatedOrAveraged) {
 
 // A page of docs/ with its lines joined by spaces, as its sentences read.
 std::string DocText(const std::string& page) {
-  std::string text =
-      ReadFile(std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/../../docs/" + page);
+  std::string text = ReadFile(std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/../../docs/" + page);
   std::replace(text.begin(), text.end(), '\n', ' ');
   return text;
 }

@@ -1,5 +1,8 @@
 // gpubench_host_calls (the loop body's CUDA runtime calls per instance) and the warnings about
 // rows whose GPU was busy for well under their GPU time.
+#include "common/busy_text.hpp"
+#include "schema/context_keys.hpp"
+#include "schema/counter_table.hpp"
 #include "tools/gate/host_calls.hpp"
 #include "tools/load/loader.hpp"
 
@@ -116,7 +119,7 @@ TEST(HostCalls, DescribesAtMostFourCallsWithCountsOtherThanOne) {
 BenchmarkFile RunWithBusy(const std::string& host_calls) {
   BenchmarkFile run;
   run.path = "run.json";
-  if (!host_calls.empty()) run.context[std::string(kHostCallsKey)] = host_calls;
+  if (!host_calls.empty()) run.context[std::string(context_key::kHostCalls)] = host_calls;
   auto add = [&run](const std::string& name, std::vector<double> time_ns,
                     std::vector<double> busy_pct, std::vector<double> shared) {
     BenchmarkRecord record;
@@ -224,7 +227,7 @@ TEST(GpuBusyWarnings, HeldOneKernelBodiesOfRealRunsAreNotWarnedTheirFloorIsNoIdl
     bool low = false;  // the file has held rows below 80% that are floor only
     for (const BenchmarkRecord& record : run.value().benchmarks) {
       const MetricSeries* pct = record.FindMetric(counter::kGpuBusyPct);
-      low = low || (pct && !pct->values.empty() && pct->values[0] < kBusyWarnBelowPercent);
+      low = low || (pct && !pct->values.empty() && pct->values[0] < detail::kBusyWarnBelowPercent);
     }
     EXPECT_TRUE(low) << name << " has no short kernel: the test would prove nothing";
     EXPECT_THAT(GpuBusyWarnings(run.value()), SizeIs(0)) << name;

@@ -1,5 +1,6 @@
-// The counter vocabulary (include/gpubench/counters.hpp) against what reads and shows it: the
-// the user guide's counter table, the context block's gpubench_counter_units, the default metrics.
+// The counter vocabulary (schema/counter_table.hpp, with the gate's rules of
+// tools/gate/gate_tuning.hpp) against what reads and shows it: the user guide's counter table, the
+// context block's gpubench_counter_units, the default metrics.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,8 +15,10 @@
 #include "config/metric_groups.hpp"
 #include "frontend/setup/context.hpp"
 #include "gpubench/counters.hpp"
-#include "support/guide_table.hpp"
 #include "measure/profiling/metrics.hpp"
+#include "schema/counter_table.hpp"
+#include "support/guide_table.hpp"
+#include "tools/gate/gate_tuning.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -40,11 +43,12 @@ TEST(Counters, UserGuideTableMatchesTheVocabulary) {
   for (const CounterInfo& counter : kCounters) {
     const std::string name = ReadmeName(counter);
     auto row = rows.find(name);
-    ASSERT_NE(row, rows.end()) << name << " is in counters.hpp but not in the user guide's table";
+    ASSERT_NE(row, rows.end()) << name << " is in kCounters but not in the user guide's table";
     EXPECT_EQ(row->second[0], counter.unit) << name;
     EXPECT_EQ(row->second[1], BetterName(counter.better)) << name;
     const std::string gate = row->second[2];
-    switch (counter.gating) {
+    const GateRule rule = GateRuleOf(counter.name);
+    switch (rule.gating) {
       case Gating::kReportOnly:
         EXPECT_EQ(gate, "report") << name;
         break;
@@ -55,7 +59,7 @@ TEST(Counters, UserGuideTableMatchesTheVocabulary) {
       case Gating::kRate:
       case Gating::kBytes: {
         char minimum[32];
-        std::snprintf(minimum, sizeof minimum, "≥ %g%%", counter.min_threshold_percent);
+        std::snprintf(minimum, sizeof minimum, "≥ %g%%", rule.min_threshold_percent);
         EXPECT_NE(gate.find(minimum), std::string::npos) << name << ": " << gate;
         break;
       }
@@ -64,7 +68,7 @@ TEST(Counters, UserGuideTableMatchesTheVocabulary) {
   }
   rows.erase("*metric name*");
   for (const auto& [name, cells] : rows)
-    ADD_FAILURE() << name << " is in the user guide but not in counters.hpp";
+    ADD_FAILURE() << name << " is in the user guide but not in kCounters";
 }
 
 TEST(Counters, NamesAreUniqueAndFindable) {
@@ -74,7 +78,8 @@ TEST(Counters, NamesAreUniqueAndFindable) {
     EXPECT_FALSE(counter.meaning.empty()) << counter.name;
   }
   // Usable at compile time (a pointer comparison is not, under gcc's UBSan).
-  static_assert(FindCounter("dram_read_bytes")->gating == Gating::kBytes);
+  static_assert(FindCounter("dram_read_bytes")->measured == Measured::kPerRun);
+  static_assert(GateRuleOf(FindCounter("dram_read_bytes")->name).gating == Gating::kBytes);
   EXPECT_NE(FindCounter("kernel_time/CopyKernel(float const*, float*)"), nullptr);
   EXPECT_EQ(FindCounter("kernel_time/"), nullptr);
   EXPECT_EQ(FindCounter("lts__t_sector_hit_rate.pct"), nullptr);
@@ -186,8 +191,8 @@ TEST(Counters, ContextListsAGroupsCountersOnlyWhenItIsOn) {
   }
 }
 
-// Each counter's writer (counters.hpp Writer) and the files that may write it: the library's
-// writes of a counter by name, as source text, against the table.
+// Each counter's writer (schema/counter_table.hpp Writer) and the files that may write it: the
+// library's writes of a counter by name, as source text, against the table.
 struct CounterWrite {
   std::string name;  // the literal; a prefix where the name is built ("kernel_time/" + kernel)
   bool built;
@@ -250,17 +255,17 @@ TEST(Counters, EveryNameWrittenInTheSourcesIsInTheTableWithItsWriter) {
         const CounterInfo* counter = FindCounter(write.built ? write.name + "x" : write.name);
         ASSERT_TRUE(!write.built || write.name.back() == '/')
             << where << " builds a counter name from '" << write.name
-            << "': name it in counters.hpp (counter::k...) instead";
+            << "': name it in schema/counter_table.hpp (counter::k...) instead";
         ASSERT_NE(counter, nullptr)
             << where << " writes counter '" << write.name << (write.built ? "...'" : "'")
-            << ", which is not in include/gpubench/counters.hpp kCounters";
+            << ", which is not in schema/counter_table.hpp kCounters";
         const auto allowed = writers_of_file.find(relative);
         ASSERT_NE(allowed, writers_of_file.end())
             << where << " writes counter '" << write.name
-            << "', but no counter's writer is that file (counters.hpp Writer)";
+            << "', but no counter's writer is that file (counter_table.hpp Writer)";
         EXPECT_EQ(allowed->second.count(counter->writer), 1u)
             << where << " writes counter '" << write.name
-            << "', whose writer in counters.hpp is another (Writer "
+            << "', whose writer in counter_table.hpp is another (Writer "
             << static_cast<int>(counter->writer) << ")";
       }
     }
@@ -286,19 +291,20 @@ TEST(CounterGating, EachCounterIsGatedByWhatItIs) {
       EXPECT_EQ(counter.measured, Measured::kPerRun) << counter.name;
     }
     // Byte counts are measured once per run and judged by their medians and floors.
-    if (counter.gating == Gating::kBytes) {
+    const GateRule rule = GateRuleOf(counter.name);
+    if (rule.gating == Gating::kBytes) {
       EXPECT_EQ(counter.measured, Measured::kPerRun) << counter.name;
-      EXPECT_EQ(counter.floor, kGateByteFloor) << counter.name;
+      EXPECT_EQ(rule.floor, kGateByteFloor) << counter.name;
     }
     // A time gated against its repetitions' noise is measured per repetition.
-    if (counter.gating == Gating::kTime) {
+    if (rule.gating == Gating::kTime) {
       EXPECT_EQ(counter.measured, Measured::kPerRepetition) << counter.name;
     }
   }
   // A ratio of gated inputs is reported, not gated a second time.
-  EXPECT_EQ(FindCounter("dram_bandwidth")->gating, Gating::kReportOnly);
-  EXPECT_EQ(FindCounter("bytes_moved")->gating, Gating::kBytes);
-  EXPECT_EQ(FindCounter("real_time")->gating, Gating::kTime);
+  EXPECT_EQ(GateRuleOf("dram_bandwidth").gating, Gating::kReportOnly);
+  EXPECT_EQ(GateRuleOf("bytes_moved").gating, Gating::kBytes);
+  EXPECT_EQ(GateRuleOf("real_time").gating, Gating::kTime);
   // The busy measurement comes from the profiling child too.
   EXPECT_EQ(FindCounter("gpu_busy_time")->measured, Measured::kPerRun);
   EXPECT_EQ(FindCounter("precision_pct")->measured, Measured::kPerRepetition);

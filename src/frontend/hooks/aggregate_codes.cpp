@@ -1,6 +1,6 @@
 #include "frontend/hooks/aggregate_codes.hpp"
 
-#include "gpubench/counters.hpp"
+#include "schema/counter_table.hpp"
 
 namespace gpubench::detail {
 

@@ -9,8 +9,9 @@
 #include "common/format.hpp"
 #include "config/metric_groups.hpp"
 #include "gpu/plan/launch_hold.hpp"
-#include "gpubench/counters.hpp"
 #include "gpubench/version.hpp"
+#include "schema/context_keys.hpp"
+#include "schema/counter_table.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -139,23 +140,26 @@ std::string StreamWatchDescription(const std::string& unavailable_reason) {
 
 KeyValues DeviceContext(const DeviceFacts& facts) {
   KeyValues keys;
-  keys.push_back(
-      {"gpu_status", facts.available ? "ok" : "unavailable: " + facts.unavailable_reason});
+  keys.push_back({context_key::kGpuStatus,
+                  facts.available ? "ok" : "unavailable: " + facts.unavailable_reason});
   if (facts.available) {
-    keys.push_back({"gpu_name", facts.name});
-    keys.push_back({"gpu_compute_capability", std::to_string(facts.compute_capability_major) + "." +
-                                                  std::to_string(facts.compute_capability_minor)});
-    keys.push_back({"gpu_sm_count", std::to_string(facts.sm_count)});
-    keys.push_back({"gpu_l2_bytes", std::to_string(facts.l2_bytes)});
-    keys.push_back({"gpu_sm_clock_rated_mhz", FormatDouble(facts.sm_clock_rated_mhz, 0)});
-    keys.push_back({"gpu_memory_clock_rated_mhz", FormatDouble(facts.memory_clock_rated_mhz, 0)});
-    keys.push_back({"gpu_memory_bus_width_bits", std::to_string(facts.memory_bus_width_bits)});
-    keys.push_back({"gpu_dram_bandwidth_theoretical_bytes_per_second",
+    keys.push_back({context_key::kGpuName, facts.name});
+    keys.push_back(
+        {context_key::kGpuComputeCapability, std::to_string(facts.compute_capability_major) + "." +
+                                                 std::to_string(facts.compute_capability_minor)});
+    keys.push_back({context_key::kGpuSmCount, std::to_string(facts.sm_count)});
+    keys.push_back({context_key::kGpuL2Bytes, std::to_string(facts.l2_bytes)});
+    keys.push_back({context_key::kGpuSmClockRatedMhz, FormatDouble(facts.sm_clock_rated_mhz, 0)});
+    keys.push_back(
+        {context_key::kGpuMemoryClockRatedMhz, FormatDouble(facts.memory_clock_rated_mhz, 0)});
+    keys.push_back(
+        {context_key::kGpuMemoryBusWidthBits, std::to_string(facts.memory_bus_width_bits)});
+    keys.push_back({context_key::kGpuDramBandwidthTheoretical,
                     FormatDouble(facts.DramBandwidthBytesPerSecond(), 0)});
-    keys.push_back({"gpu_ecc", facts.ecc_enabled ? "on" : "off"});
-    keys.push_back({"gpu_pci_bus_id", facts.pci_bus_id});
+    keys.push_back({context_key::kGpuEcc, facts.ecc_enabled ? "on" : "off"});
+    keys.push_back({context_key::kGpuPciBusId, facts.pci_bus_id});
   } else {
-    keys.push_back({"gpu_name", "none"});
+    keys.push_back({context_key::kGpuName, "none"});
   }
   return keys;
 }
@@ -165,7 +169,7 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
                        const std::map<std::string, std::string>& metric_units,
                        const std::string& gpu_sharing, std::optional<int> tagged_device,
                        const std::string& stream_watch_unavailable) {
-  KeyValues context = {{"gpubench_version", kVersion}};
+  KeyValues context = {{context_key::kVersion, kVersion}};
   KeyValues fingerprinted = FingerprintedSettings(settings);
   std::string keys;
   for (const auto& entry : fingerprinted) {
@@ -174,58 +178,61 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
     keys += (keys.empty() ? "" : ",") + entry.first;
   }
   context.push_back(
-      {"gpubench_flush_description",
+      {context_key::kFlushDescription,
        FlushMethodDescription(settings, facts.available ? FlushBytes(facts.l2_bytes) : 0)});
-  context.push_back({"gpubench_launch_hold_description", LaunchHoldDescription(settings)});
+  context.push_back({context_key::kLaunchHoldDescription, LaunchHoldDescription(settings)});
   CommandLine line;
   line.settings = settings;
   for (const SettingRow& row : SettingRows()) {
-    const std::string key = "gpubench_" + std::string(row.name);
+    const std::string key = context_key::kGpubenchPrefix + std::string(row.name);
     // A setting fingerprinted only at some values (device_order) is written once either way.
     const bool written = std::any_of(fingerprinted.begin(), fingerprinted.end(),
                                      [&](const auto& entry) { return entry.first == key; });
     if (row.in_context && !written) context.push_back({key, row.print(line)});
   }
   if (!settings.stopping_note.empty()) {
-    context.push_back({"gpubench_stopping_note", settings.stopping_note});
+    context.push_back({context_key::kStoppingNote, settings.stopping_note});
   }
-  context.push_back({"gpubench_profiler", profiler_status});
-  context.push_back({"gpubench_stream_watch", StreamWatchDescription(stream_watch_unavailable)});
+  context.push_back({context_key::kProfiler, profiler_status});
+  context.push_back({context_key::kStreamWatch, StreamWatchDescription(stream_watch_unavailable)});
   // Groups expand into metric names (fingerprinted in gpubench_metrics); this names them.
   const std::vector<std::string> groups = ActiveGroupNames(settings);
   std::string group_list;
   for (const auto& group : groups) group_list += (group_list.empty() ? "" : ",") + group;
   const bool profiling = settings.profile_iterations > 0;
-  context.push_back({"gpubench_metric_groups", profiling && !groups.empty() ? group_list : "none"});
+  context.push_back(
+      {context_key::kMetricGroups, profiling && !groups.empty() ? group_list : "none"});
   if (profiling && std::find(groups.begin(), groups.end(), "flops") != groups.end()) {
-    context.push_back({"gpubench_flop_method", FlopMethod()});
+    context.push_back({context_key::kFlopMethod, FlopMethod()});
   }
   // cache=flush adds the hold check, a second untimed iteration (gpubench_launch_hold).
   context.push_back(
-      {"gpubench_warmup_iterations", settings.cache == CachePolicy::kFlush ? "2" : "1"});
-  context.push_back({"gpubench_gpu_sharing", gpu_sharing});
-  context.push_back({std::string(kSettingsFingerprintKey), SettingsFingerprint(settings)});
-  context.push_back({std::string(kFingerprintKeysKey), keys});
-  context.push_back({std::string(kCounterUnitsKey), CounterUnits(settings, metric_units)});
+      {context_key::kWarmupIterations, settings.cache == CachePolicy::kFlush ? "2" : "1"});
+  context.push_back({context_key::kGpuSharing, gpu_sharing});
+  context.push_back({context_key::kSettingsFingerprint, SettingsFingerprint(settings)});
+  context.push_back({context_key::kFingerprintKeys, keys});
+  context.push_back({context_key::kCounterUnits, CounterUnits(settings, metric_units)});
 
   KeyValues device = DeviceContext(facts);
   context.insert(context.end(), device.begin(), device.end());
   if (tagged_device) {
     // One device of a --gpubench_devices run: its facts again under its own ordinal, so the
     // merged context of every device's run holds each device's facts.
-    context.push_back({"gpubench_devices", std::to_string(*tagged_device)});
-    const std::string prefix = "gpu_" + std::to_string(*tagged_device) + "_";
-    for (const auto& [key, value] : device) context.push_back({prefix + key.substr(4), value});
+    context.push_back({context_key::kDevices, std::to_string(*tagged_device)});
+    const std::string prefix = context_key::kGpuPrefix + std::to_string(*tagged_device) + "_";
+    for (const auto& [key, value] : device) {
+      context.push_back({prefix + key.substr(sizeof(context_key::kGpuPrefix) - 1), value});
+    }
   }
-  context.push_back({"cuda_driver_version", CudaVersionString(facts.driver_version)});
-  context.push_back({"cuda_runtime_version", CudaVersionString(facts.runtime_version)});
-  context.push_back({"cuda_cupti_api_version", std::to_string(facts.cupti_api_version)});
+  context.push_back({context_key::kCudaDriverVersion, CudaVersionString(facts.driver_version)});
+  context.push_back({context_key::kCudaRuntimeVersion, CudaVersionString(facts.runtime_version)});
+  context.push_back({context_key::kCudaCuptiApiVersion, std::to_string(facts.cupti_api_version)});
   return context;
 }
 
 KeyValues ThermalContext(const ThermalSample& at_start) {
   if (!at_start.known) {
-    return {{"gpubench_gpu_thermal",
+    return {{context_key::kGpuThermal,
              "unavailable: " + at_start.unknown_reason +
                  "; no temperature, power or clock-event counters (thermal=wait does not wait)"}};
   }
@@ -234,7 +241,7 @@ KeyValues ThermalContext(const ThermalSample& at_start) {
   if (at_start.reasons_known) {
     start += ", clock-event reasons " + DescribeClockEventReasons(at_start.clock_event_reasons);
   }
-  return {{"gpubench_gpu_thermal",
+  return {{context_key::kGpuThermal,
            "NVML, read on a thread of its own as each call's timed iterations begin, 10 ms later "
            "and every 100 ms while they run, and once after they end: gpu_temp_start_c and "
            "gpu_temp_end_c, gpu_power_w (the energy "
@@ -250,7 +257,7 @@ KeyValues BusyContext(const Settings& settings, const std::string& profiler_stat
         "not measured: it runs with the profiled iterations, and there are none (" +
         (settings.profile_iterations > 0 ? profiler_status : std::string("profile_iterations=0")) +
         ")";
-    return {{"gpubench_gpu_busy", why}, {"gpubench_host_calls", "not measured"}};
+    return {{context_key::kGpuBusy, why}, {context_key::kHostCalls, "not measured"}};
   }
   const bool child = source.from_child();
   std::string method = "CUPTI activity records of " + std::to_string(settings.profile_iterations) +
@@ -261,8 +268,8 @@ KeyValues BusyContext(const Settings& settings, const std::string& profiler_stat
                        "iteration; the host calls are the CUDA runtime API records of the loop "
                        "body (gpubench::UntimedScope leaves its work out)";
   if (!child) {
-    return {{"gpubench_gpu_busy", method},
-            {"gpubench_host_calls",
+    return {{context_key::kGpuBusy, method},
+            {context_key::kHostCalls,
              "not listed here: profile_process=same measures them after the context is written "
              "(the messages on stderr name them)"}};
   }
@@ -271,7 +278,8 @@ KeyValues BusyContext(const Settings& settings, const std::string& profiler_stat
     if (entry.busy.iterations == 0 || entry.busy.calls.empty()) continue;
     calls += (calls.empty() ? "" : ";") + instance + "=" + HostCallsText(entry.busy);
   }
-  return {{"gpubench_gpu_busy", method}, {"gpubench_host_calls", calls.empty() ? "none" : calls}};
+  return {{context_key::kGpuBusy, method},
+          {context_key::kHostCalls, calls.empty() ? "none" : calls}};
 }
 
 }  // namespace gpubench::detail

@@ -4,6 +4,7 @@
 #include "frontend/hooks/gpubench_counts.hpp"
 #include "frontend/hooks/self_timed_rows.hpp"
 #include "frontend/setup/run_self.hpp"
+#include "schema/context_keys.hpp"
 
 #include <cuda_runtime_api.h>
 #include <unistd.h>
@@ -91,12 +92,12 @@ Result<std::string> MergeDeviceResults(const std::vector<std::pair<int, std::str
     }
     if (context.is_null()) {
       context = child_context;
-    } else if (context.value("gpubench_settings_fingerprint", "") !=
-               child_context.value("gpubench_settings_fingerprint", "")) {
+    } else if (context.value(context_key::kSettingsFingerprint, "") !=
+               child_context.value(context_key::kSettingsFingerprint, "")) {
       return Status::SettingsMismatch("device " + std::to_string(device) +
                                       " ran with other settings than the first device");
     } else {
-      const std::string prefix = "gpu_" + std::to_string(device) + "_";
+      const std::string prefix = context_key::kGpuPrefix + std::to_string(device) + "_";
       for (const auto& [key, value] : child_context.items()) {
         if (StartsWith(key, prefix)) context[key] = value;
       }
@@ -105,7 +106,7 @@ Result<std::string> MergeDeviceResults(const std::vector<std::pair<int, std::str
     if (!child_rows.empty()) rows += (rows.empty() ? "" : ",\n    ") + child_rows;
   }
   if (context.is_null()) return Status::InvalidInput("no device produced results");
-  context["gpubench_devices"] = devices;
+  context[context_key::kDevices] = devices;
   std::string merged =
       "{\n  \"context\": " + context.dump(2) + ",\n  \"benchmarks\": [\n    " + rows + "\n  ]\n}\n";
   return merged;

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "config/metric_groups.hpp"
-#include "gpubench/counters.hpp"
+#include "schema/counter_table.hpp"
 
 namespace gpubench::detail {
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/format.hpp"
+#include "schema/context_keys.hpp"
 #include "tools/base/text.hpp"
 #include "tools/gate/suite_summary.hpp"
 #include "tools/load/cut_off.hpp"
@@ -294,11 +295,11 @@ std::vector<std::pair<Tone, std::string>> Banners(const ComparisonReport& report
   for (const std::string& note : settings.notes) banners.emplace_back(Tone::kWarn, note);
   for (const ValueDifference& difference : report.device_differences) {
     if (!difference.prominent) continue;
-    banners.emplace_back(
-        Tone::kWarn,
-        std::string(difference.key == "gpu_name" ? "DIFFERENT GPU" : "DIFFERENT DRIVER") + ": " +
-            difference.key + " baseline " + ShowValue(difference.baseline) + ", contender " +
-            ShowValue(difference.contender));
+    banners.emplace_back(Tone::kWarn,
+                         std::string(difference.key == context_key::kGpuName ? "DIFFERENT GPU"
+                                                                             : "DIFFERENT DRIVER") +
+                             ": " + difference.key + " baseline " + ShowValue(difference.baseline) +
+                             ", contender " + ShowValue(difference.contender));
   }
   std::vector<std::string> other;
   for (const ValueDifference& difference : report.device_differences) {

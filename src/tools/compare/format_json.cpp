@@ -1,5 +1,4 @@
 // gpubench-compare --format json: the whole report for machines, streamed piece by piece.
-#include <gpubench/counters.hpp>
 #include "tools/compare/report_format.hpp"
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "schema/counter_table.hpp"
 #include "tools/base/halves.hpp"
 #include "tools/base/json_writer.hpp"
 #include "tools/base/text.hpp"

@@ -9,7 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpubench/counters.hpp"
+#include "schema/context_keys.hpp"
+#include "schema/counter_table.hpp"
 #include "tools/base/text.hpp"
 #include "tools/export/run_table.hpp"
 #include "tools/gate/run_summary.hpp"
@@ -65,8 +66,8 @@ std::string FailureNote(const BenchmarkRecord& record) {
 // github-action-benchmark's `extra` (shown in its dashboard's tooltips): the GPU, the clock
 // the benchmark ran at against the rated one, the repetitions and the settings fingerprint.
 std::string ExtraText(const BenchmarkFile& run, const BenchmarkRecord& record) {
-  std::string extra = "gpu: " + ContextOr(run, "gpu_name", "unknown");
-  const std::string rated = ContextOr(run, "gpu_sm_clock_rated_mhz", "unknown");
+  std::string extra = "gpu: " + ContextOr(run, context_key::kGpuName, "unknown");
+  const std::string rated = ContextOr(run, context_key::kGpuSmClockRatedMhz, "unknown");
   const MetricSeries* clock = record.FindMetric(counter::kSmClockMhz);
   const Spread actual = clock ? Summarize(clock->values) : Spread{};
   extra += "\nsm_clock: " +
@@ -88,7 +89,7 @@ std::string ExtraText(const BenchmarkFile& run, const BenchmarkRecord& record) {
     extra += " (file has aggregates only: the value is GB's median, no spread)";
   }
   extra += "\nsettings_fingerprint: " +
-           ContextOr(run, kSettingsFingerprintKey, "none (not written by gpubench)");
+           ContextOr(run, context_key::kSettingsFingerprint, "none (not written by gpubench)");
   return extra;
 }
 

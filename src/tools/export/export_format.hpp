@@ -8,7 +8,7 @@
 //   upper_value}}}.
 //
 // Values are medians over the repetitions (aggregate rows are never exported); units and
-// directions come from gpubench's counter vocabulary (include/gpubench/counters.hpp).
+// directions come from gpubench's counter vocabulary (schema/counter_table.hpp).
 #pragma once
 
 #include <cstddef>

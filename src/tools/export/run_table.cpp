@@ -8,7 +8,8 @@
 #include <iterator>
 
 #include "common/format.hpp"
-#include "gpubench/counters.hpp"
+#include "schema/context_keys.hpp"
+#include "schema/counter_table.hpp"
 #include "tools/base/csv.hpp"
 #include "tools/base/halves.hpp"
 #include "tools/gate/metric_policy.hpp"
@@ -246,9 +247,9 @@ Result<RunTableResult> WriteRunTable(const BenchmarkFile& run, const ExportOptio
   const std::vector<std::string>& metrics = selected.value();
 
   std::string settings;
-  AppendCsvField(settings, ContextOr(run, kSettingsFingerprintKey, ""));
+  AppendCsvField(settings, ContextOr(run, context_key::kSettingsFingerprint, ""));
   settings += ',';
-  AppendCsvField(settings, ContextOr(run, "gpubench_method_version", ""));
+  AppendCsvField(settings, ContextOr(run, context_key::kMethodVersion, ""));
   settings += ',';
   std::vector<CounterColumns> columns(metrics.size());
   for (std::size_t m = 0; m < metrics.size(); ++m) {

@@ -3,11 +3,12 @@
 // code.
 #include "tools/gate/comparison.hpp"
 
-#include <gpubench/counters.hpp>
 #include <set>
 
 #include "common/status.hpp"
+#include "schema/counter_table.hpp"
 #include "tools/base/halves.hpp"
+#include "tools/gate/gate_tuning.hpp"
 #include "tools/gate/history.hpp"
 #include "tools/gate/judging.hpp"
 #include "tools/gate/metric_judge.hpp"

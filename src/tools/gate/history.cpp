@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <functional>
-#include <gpubench/counters.hpp>
 
+#include "schema/counter_table.hpp"
 #include "tools/gate/comparison.hpp"
 
 namespace gpubench::tools {

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include <gpubench/counters.hpp>
+#include "schema/counter_table.hpp"
 #include "tools/load/model.hpp"
 
 namespace gpubench::tools {

@@ -4,9 +4,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <gpubench/counters.hpp>
 
 #include "common/busy_text.hpp"
+#include "schema/counter_table.hpp"
 #include "tools/base/text.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/gate/history.hpp"
@@ -200,11 +200,11 @@ std::string DescribeHostCalls(const std::vector<HostCall>& calls, std::size_t ma
 std::vector<std::string> GpuBusyWarnings(const BenchmarkFile& run) {
   std::vector<std::string> warnings;
   HostCallsContext host_calls;
-  if (const std::string* value = run.ContextValue(kHostCallsKey)) {
+  if (const std::string* value = run.ContextValue(context_key::kHostCalls)) {
     host_calls = ParseHostCalls(*value);
   }
   if (!host_calls.problems.empty()) {
-    std::string text = std::string(kHostCallsKey) + " in the context is malformed (" +
+    std::string text = std::string(context_key::kHostCalls) + " in the context is malformed (" +
                        std::to_string(host_calls.problems.size()) +
                        " problem(s); those entries' host calls are left out): ";
     for (std::size_t i = 0; i < host_calls.problems.size() && i < kMaxProblemsShown; ++i) {
@@ -220,7 +220,7 @@ std::vector<std::string> GpuBusyWarnings(const BenchmarkFile& run) {
     if (Shared(record)) continue;
     std::size_t repetitions = 0;
     const double percent = FiniteMedian(record, counter::kGpuBusyPct, &repetitions);
-    if (!std::isfinite(percent) || percent >= kBusyWarnBelowPercent) continue;
+    if (!std::isfinite(percent) || percent >= detail::kBusyWarnBelowPercent) continue;
     const double held = FiniteMedian(record, counter::kLaunchHeld);
     const bool launch_held = std::isfinite(held) && held >= 0.5;
     const double gpu_ns = FiniteMedian(record, counter::kRealTime);
@@ -229,7 +229,7 @@ std::vector<std::string> GpuBusyWarnings(const BenchmarkFile& run) {
         std::isfinite(busy_seconds) ? busy_seconds * 1e9 : gpu_ns * percent / 100;
     // gpubench's rule on stderr: a held row's idle time within the timer's floor around a
     // launch is that floor (a one-kernel body), not time between work items.
-    if (launch_held && gpu_ns - busy_ns <= kBusyHeldIdleFloorSeconds * 1e9) continue;
+    if (launch_held && gpu_ns - busy_ns <= detail::kBusyHeldIdleFloorSeconds * 1e9) continue;
     if (listed == kMaxBusyListed) {
       more.push_back(record.name + " (" + FormatPercent(percent) + ")");
       continue;
@@ -252,14 +252,14 @@ std::vector<std::string> GpuBusyWarnings(const BenchmarkFile& run) {
           "between the body's GPU work items (launch latency and dependencies between short "
           "kernels)";
     } else if (calls && calls->malformed) {
-      text += "its host calls could not be read (" + std::string(kHostCallsKey) +
+      text += "its host calls could not be read (" + std::string(context_key::kHostCalls) +
               " is malformed, see its warning)";
     } else if (calls && !calls->calls.empty()) {
       text += "per iteration the loop calls " + DescribeHostCalls(calls->calls);
     } else if (!host_calls.recorded) {
       text += "the host calls were not recorded (profile_process=same or an older gpubench)";
     } else if (!host_calls.problems.empty()) {
-      text += "its host calls were not found (" + std::string(kHostCallsKey) +
+      text += "its host calls were not found (" + std::string(context_key::kHostCalls) +
               " is malformed, see its warning)";
     } else {
       // gpubench's words on stderr for the same case.
@@ -269,7 +269,7 @@ std::vector<std::string> GpuBusyWarnings(const BenchmarkFile& run) {
     ++listed;
   }
   if (!more.empty()) {
-    std::string text = "GPU busy below " + Printf("%.0f%%", kBusyWarnBelowPercent) +
+    std::string text = "GPU busy below " + Printf("%.0f%%", detail::kBusyWarnBelowPercent) +
                        " of the GPU time in " + std::to_string(more.size()) +
                        " more benchmark(s): ";
     for (std::size_t i = 0; i < more.size() && i < kMaxBusyListed; ++i) {

@@ -9,13 +9,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "gpubench/counters.hpp"
+#include "common/busy_text.hpp"
+#include "schema/context_keys.hpp"
 #include "tools/load/model.hpp"
 
 namespace gpubench::tools {
-
-inline constexpr std::string_view kHostCallsKey = "gpubench_host_calls";
-inline constexpr std::string_view kGpuBusyKey = "gpubench_gpu_busy";
 
 /// One runtime API call of the loop body: how often per iteration and the host time per
 /// iteration spent in it.

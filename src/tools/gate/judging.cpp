@@ -1,10 +1,12 @@
 // Judging one benchmark: missing, new or failed on either side, or compared metric by metric
 // (MetricJudge) into the benchmark's worst verdict; and its part of the summary's counts.
 #include "tools/gate/judging.hpp"
-#include <gpubench/counters.hpp>
 
 #include <optional>
 #include <string_view>
+
+#include "schema/counter_table.hpp"
+#include "tools/gate/gate_tuning.hpp"
 
 namespace gpubench::tools::gate {
 namespace {

@@ -1,16 +1,18 @@
 // The verdict of one metric: its threshold (the vocabulary's minimum raised by the noise and the
 // floors, --threshold as given, or a history's prediction bound), the test, and the notes.
 #include "tools/gate/metric_judge.hpp"
-#include <gpubench/counters.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "schema/context_keys.hpp"
+#include "schema/counter_table.hpp"
 #include "tools/base/mann_whitney.hpp"
 #include "tools/base/student_t.hpp"
 #include "tools/base/text.hpp"
 #include "tools/gate/comparison_statistics.hpp"
+#include "tools/gate/gate_tuning.hpp"
 #include "tools/gate/suite_statistics.hpp"
 
 namespace gpubench::tools::gate {
@@ -57,7 +59,7 @@ MetricJudge::MetricJudge(const BenchmarkFile& baseline, const BenchmarkFile& con
     : baseline_(baseline), contender_(contender), options_(options), history_alpha_(history_alpha) {
   // Units and directions the files declare for counters the vocabulary does not know.
   for (const BenchmarkFile* file : {&contender, &baseline}) {
-    if (const std::string* units = file->ContextValue(kCounterUnitsKey)) {
+    if (const std::string* units = file->ContextValue(context_key::kCounterUnits)) {
       for (auto& [name, counter] : ParseCounterUnits(*units)) declared_[name] = counter;
     }
   }

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "schema/context_keys.hpp"
+
 namespace gpubench::tools {
 namespace {
 
@@ -17,16 +19,17 @@ Direction FromBetter(Better better) {
 MetricPolicy VocabularyPolicy(std::string_view metric, const DeclaredCounters& declared) {
   MetricPolicy policy;
   if (const CounterInfo* known = FindCounter(metric)) {
+    const GateRule rule = GateRuleOf(known->name);
     policy.direction = FromBetter(known->better);
-    policy.gating = known->gating;
+    policy.gating = rule.gating;
     policy.unit = std::string(known->unit);
-    policy.floor = known->floor;
+    policy.floor = rule.floor;
     // A counter measured once per run has one value in all repetitions: nothing to test.
-    policy.statistical = known->gating != Gating::kBytes && known->gating != Gating::kFlag &&
+    policy.statistical = rule.gating != Gating::kBytes && rule.gating != Gating::kFlag &&
                          known->measured == Measured::kPerRepetition;
-    if (known->gating == Gating::kTime || known->gating == Gating::kRate ||
-        known->gating == Gating::kBytes) {
-      policy.threshold_percent = known->min_threshold_percent;
+    if (rule.gating == Gating::kTime || rule.gating == Gating::kRate ||
+        rule.gating == Gating::kBytes) {
+      policy.threshold_percent = rule.min_threshold_percent;
     }
     policy.rule = "vocabulary";
     return policy;
@@ -34,7 +37,7 @@ MetricPolicy VocabularyPolicy(std::string_view metric, const DeclaredCounters& d
   if (const DeclaredCounter* counter = FindDeclared(declared, metric)) {
     policy.direction = counter->direction;
     policy.unit = counter->unit;
-    policy.rule = "gpubench_counter_units";
+    policy.rule = context_key::kCounterUnits;
     return policy;
   }
   policy.rule = "unknown counter";

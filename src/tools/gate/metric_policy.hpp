@@ -1,7 +1,7 @@
 // Which way each metric should move, and whether and how tightly it is gated. The defaults come
-// from gpubench's counter vocabulary (include/gpubench/counters.hpp); a file's
-// gpubench_counter_units context entry names the units and directions of the counters the
-// vocabulary does not know (metrics added by name).
+// from gpubench's counter vocabulary (schema/counter_table.hpp; the gate's rules:
+// tools/gate/gate_tuning.hpp); a file's gpubench_counter_units context entry names the units and
+// directions of the counters the vocabulary does not know (metrics added by name).
 #pragma once
 
 #include <map>
@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "common/status.hpp"
-#include "gpubench/counters.hpp"
+#include "schema/counter_table.hpp"
+#include "tools/gate/gate_tuning.hpp"
 
 namespace gpubench::tools {
 

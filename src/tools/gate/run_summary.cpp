@@ -8,6 +8,9 @@
 #include <utility>
 
 #include "gpubench/counters.hpp"
+#include "schema/context_keys.hpp"
+#include "schema/counter_table.hpp"
+#include "tools/gate/gate_tuning.hpp"
 #include "tools/load/loader.hpp"
 
 namespace gpubench::tools {
@@ -118,7 +121,7 @@ std::optional<double> ContextNumber(const BenchmarkFile& file, std::string_view 
 MetricDescription DescribeMetric(std::string_view metric, const BenchmarkFile& file,
                                  const PolicyOverrides& overrides) {
   DeclaredCounters declared;
-  if (const std::string* units = file.ContextValue(kCounterUnitsKey)) {
+  if (const std::string* units = file.ContextValue(context_key::kCounterUnits)) {
     declared = ParseCounterUnits(*units);
   }
   const MetricPolicy policy = ResolveMetricPolicy(metric, overrides, declared);
@@ -127,8 +130,8 @@ MetricDescription DescribeMetric(std::string_view metric, const BenchmarkFile& f
   description.unit = policy.unit;
   description.direction = policy.direction;
   const CounterInfo* known = FindCounter(metric);
-  description.gated =
-      known && known->gating != Gating::kReportOnly && known->gating != Gating::kFlag;
+  const Gating gating = known ? GateRuleOf(known->name).gating : Gating::kReportOnly;
+  description.gated = gating != Gating::kReportOnly && gating != Gating::kFlag;
   description.known = known != nullptr || FindDeclared(declared, metric) != nullptr;
   return description;
 }
@@ -138,8 +141,8 @@ std::vector<std::string> DefaultGatedMetrics() {
   for (const CounterInfo& counter : kCounters) {
     // dram_bandwidth is reported, not gated (its inputs are), but dashboards and the report
     // show it as before.
-    if ((counter.gating != Gating::kReportOnly && counter.gating != Gating::kFlag &&
-         counter.name.back() != '/') ||
+    const Gating gating = GateRuleOf(counter.name).gating;
+    if ((gating != Gating::kReportOnly && gating != Gating::kFlag && counter.name.back() != '/') ||
         counter.name == counter::kDramBandwidth) {
       names.emplace_back(counter.name);
     }

@@ -6,12 +6,12 @@
 #include <string_view>
 #include <utility>
 
-#include "gpubench/counters.hpp"
+#include "schema/context_keys.hpp"
 
 namespace gpubench::tools {
 namespace {
 
-constexpr std::string_view kFingerprintKey = kSettingsFingerprintKey;
+constexpr std::string_view kFingerprintKey = context_key::kSettingsFingerprint;
 
 std::vector<std::string> SplitKeyList(const std::string& list) {
   std::vector<std::string> keys;
@@ -51,7 +51,7 @@ SettingsCheck CheckSettings(const BenchmarkFile& baseline, const BenchmarkFile& 
   std::vector<std::string> keys;
   std::set<std::string> seen;
   for (const BenchmarkFile* file : {&baseline, &contender}) {
-    if (const std::string* list = file->ContextValue(kFingerprintKeysKey)) {
+    if (const std::string* list = file->ContextValue(context_key::kFingerprintKeys)) {
       for (std::string& key : SplitKeyList(*list)) {
         if (seen.insert(key).second) keys.push_back(std::move(key));
       }
@@ -80,11 +80,13 @@ std::vector<ValueDifference> DeviceDifferences(const BenchmarkFile& baseline,
   std::set<std::string> keys;
   for (const BenchmarkFile* file : {&baseline, &contender}) {
     for (const auto& [key, value] : file->context) {
-      if (key.rfind("gpu_", 0) == 0 || key.rfind("cuda_", 0) == 0) keys.insert(key);
+      if (key.rfind(context_key::kGpuPrefix, 0) == 0 || key.rfind(context_key::kCudaPrefix, 0) == 0)
+        keys.insert(key);
     }
   }
   std::vector<ValueDifference> differences;
-  for (const std::string& key : {std::string("gpu_name"), std::string("cuda_driver_version")}) {
+  for (const std::string& key :
+       {std::string(context_key::kGpuName), std::string(context_key::kCudaDriverVersion)}) {
     auto base_value = OptionalValue(baseline, key);
     auto cont_value = OptionalValue(contender, key);
     if (base_value != cont_value) differences.push_back({key, base_value, cont_value, true});

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "gpubench/counters.hpp"
+#include "tools/gate/gate_tuning.hpp"
 
 namespace gpubench::tools {
 

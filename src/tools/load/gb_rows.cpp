@@ -1,8 +1,9 @@
 #include "tools/load/gb_rows.hpp"
 
 #include <cstdio>
-#include <gpubench/counters.hpp>
 #include <limits>
+
+#include "schema/counter_table.hpp"
 
 namespace gpubench::tools::rows {
 

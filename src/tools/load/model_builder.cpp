@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <gpubench/counters.hpp>
 #include <utility>
+
+#include "schema/counter_table.hpp"
 
 namespace gpubench::tools {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/format.hpp"
-#include "gpubench/counters.hpp"
+#include "schema/counter_table.hpp"
 #include "tools/base/text.hpp"
 #include "tools/gate/run_summary.hpp"
 #include "tools/report/html_report.hpp"

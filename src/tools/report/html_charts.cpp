@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <gpubench/counters.hpp>
+#include "schema/counter_table.hpp"
 #include "tools/base/text.hpp"
 #include "tools/report/html_cells.hpp"
 #include "tools/report/html_report.hpp"

@@ -7,7 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "gpubench/counters.hpp"
+#include "schema/context_keys.hpp"
+#include "schema/counter_table.hpp"
 #include "tools/base/text.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/gate/host_calls.hpp"
@@ -39,22 +40,22 @@ std::string ClockText(const BenchmarkFile& run) {
     const double clock = MedianOf(record, counter::kSmClockMhz);
     if (std::isfinite(clock)) clocks.push_back(clock);
   }
-  const std::string rated = ContextOr(run, "gpu_sm_clock_rated_mhz", "unknown");
+  const std::string rated = ContextOr(run, context_key::kGpuSmClockRatedMhz, "unknown");
   if (clocks.empty()) return "rated " + rated + " MHz; actual not measured";
   const auto [low, high] = std::minmax_element(clocks.begin(), clocks.end());
   std::string text = "rated " + rated + " MHz; actual " + Printf("%.0f", Median(clocks)) +
                      " MHz (median of the benchmarks' medians; " + Printf("%.0f", *low) + " - " +
                      Printf("%.0f", *high) + " MHz)";
-  if (const auto rated_number = ContextNumber(run, "gpu_sm_clock_rated_mhz")) {
+  if (const auto rated_number = ContextNumber(run, context_key::kGpuSmClockRatedMhz)) {
     text += ", " + Printf("%.1f%%", Median(clocks) / *rated_number * 100) + " of rated";
   }
   return text;
 }
 
 std::string Versions(const BenchmarkFile& file) {
-  return "driver " + ContextOr(file, "cuda_driver_version", "?") + ", runtime " +
-         ContextOr(file, "cuda_runtime_version", "?") + ", CUPTI API " +
-         ContextOr(file, "cuda_cupti_api_version", "?");
+  return "driver " + ContextOr(file, context_key::kCudaDriverVersion, "?") + ", runtime " +
+         ContextOr(file, context_key::kCudaRuntimeVersion, "?") + ", CUPTI API " +
+         ContextOr(file, context_key::kCudaCuptiApiVersion, "?");
 }
 
 // What the run's rows cost in wall time (their wall_* counters, gpubench >= method version 4):
@@ -84,9 +85,9 @@ std::string CostCard(const BenchmarkFile& run) {
     costs.push_back({record.name, wall});
   }
   std::vector<Row> rows;
-  const std::string* rule = run.ContextValue("gpubench_stopping_rule");
+  const std::string* rule = run.ContextValue(context_key::kStoppingRule);
   rows.push_back({"stopping rule", rule != nullptr ? *rule : std::string("GB's (not recorded)")});
-  if (const std::string* note = run.ContextValue("gpubench_stopping_note")) {
+  if (const std::string* note = run.ContextValue(context_key::kStoppingNote)) {
     rows.push_back({"why", *note});
   }
   std::vector<const BenchmarkRecord*> records;
@@ -134,51 +135,51 @@ std::string Header(const ReportInputs& inputs) {
           HtmlEscape(ContextOr(run, "host_name", "unknown host")) + "</p></header>\n";
   html += CutOffBanners(inputs);
 
-  const std::optional<double> peak =
-      ContextNumber(run, "gpu_dram_bandwidth_theoretical_bytes_per_second");
+  const std::optional<double> peak = ContextNumber(run, context_key::kGpuDramBandwidthTheoretical);
   std::vector<Row> device = {
-      {"GPU", ContextOr(run, "gpu_name", "unknown") + " (compute capability " +
-                  ContextOr(run, "gpu_compute_capability", "?") + ", " +
-                  ContextOr(run, "gpu_sm_count", "?") + " SMs, ECC " +
-                  ContextOr(run, "gpu_ecc", "?") + ")"},
+      {"GPU", ContextOr(run, context_key::kGpuName, "unknown") + " (compute capability " +
+                  ContextOr(run, context_key::kGpuComputeCapability, "?") + ", " +
+                  ContextOr(run, context_key::kGpuSmCount, "?") + " SMs, ECC " +
+                  ContextOr(run, context_key::kGpuEcc, "?") + ")"},
       {"CUDA", Versions(run)},
       {"SM clock", ClockText(run)},
       {"DRAM", "theoretical peak " + (peak ? FormatBandwidth(*peak) : std::string("unknown")) +
-                   " (" + ContextOr(run, "gpu_memory_bus_width_bits", "?") + "-bit bus, " +
-                   ContextOr(run, "gpu_memory_clock_rated_mhz", "?") + " MHz rated)"},
-      {"L2", FormatBytes(ContextNumber(run, "gpu_l2_bytes").value_or(NAN))},
+                   " (" + ContextOr(run, context_key::kGpuMemoryBusWidthBits, "?") + "-bit bus, " +
+                   ContextOr(run, context_key::kGpuMemoryClockRatedMhz, "?") + " MHz rated)"},
+      {"L2", FormatBytes(ContextNumber(run, context_key::kGpuL2Bytes).value_or(NAN))},
   };
   if (inputs.baseline) {
-    device.push_back({"Baseline GPU", ContextOr(*inputs.baseline, "gpu_name", "unknown") + ", " +
-                                          Versions(*inputs.baseline)});
+    device.push_back(
+        {"Baseline GPU", ContextOr(*inputs.baseline, context_key::kGpuName, "unknown") + ", " +
+                             Versions(*inputs.baseline)});
   }
   std::vector<Row> settings = {
-      {"gpubench", ContextOr(run, "gpubench_version", "?") + " (method version " +
-                       ContextOr(run, "gpubench_method_version", "?") + ")"},
-      {"timer", ContextOr(run, "gpubench_timer", "?")},
-      {"cache", ContextOr(run, "gpubench_cache", "?") + " (" +
-                    ContextOr(run, "gpubench_flush_method", "?") + ")"},
-      {"clock control", ContextOr(run, "gpubench_clock_control", "?")},
+      {"gpubench", ContextOr(run, context_key::kVersion, "?") + " (method version " +
+                       ContextOr(run, context_key::kMethodVersion, "?") + ")"},
+      {"timer", ContextOr(run, context_key::kTimer, "?")},
+      {"cache", ContextOr(run, context_key::kCache, "?") + " (" +
+                    ContextOr(run, context_key::kFlushMethod, "?") + ")"},
+      {"clock control", ContextOr(run, context_key::kClockControl, "?")},
       {"profiling",
-       ContextOr(run, "gpubench_profiling", "?") + "; " +
-           ContextOr(run, "gpubench_profile_iterations", "?") +
-           " profiled iterations; profile_runs=" + ContextOr(run, "gpubench_profile_runs", "?")},
-      {"metrics", ContextOr(run, "gpubench_metrics", "?")},
-      {"settings fingerprint", ContextOr(run, kSettingsFingerprintKey, "none")},
+       ContextOr(run, context_key::kProfiling, "?") + "; " +
+           ContextOr(run, context_key::kProfileIterations, "?") +
+           " profiled iterations; profile_runs=" + ContextOr(run, context_key::kProfileRuns, "?")},
+      {"metrics", ContextOr(run, context_key::kMetrics, "?")},
+      {"settings fingerprint", ContextOr(run, context_key::kSettingsFingerprint, "none")},
   };
-  if (const std::string* busy = run.ContextValue(kGpuBusyKey)) {
+  if (const std::string* busy = run.ContextValue(context_key::kGpuBusy)) {
     settings.insert(settings.end() - 1, {"GPU busy time", *busy});
   }
   // The GPU's heat: the setting, and how the thermal counters were read (or why there are none).
-  if (const std::string* thermal = run.ContextValue("gpubench_thermal")) {
+  if (const std::string* thermal = run.ContextValue(context_key::kThermal)) {
     settings.insert(settings.end() - 1, {"thermal", *thermal});
   }
-  if (const std::string* read = run.ContextValue("gpubench_gpu_thermal")) {
+  if (const std::string* read = run.ContextValue(context_key::kGpuThermal)) {
     settings.insert(settings.end() - 1, {"GPU temperature, power", *read});
   }
   if (inputs.baseline) {
-    settings.push_back(
-        {"baseline fingerprint", ContextOr(*inputs.baseline, kSettingsFingerprintKey, "none")});
+    settings.push_back({"baseline fingerprint",
+                        ContextOr(*inputs.baseline, context_key::kSettingsFingerprint, "none")});
   }
   html += "<section class=\"cards\"><div class=\"card\"><h2>Device</h2>" + DefinitionTable(device) +
           "</div><div class=\"card\"><h2>gpubench settings</h2>" + DefinitionTable(settings) +

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "schema/context_keys.hpp"
 #include "tools/gate/run_summary.hpp"
 #include "tools/report/html_sections.hpp"
 #include "tools/report/web_assets.hpp"
@@ -40,8 +41,7 @@ std::string HtmlEscape(std::string_view text) {
 
 std::string RenderHtmlReport(const ReportInputs& inputs) {
   const BenchmarkFile& run = *inputs.run;
-  const double peak =
-      ContextNumber(run, "gpu_dram_bandwidth_theoretical_bytes_per_second").value_or(0);
+  const double peak = ContextNumber(run, context_key::kGpuDramBandwidthTheoretical).value_or(0);
   const std::string data = internal::ChartDataJson(inputs, peak);
   std::string html;
   html.reserve(inputs.chart_js.size() + data.size() * 3 + 65536);

@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include <gpubench/counters.hpp>
+#include "schema/counter_table.hpp"
 #include "tools/base/text.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/gate/run_summary.hpp"

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "gpubench/counters.hpp"
+#include "schema/context_keys.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/gate/host_calls.hpp"
 #include "tools/gate/run_summary.hpp"
@@ -52,15 +52,15 @@ void AddFileWarnings(const ReportInputs& inputs, std::vector<Warning>* warnings)
       warnings->push_back({"bad", BaselineCutOffText(cut)});
     }
   }
-  if (ContextOr(run, "gpu_status", "ok") != "ok") {
-    warnings->push_back(
-        {"bad", "GPU unavailable when the run was made: " + ContextOr(run, "gpu_status", "")});
+  if (ContextOr(run, context_key::kGpuStatus, "ok") != "ok") {
+    warnings->push_back({"bad", "GPU unavailable when the run was made: " +
+                                    ContextOr(run, context_key::kGpuStatus, "")});
   }
-  if (ContextOr(run, "gpubench_profiler", "").rfind("unavailable", 0) == 0) {
+  if (ContextOr(run, context_key::kProfiler, "").rfind("unavailable", 0) == 0) {
     warnings->push_back({"warn", "hardware counters were not collected: gpubench_profiler = " +
-                                     ContextOr(run, "gpubench_profiler", "")});
+                                     ContextOr(run, context_key::kProfiler, "")});
   }
-  if (!run.ContextValue(kSettingsFingerprintKey)) {
+  if (!run.ContextValue(context_key::kSettingsFingerprint)) {
     warnings->push_back({"warn", run.path + " has no gpubench settings (not written by gpubench)"});
   }
 }
