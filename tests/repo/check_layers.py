@@ -2,7 +2,7 @@
 """The layer rule of src/ (docs/architecture.md "Layers"): a file includes only its own folder and
 lower layers, never a higher one, and never a sibling tool's folder.
 
-Core, lowest first:  common < config < gpu < measure < frontend
+Core, lowest first:  common < config < gb < gpu < measure < frontend (gb includes only common)
 Tools, lowest first: common < tools/base < tools/load < tools/gate < tools/{compare,export,report}
 The tools may include nothing of the core but common/; the core includes nothing of the tools.
 Public headers (include/gpubench) include no private header. Every private include names its
@@ -16,7 +16,7 @@ import re
 import sys
 import tempfile
 
-CORE = ["common", "config", "gpu", "measure", "frontend"]
+CORE = ["common", "config", "gb", "gpu", "measure", "frontend"]
 TOOLS = ["tools/base", "tools/load", "tools/gate"]
 TOOL_APPS = ["tools/compare", "tools/export", "tools/report"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -35,6 +35,8 @@ def layer_of(relative):
 def allowed(source, target):
     if source == target:
         return True
+    if source == "gb":
+        return target == "common"  # GB's internals see nothing of gpubench but common/
     if source in CORE:
         return target in CORE and CORE.index(target) < CORE.index(source)
     if target == "common":
@@ -96,6 +98,8 @@ def self_test():
         "bare name": ("src/measure/a.cpp", '#include "b.hpp"\n', "src/measure/b.hpp"),
         "public to private": ("include/gpubench/a.hpp", '#include "common/b.hpp"\n',
                               "src/common/b.hpp"),
+        "gb into gpu": ("src/gb/a.cpp", '#include "gpu/b.hpp"\n', "src/gpu/b.hpp"),
+        "gb into config": ("src/gb/a.cpp", '#include "config/b.hpp"\n', "src/config/b.hpp"),
     }
     failures = 0
     for label, (path, text, target) in cases.items():
