@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "common/format.hpp"
-#include "frontend/hooks/gb_compat.hpp"
+#include "gb/gb_internals.hpp"
 #include "gpu/cuda/device_info.hpp"
 #include "gpu/cupti/cupti_attach.hpp"
 #include "kernels.cuh"

@@ -2,7 +2,8 @@
 """The layer rule of src/ (docs/architecture.md "Layers"): a file includes only its own folder and
 lower layers, never a higher one, and never a sibling tool's folder.
 
-Core, lowest first:  schema < common < config < gpu < measure < frontend
+Core, lowest first:  schema < common < config < gb < gpu < measure < frontend (gb includes only
+                     schema and common)
 Tools, lowest first: schema < common < tools/base < tools/load < tools/gate
                      < tools/{compare,export,report}
 schema/ (the vocabulary: counter names, context keys) includes nothing but its own folder. The
@@ -19,7 +20,7 @@ import re
 import sys
 import tempfile
 
-CORE = ["schema", "common", "config", "gpu", "measure", "frontend"]
+CORE = ["schema", "common", "config", "gb", "gpu", "measure", "frontend"]
 TOOLS = ["tools/base", "tools/load", "tools/gate"]
 TOOL_APPS = ["tools/compare", "tools/export", "tools/report"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -38,6 +39,8 @@ def layer_of(relative):
 def allowed(source, target):
     if source == target:
         return True
+    if source == "gb":
+        return target == "common"  # GB's internals see nothing of gpubench but common/
     if source in CORE:
         return target in CORE and CORE.index(target) < CORE.index(source)
     if target in ("schema", "common"):
@@ -100,6 +103,8 @@ def self_test():
         "bare name": ("src/measure/a.cpp", '#include "b.hpp"\n', "src/measure/b.hpp"),
         "public to private": ("include/gpubench/a.hpp", '#include "common/b.hpp"\n',
                               "src/common/b.hpp"),
+        "gb into gpu": ("src/gb/a.cpp", '#include "gpu/b.hpp"\n', "src/gpu/b.hpp"),
+        "gb into config": ("src/gb/a.cpp", '#include "config/b.hpp"\n', "src/config/b.hpp"),
     }
     failures = 0
     for label, (path, text, target) in cases.items():

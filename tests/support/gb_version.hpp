@@ -1,5 +1,5 @@
 // What the GB version the tests are built against offers, found independently of gpubench's own
-// detection (gb_compat.hpp), so that tests select their expectations at compile time.
+// detection (gb/gb_internals.hpp), so that tests select their expectations at compile time.
 #pragma once
 
 #include <benchmark/benchmark.h>

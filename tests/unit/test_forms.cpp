@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "support/fakes.hpp"
-#include "frontend/hooks/gb_compat.hpp"
-#include "support/gb_version.hpp"
+#include "gb/gb_internals.hpp"
 #include "gpu/plan/range_names.hpp"
+#include "support/fakes.hpp"
+#include "support/gb_version.hpp"
 
 namespace gpubench::testing {
 namespace {
@@ -447,7 +447,7 @@ TEST_F(FormsTest, ANameSetLaterIsSeenWhereGbTellsIt) {
   EXPECT_EQ(log_.Count(push), log_.Count("timer_begin"));
 }
 
-// gpubench's detection of State::name() and State::range_size() (gb_compat.hpp), read inside a
+// gpubench's detection of State::name() and State::range_size() (gb_internals.hpp), read inside a
 // running benchmark and checked against the test's own detection.
 std::optional<std::string> g_probed_name;
 std::optional<int> g_probed_range_count;

@@ -21,20 +21,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "config/metric_groups.hpp"
-#include "support/fakes.hpp"
-#include "frontend/hooks/gb_compat.hpp"
 #include "frontend/hooks/gpubench_counts.hpp"
 #include "frontend/hooks/paused_rows.hpp"
 #include "frontend/hooks/self_timed_rows.hpp"
 #include "frontend/setup/context.hpp"
 #include "frontend/setup/devices.hpp"
+#include "gb/gb_internals.hpp"
+#include "support/fakes.hpp"
 
-#include "support/gb_version.hpp"
 #include "measure/call/abort_note.hpp"
 #include "measure/call/instance.hpp"
 #include "measure/checks/paused_timing.hpp"
 #include "measure/profiling/busy_phase.hpp"
 #include "measure/publish/profile_log.hpp"
+#include "support/gb_version.hpp"
 
 namespace gpubench::testing {
 namespace {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gb/gb_internals.hpp"
 #include "gpubench/main.hpp"
 #include "measure/process/process_state.hpp"
 #include "measure/sampling/trial_runs.hpp"

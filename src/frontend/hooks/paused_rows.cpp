@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "common/format.hpp"
-#include "frontend/hooks/gb_compat.hpp"
+#include "gb/gb_internals.hpp"
 #include "gpu/plan/range_names.hpp"
 #include "measure/checks/paused_timing.hpp"
 
@@ -13,10 +13,6 @@ namespace gpubench::detail {
 namespace {
 
 using Run = benchmark::BenchmarkReporter::Run;
-
-bool MeasuresProcessTime(const Run& run) {
-  return run.run_name.time_type.find("process_time") != std::string::npos;
-}
 
 std::string Ms(double seconds) { return FormatValue(seconds, CounterUnit::kSeconds); }
 
@@ -62,8 +58,8 @@ void MarkInstance(const std::string& instance, const std::vector<Run*>& rows,
     const std::optional<RowAgainstReading> pair =
         MatchReading(*run, readings, run->cpu_accumulated_time);
     if (!pair) continue;
-    const bool paused = judge(pair->gpubench, pair->gb, MeasuresProcessTime(*run));
-    if (run->run_type == Run::RT_Iteration) {
+    const bool paused = judge(pair->gpubench, pair->gb, IsProcessTime(*run));
+    if (IsIteration(*run)) {
       if (paused) run->counters["timing_paused"] = 1;
     } else {
       aggregates_paused = paused;
@@ -71,7 +67,7 @@ void MarkInstance(const std::string& instance, const std::vector<Run*>& rows,
   }
   if (aggregates_paused) {
     for (Run* run : rows) {
-      if (run->run_type == Run::RT_Aggregate) run->counters["timing_paused"] = 1;
+      if (IsAggregate(*run)) run->counters["timing_paused"] = 1;
     }
   }
   if (worst != PausedTiming::kConsistent) {
@@ -81,28 +77,17 @@ void MarkInstance(const std::string& instance, const std::vector<Run*>& rows,
 
 }  // namespace
 
-std::string InstanceNameOfRun(const Run& run) {
-  std::string name = run.run_name.function_name;
-  std::istringstream args(run.run_name.args);
-  for (std::string arg; std::getline(args, arg, '/');) {
-    if (arg.empty()) continue;
-    const size_t colon = arg.find(':');  // a named argument, "n:1024"
-    name += "/" + (colon == std::string::npos ? arg : arg.substr(colon + 1));
-  }
-  return name;
-}
-
 std::optional<RowAgainstReading> MatchReading(const Run& run,
                                               const CallReadings::Repetitions& readings,
                                               double gb_accumulated) {
-  if (run.run_type == Run::RT_Iteration) {
-    const auto index = static_cast<size_t>(run.repetition_index);
+  if (IsIteration(run)) {
+    const auto index = static_cast<size_t>(RepetitionIndex(run));
     if (run.iterations != readings.iterations || index >= readings.seconds.size()) {
       return std::nullopt;
     }
     return RowAgainstReading{readings.seconds[index], gb_accumulated};
   }
-  if (run.aggregate_name != "mean" || run.iterations <= 0 || readings.seconds.empty()) {
+  if (!IsMean(run) || run.iterations <= 0 || readings.seconds.empty()) {
     return std::nullopt;
   }
   const double gpubench_mean =

@@ -8,13 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "gb/gb_internals.hpp"
 #include "measure/process/process_state.hpp"
 
 namespace gpubench::detail {
-
-/// The instance name gpubench's loop gave the row's call ("BM_Copy/1048576"): GB's family name
-/// and arguments, without argument names, time type or repetition count.
-std::string InstanceNameOfRun(const benchmark::BenchmarkReporter::Run& run);
 
 /// The rows that ran and are GPU-timed (they carry sm_clock_mhz), by the instance name of their
 /// call (with the device tag of a --gpubench_devices child), in order.

@@ -1,7 +1,7 @@
 #include <benchmark/benchmark.h>
 
-#include "frontend/hooks/gb_compat.hpp"
 #include "frontend/hooks/gpubench_counts.hpp"
+#include "gb/gb_internals.hpp"
 #include "gpubench/fixture.hpp"
 #include "gpubench/registration.hpp"
 #include "measure/call/instance.hpp"
@@ -27,53 +27,6 @@ namespace {
 
 thread_local CurrentInstance current_instance;
 
-// ArgsCnt() is protected before GB 1.9 and public after; a pointer to member formed inside a
-// derived class reads it on any benchmark object in both.
-struct ArgsCountReader : BenchmarkHandle {
-  static int Read(const BenchmarkHandle& benchmark) {
-    return (benchmark.*(&ArgsCountReader::ArgsCnt))();
-  }
-};
-
-// GB 1.9 takes ownership through std::unique_ptr, earlier versions through a raw pointer.
-template <class B>
-auto RegisterOwned(B* benchmark, int)
-    -> decltype(benchmark::internal::RegisterBenchmarkInternal(std::unique_ptr<B>(benchmark))) {
-  return benchmark::internal::RegisterBenchmarkInternal(std::unique_ptr<B>(benchmark));
-}
-template <class B>
-auto RegisterOwned(B* benchmark, long)
-    -> decltype(benchmark::internal::RegisterBenchmarkInternal(benchmark)) {
-  return benchmark::internal::RegisterBenchmarkInternal(benchmark);
-}
-
-// GB applies a benchmark's own ->MinTime() in place of --benchmark_min_time, and keeps it in a
-// private member (double min_time_, 0 when unset) in every version from 1.7 to main, with no
-// getter. C++ does not check access for names in an explicit instantiation, so the
-// instantiation below hands out a pointer to that member; a GB that renamed the member would
-// fail to compile here rather than be misread.
-struct MinTimeMember {
-  using type = double BenchmarkHandle::*;
-  friend type Pointer(MinTimeMember);
-};
-template <class Tag, typename Tag::type kMember>
-struct ExposeMember {
-  friend typename Tag::type Pointer(Tag) { return kMember; }
-};
-template struct ExposeMember<MinTimeMember, &BenchmarkHandle::min_time_>;
-
-// The same for the family's count (->Iterations(n), 0 when unset) and its name (after ->Name()).
-struct IterationsMember {
-  using type = benchmark::IterationCount BenchmarkHandle::*;
-  friend type Pointer(IterationsMember);
-};
-template struct ExposeMember<IterationsMember, &BenchmarkHandle::iterations_>;
-struct NameMember {
-  using type = std::string BenchmarkHandle::*;
-  friend type Pointer(NameMember);
-};
-template struct ExposeMember<NameMember, &BenchmarkHandle::name_>;
-
 // The families registered through gpubench, and those whose count gpubench set. GB owns the
 // families: a function family is watched through its RegisteredFamily (which GB's copy of the
 // lambda keeps alive), a fixture removes itself when GB destroys it.
@@ -89,19 +42,20 @@ Families& GpubenchFamilies() {
   return *families;
 }
 
-const std::string& CountNamePart() {
-  static const std::string part = "iterations:" + std::to_string(kGpubenchIterations);
+// The name part GB gives the families whose count gpubench set: "iterations:2".
+const std::string& GpubenchCountPart() {
+  static const std::string part = CountNamePart(kGpubenchIterations);
   return part;
 }
 
 }  // namespace
 
 bool TakeOverCount(BenchmarkHandle* family) {
-  if (family->*Pointer(IterationsMember()) != 0 || OwnMinTimeSeconds(*family) != 0) return false;
+  if (OwnIterations(*family) != 0 || OwnMinTimeSeconds(*family) != 0) return false;
   family->Iterations(kGpubenchIterations);
   Families& families = GpubenchFamilies();
   families.counted.insert(family);
-  families.counted_names.insert(family->*Pointer(NameMember()));
+  families.counted_names.insert(FamilyName(*family));
   return true;
 }
 
@@ -123,36 +77,11 @@ bool CountSetByGpubench(const std::string& function_name) {
 
 void RestoreRunNames(std::vector<benchmark::BenchmarkReporter::Run>* runs) {
   if (GpubenchFamilies().counted_names.empty()) return;
-  for (auto& run : *runs) {
-    if (run.run_name.iterations == CountNamePart() &&
-        CountSetByGpubench(run.run_name.function_name)) {
-      run.run_name.iterations.clear();
-    }
-  }
+  RestoreCountedNames(runs, GpubenchCountPart(), CountSetByGpubench);
 }
 
 std::string WidenFilterForCounts(const std::string& filter) {
-  const std::string optional = "(" + CountNamePart() + "/)?";
-  std::string out;
-  for (size_t i = 0; i < filter.size();) {
-    bool widened = false;
-    for (const char* follows : {"manual_time", "repeats:"}) {
-      const size_t length = std::char_traits<char>::length(follows);
-      if (filter.compare(i, length, follows) == 0) {
-        out += optional;
-        out.append(filter, i, length);
-        i += length;
-        widened = true;
-        break;
-      }
-    }
-    if (!widened) out += filter[i++];
-  }
-  return out;
-}
-
-double OwnMinTimeSeconds(const BenchmarkHandle& benchmark) {
-  return benchmark.*Pointer(MinTimeMember());
+  return WidenFilterForCount(filter, GpubenchCountPart());
 }
 
 const CurrentInstance& GetCurrentInstance() { return current_instance; }
@@ -209,11 +138,11 @@ InstanceScope::InstanceScope(const std::string* registered, const BenchmarkHandl
   if (!gb_name && registered == nullptr) return;
   family_ = gb_name ? *gb_name : *registered;
   current_instance.family = &family_;
-  current_instance.args_count = ArgsCountReader::Read(benchmark);
+  current_instance.args_count = ArgsCount(benchmark);
   current_instance.own_min_time_seconds = OwnMinTimeSeconds(benchmark);
   current_instance.gpubench_stops = GpubenchFamilies().counted.count(&benchmark) != 0;
   current_instance.own_iterations =
-      !current_instance.gpubench_stops && benchmark.*Pointer(IterationsMember()) != 0;
+      !current_instance.gpubench_stops && OwnIterations(benchmark) != 0;
   current_instance.call_start = std::chrono::steady_clock::now();
 }
 
@@ -293,7 +222,7 @@ void SkipForException(benchmark::State& state) noexcept {
 }
 
 BenchmarkHandle* RegisterFixtureInstance(Fixture* fixture) {
-  BenchmarkHandle* registered = RegisterOwned(fixture, 0);
+  BenchmarkHandle* registered = RegisterOwned(fixture);
   registered->UseManualTime();
   return registered;
 }

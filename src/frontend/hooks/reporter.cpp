@@ -6,10 +6,10 @@
 
 #include "common/format.hpp"
 #include "config/settings_table.hpp"
-#include "frontend/hooks/gb_compat.hpp"
 #include "frontend/hooks/gpubench_counts.hpp"
 #include "frontend/hooks/self_timed_rows.hpp"
 #include "frontend/setup/context.hpp"
+#include "gb/gb_internals.hpp"
 #include "gpubench/version.hpp"
 #include "measure/process/process_state.hpp"
 

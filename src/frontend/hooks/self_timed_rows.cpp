@@ -6,8 +6,8 @@
 
 #include "common/format.hpp"
 #include "frontend/hooks/aggregate_codes.hpp"
-#include "frontend/hooks/gb_compat.hpp"
 #include "frontend/hooks/paused_rows.hpp"
+#include "gb/gb_internals.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -62,18 +62,18 @@ void CheckInstance(const std::string& instance, const std::vector<Run*>& rows,
   for (Run* run : rows) {
     // GB sums the threads' manual times; a row the user switched to ->UseRealTime() reports
     // wall time, which GB's manual time is not.
-    if (run->threads > 1 || run->run_name.time_type.find("manual_time") == std::string::npos) {
+    if (run->threads > 1 || !IsManualTime(*run)) {
       continue;
     }
     const std::optional<RowAgainstReading> pair =
         MatchReading(*run, readings, run->real_accumulated_time);
     if (!pair) continue;
     const bool refused = judge(run, pair->gpubench, pair->gb);
-    if (run->run_type == Run::RT_Aggregate) aggregates_refused = refused;
+    if (IsAggregate(*run)) aggregates_refused = refused;
   }
   if (aggregates_refused) {
     for (Run* run : rows) {
-      if (run->run_type == Run::RT_Aggregate && !RunFailed(*run)) {
+      if (IsAggregate(*run) && !RunFailed(*run)) {
         SetRunError(*run, RowMessage(said_gpubench, said_gb));
       }
     }

@@ -4,6 +4,7 @@
 #include "frontend/hooks/gpubench_counts.hpp"
 #include "frontend/hooks/self_timed_rows.hpp"
 #include "frontend/setup/run_self.hpp"
+#include "gb/gb_internals.hpp"
 #include "schema/context_keys.hpp"
 
 #include <cuda_runtime_api.h>
@@ -22,26 +23,16 @@
 namespace gpubench::detail {
 namespace {
 
-// Splits GB's JSON at its "benchmarks" array: the context object and the array's inside.
-Status SplitGbJson(const std::string& text, nlohmann::json* context, std::string* rows) {
-  const std::string marker = "\"benchmarks\": [";
-  const size_t at = text.find(marker);
-  const size_t open = text.find('{');
-  const size_t close = text.rfind(']');
-  if (at == std::string::npos || open == std::string::npos || close == std::string::npos ||
-      close < at) {
-    return Status::InvalidInput("not a JSON file of Google Benchmark's (no \"benchmarks\" array)");
-  }
-  std::string head = text.substr(open + 1, at - open - 1);
-  head.erase(head.find_last_not_of(" \t\r\n,") + 1);
+// Splits GB's JSON at its "benchmarks" array (SplitGbJson): the context object, parsed, and the
+// array's inside.
+Status ParseGbJson(const std::string& text, nlohmann::json* context, std::string* rows) {
+  std::string context_object;
+  GPUBENCH_RETURN_IF_ERROR(SplitGbJson(text, &context_object, rows));
   try {
-    *context = nlohmann::json::parse("{" + head + "}").at("context");
+    *context = nlohmann::json::parse(context_object).at("context");
   } catch (const std::exception& error) {
     return Status::InvalidInput(std::string("its context block does not parse: ") + error.what());
   }
-  *rows = text.substr(at + marker.size(), close - at - marker.size());
-  rows->erase(0, rows->find_first_not_of(" \t\r\n"));
-  rows->erase(rows->find_last_not_of(" \t\r\n") + 1);
   return Status::Ok();
 }
 
@@ -86,7 +77,7 @@ Result<std::string> MergeDeviceResults(const std::vector<std::pair<int, std::str
   for (const auto& [device, text] : files) {
     nlohmann::json child_context;
     std::string child_rows;
-    if (Status status = SplitGbJson(text, &child_context, &child_rows); !status.ok()) {
+    if (Status status = ParseGbJson(text, &child_context, &child_rows); !status.ok()) {
       return Status::InvalidInput("the results of device " + std::to_string(device) + ": " +
                                   status.message());
     }
@@ -107,8 +98,7 @@ Result<std::string> MergeDeviceResults(const std::vector<std::pair<int, std::str
   }
   if (context.is_null()) return Status::InvalidInput("no device produced results");
   context[context_key::kDevices] = devices;
-  std::string merged =
-      "{\n  \"context\": " + context.dump(2) + ",\n  \"benchmarks\": [\n    " + rows + "\n  ]\n}\n";
+  std::string merged = JoinGbJson(context.dump(2), rows);
   return merged;
 }
 
@@ -248,8 +238,7 @@ void ForwardingReporter::ReportRuns(const std::vector<Run>& reports) {
   RestoreRunNames(&marked);
   CheckReportedRows(&marked, ProcessState::Get());  // before the tag: it matches untagged names
   for (Run& run : marked) {
-    std::string& args = run.run_name.args;
-    if (!tag_.empty()) args += (args.empty() ? "" : "/") + tag_;
+    TagRunArgs(&run, tag_);
   }
   inner_->ReportRuns(marked);
   GetOutputStream().flush();

@@ -20,6 +20,7 @@
 #include "frontend/setup/context.hpp"
 #include "frontend/setup/devices.hpp"
 #include "frontend/setup/profiling_run.hpp"
+#include "gb/gb_internals.hpp"
 #include "gpu/cuda/cuda_status.hpp"
 #include "gpubench/reporter.hpp"
 #include "measure/process/process_state.hpp"
@@ -32,23 +33,8 @@ void PrintHelp() {
   std::cout << detail::FlagHelp();
 }
 
-// GB's own flag value (last occurrence wins, then BENCHMARK_<NAME>), read before GB parses.
-std::string GoogleBenchmarkFlag(int argc, char** argv, const std::string& name) {
-  std::string value;
-  const std::string prefix = "--benchmark_" + name + "=";
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) value = argv[i] + prefix.size();
-  }
-  if (value.empty()) {
-    std::string env = "BENCHMARK_" + name;
-    for (auto& c : env) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (const char* from_env = std::getenv(env.c_str())) value = from_env;
-  }
-  return value;
-}
-
 bool UseColor(int argc, char** argv) {
-  const std::string flag = GoogleBenchmarkFlag(argc, argv, "color");
+  const std::string flag = detail::GbFlagValue(argc, argv, "color");
   if (flag == "false" || flag == "no" || flag == "0") return false;
   if (flag == "true" || flag == "yes" || flag == "1") return true;
   const char* term = detail::TerminalVariable();
@@ -77,7 +63,7 @@ void PrintRunCost() {
 // line; otherwise GB's rule stays, and the note says why (context gpubench_stopping_note).
 void ChooseStopping(int argc, char** argv, Settings* settings) {
   if (settings->stopping != Stopping::kPrecision) return;
-  const std::string min_time = GoogleBenchmarkFlag(argc, argv, "min_time");
+  const std::string min_time = detail::GbFlagValue(argc, argv, "min_time");
   if (!min_time.empty()) {
     settings->stopping = Stopping::kGb;
     settings->stopping_note = "GB's rule: --benchmark_min_time=" + min_time +
@@ -197,9 +183,9 @@ std::optional<InitResult> ChooseDevices(const detail::CommandLine& command_line,
   }
   const std::vector<int> devices = detail::ResolveDevices(command_line);
   if (devices.size() > 1) {
-    const detail::GbOutput output{GoogleBenchmarkFlag(argc, argv, "format"),
-                                  GoogleBenchmarkFlag(argc, argv, "out"),
-                                  GoogleBenchmarkFlag(argc, argv, "out_format")};
+    const detail::GbOutput output{detail::GbFlagValue(argc, argv, "format"),
+                                  detail::GbFlagValue(argc, argv, "out"),
+                                  detail::GbFlagValue(argc, argv, "out_format")};
     return InitResult{
         false, detail::RunOnEachDevice(args, devices, output, command_line.settings.device_order)};
   }
@@ -334,7 +320,7 @@ InitResult Initialize(int* argc, char** argv) {
   // Before this process creates its context too: the child's NVML checks see no parent there.
   // Nothing is measured for a listing or for --help (GB prints it in benchmark::Initialize).
   std::optional<detail::ProfilingChildResult> child;
-  const bool nothing_runs = IsTrue(GoogleBenchmarkFlag(*argc, argv, "list_tests")) ||
+  const bool nothing_runs = IsTrue(detail::GbFlagValue(*argc, argv, "list_tests")) ||
                             std::find(args.begin() + 1, args.end(), "--help") != args.end();
   if (ProfileInChild(settings, facts, command_line, nothing_runs)) {
     const auto child_start = std::chrono::steady_clock::now();
@@ -376,7 +362,7 @@ InitResult Initialize(int* argc, char** argv) {
   process.harness.Configure(settings, facts);
   // Read before benchmark::Initialize removes GB's flags from argv.
   process.policy.SetTrialRunDetector(detail::TrialRunDetector(
-      detail::MinTimeSeconds(GoogleBenchmarkFlag(*argc, argv, "min_time"))));
+      detail::MinTimeSeconds(detail::GbFlagValue(*argc, argv, "min_time"))));
   static const bool at_exit_registered = std::atexit(CheckLastCallAtExit) == 0;
   (void)at_exit_registered;
   if (std::optional<InitResult> done = SetUpProfiling(child)) return *done;
@@ -390,9 +376,9 @@ int Main(int argc, char** argv) {
   InitResult init = Initialize(&argc, argv);
   if (!init.run_benchmarks) return init.exit_code;
   // Read before benchmark::Initialize, which removes GB's flags from argv.
-  const std::string format = GoogleBenchmarkFlag(argc, argv, "format");
-  const std::string out = GoogleBenchmarkFlag(argc, argv, "out");
-  const std::string out_format = GoogleBenchmarkFlag(argc, argv, "out_format");
+  const std::string format = detail::GbFlagValue(argc, argv, "format");
+  const std::string out = detail::GbFlagValue(argc, argv, "out");
+  const std::string out_format = detail::GbFlagValue(argc, argv, "out_format");
   const bool color = UseColor(argc, argv);
   benchmark::Initialize(&argc, argv, PrintHelp);
   if (argc > 1) {

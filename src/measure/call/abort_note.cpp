@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "gb/gb_internals.hpp"
+
 namespace gpubench::detail {
 namespace {
 
@@ -42,12 +44,12 @@ void NoteUntimedBody(const char* phase, const std::string& instance) {
   std::snprintf(note, sizeof(note),
                 "gpubench: the process aborted in the %s body of %s, which gpubench runs outside "
                 "Google Benchmark's timed iterations. If GB reported a failed check of "
-                "'started_ && !finished_' above, the body calls state.PauseTiming() or "
+                "'%s' above, the body calls state.PauseTiming() or "
                 "state.ResumeTiming(): GB allows them only inside its timed iterations, and under "
                 "manual time they would not take GPU work out of the GPU time anyway. Put the "
                 "work that must stay untimed in a gpubench::UntimedScope (docs/user_guide.md "
                 "\"Benchmarks that synchronise\")\n",
-                phase, instance.c_str());
+                phase, instance.c_str(), kGbPauseCheckText);
   armed.store(true);
 }
 

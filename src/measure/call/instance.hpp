@@ -22,10 +22,6 @@ struct CurrentInstance {
   std::chrono::steady_clock::time_point call_start;  ///< as GB called the benchmark function
 };
 
-/// The benchmark's own ->MinTime() in seconds, 0 when it has none: GB applies it in place of
-/// --benchmark_min_time.
-double OwnMinTimeSeconds(const BenchmarkHandle& benchmark);
-
 /// The instance running on this thread (set by InstanceScope).
 const CurrentInstance& GetCurrentInstance();
 

@@ -1,5 +1,7 @@
 #include "measure/sampling/trial_runs.hpp"
 
+#include "gb/gb_internals.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -7,28 +9,11 @@
 namespace gpubench::detail {
 namespace {
 
-// GB reports a call that reached this many iterations whatever its time (kMaxIterations).
-constexpr int64_t kGoogleBenchmarkMaxIterations = 1000000000;
-
 // GB sums the same per-iteration times in its own order; a relative margin keeps a call whose
 // time equals min_time up to rounding on the "reported" side.
 constexpr double kRoundingMargin = 1e-9;
 
 }  // namespace
-
-std::optional<double> MinTimeSeconds(const std::string& flag_value) {
-  if (flag_value.empty()) return kDefaultMinTimeSeconds;
-  std::string number = flag_value;
-  if (number.back() == 'x') return std::nullopt;  // an iteration count: every call is reported
-  if (number.back() == 's') number.pop_back();
-  if (number.empty()) return std::nullopt;
-  char* end = nullptr;
-  const double seconds = std::strtod(number.c_str(), &end);
-  if (end != number.c_str() + number.size() || !std::isfinite(seconds) || seconds <= 0) {
-    return std::nullopt;
-  }
-  return seconds;
-}
 
 std::string TrialRunDetector::BeginCall(const std::string& instance, int64_t iterations,
                                         double own_min_time_seconds) {
@@ -56,15 +41,13 @@ std::optional<double> TrialRunDetector::CallMinTimeSeconds() const {
 bool TrialRunDetector::IsTrial(double gpu_seconds) const {
   const std::optional<double> min_time = CallMinTimeSeconds();
   return min_time.has_value() && current_.follows_shorter_call &&
-         current_.iterations < kGoogleBenchmarkMaxIterations &&
-         gpu_seconds < *min_time * (1 - kRoundingMargin);
+         current_.iterations < kGbMaxIterations && gpu_seconds < *min_time * (1 - kRoundingMargin);
 }
 
 bool TrialRunDetector::IsDiscarded(double gpu_seconds) const {
   const std::optional<double> min_time = CallMinTimeSeconds();
   return min_time.has_value() && (current_.first_call || current_.follows_shorter_call) &&
-         current_.iterations < kGoogleBenchmarkMaxIterations &&
-         gpu_seconds < *min_time * (1 - kRoundingMargin);
+         current_.iterations < kGbMaxIterations && gpu_seconds < *min_time * (1 - kRoundingMargin);
 }
 
 void TrialRunDetector::NoteCopiedCounters(double gpu_seconds, int64_t source_iterations) {

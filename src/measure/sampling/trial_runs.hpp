@@ -30,15 +30,6 @@
 
 namespace gpubench::detail {
 
-/// GB's default --benchmark_min_time (the same in GB 1.7 to 1.9).
-constexpr double kDefaultMinTimeSeconds = 0.5;
-
-/// The min_time GB applies to benchmarks without their own ->MinTime(), from the value of
-/// --benchmark_min_time (or BENCHMARK_MIN_TIME; empty when neither is given): "0.5" (GB 1.7)
-/// or "0.5s" (GB >= 1.8) give seconds; "<n>x" (explicit iterations) and anything unreadable
-/// give nullopt, meaning "no call can be judged a trial".
-std::optional<double> MinTimeSeconds(const std::string& flag_value);
-
 class TrialRunDetector {
  public:
   /// `min_time_seconds`: GB's global min_time; nullopt judges no call a trial.

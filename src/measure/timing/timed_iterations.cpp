@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "gb/gb_internals.hpp"
 #include "gpubench/counters.hpp"
 #include "measure/call/instance.hpp"
 #include "measure/checks/paused_timing.hpp"
@@ -64,11 +65,11 @@ Result<bool> TimedIterations::NextBody(CallResult* call) {
   if (!rule_) return state_.KeepRunning();
   // GB's count is two: the first iteration starts GB's timer and leaves one, through which the
   // samples are claimed once the rule has said stop.
-  if (bodies_ == 0) return state_.KeepRunningBatch(1);
+  if (bodies_ == 0) return ClaimIterations(state_, 1);
   if (!stop_) stop_ = Decide(*call);
   if (!stop_) return true;
   GPUBENCH_RETURN_IF_ERROR(timed_.CollectRemaining(call->instance, call));
-  state_.KeepRunningBatch(bodies_ - 1);  // GB reports the iterations that ran: bodies_
+  ClaimIterations(state_, bodies_ - 1);  // GB reports the iterations that ran: bodies_
   return state_.KeepRunning();           // false: GB's timer stops
 }
 

@@ -1,0 +1,195 @@
+#include "gb/gb_internals.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <sstream>
+
+#include "common/environment.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+// ArgsCnt() is protected before GB 1.9 and public after; a pointer to member formed inside a
+// derived class reads it on any benchmark object in both.
+struct ArgsCountReader : GbBenchmark {
+  static int Read(const GbBenchmark& benchmark) {
+    return (benchmark.*(&ArgsCountReader::ArgsCnt))();
+  }
+};
+
+// GB 1.9 takes ownership through std::unique_ptr, earlier versions through a raw pointer.
+template <class B>
+auto RegisterOwnedImpl(B* benchmark, int)
+    -> decltype(benchmark::internal::RegisterBenchmarkInternal(std::unique_ptr<B>(benchmark))) {
+  return benchmark::internal::RegisterBenchmarkInternal(std::unique_ptr<B>(benchmark));
+}
+template <class B>
+auto RegisterOwnedImpl(B* benchmark, long)
+    -> decltype(benchmark::internal::RegisterBenchmarkInternal(benchmark)) {
+  return benchmark::internal::RegisterBenchmarkInternal(benchmark);
+}
+
+// GB applies a benchmark's own ->MinTime() in place of --benchmark_min_time, and keeps it in a
+// private member (double min_time_, 0 when unset) in every version from 1.7 to main, with no
+// getter. C++ does not check access for names in an explicit instantiation, so the
+// instantiation below hands out a pointer to that member; a GB that renamed the member would
+// fail to compile here rather than be misread.
+struct MinTimeMember {
+  using type = double GbBenchmark::*;
+  friend type Pointer(MinTimeMember);
+};
+template <class Tag, typename Tag::type kMember>
+struct ExposeMember {
+  friend typename Tag::type Pointer(Tag) { return kMember; }
+};
+template struct ExposeMember<MinTimeMember, &GbBenchmark::min_time_>;
+
+// The same for the family's count (->Iterations(n), 0 when unset) and its name (after ->Name()).
+struct IterationsMember {
+  using type = benchmark::IterationCount GbBenchmark::*;
+  friend type Pointer(IterationsMember);
+};
+template struct ExposeMember<IterationsMember, &GbBenchmark::iterations_>;
+struct NameMember {
+  using type = std::string GbBenchmark::*;
+  friend type Pointer(NameMember);
+};
+template struct ExposeMember<NameMember, &GbBenchmark::name_>;
+
+}  // namespace
+
+int ArgsCount(const GbBenchmark& benchmark) { return ArgsCountReader::Read(benchmark); }
+
+double OwnMinTimeSeconds(const GbBenchmark& benchmark) {
+  return benchmark.*Pointer(MinTimeMember());
+}
+
+benchmark::IterationCount OwnIterations(const GbBenchmark& benchmark) {
+  return benchmark.*Pointer(IterationsMember());
+}
+
+const std::string& FamilyName(const GbBenchmark& benchmark) {
+  return benchmark.*Pointer(NameMember());
+}
+
+GbBenchmark* RegisterOwned(GbBenchmark* benchmark) { return RegisterOwnedImpl(benchmark, 0); }
+
+std::string CountNamePart(benchmark::IterationCount count) {
+  return "iterations:" + std::to_string(count);
+}
+
+void RestoreCountedNames(std::vector<GbRun>* runs, const std::string& count_part,
+                         const std::function<bool(const std::string& function_name)>& counted) {
+  for (auto& run : *runs) {
+    if (run.run_name.iterations == count_part && counted(run.run_name.function_name)) {
+      run.run_name.iterations.clear();
+    }
+  }
+}
+
+std::string WidenFilterForCount(const std::string& filter, const std::string& count_part) {
+  const std::string optional = "(" + count_part + "/)?";
+  std::string out;
+  for (size_t i = 0; i < filter.size();) {
+    bool widened = false;
+    for (const char* follows : {"manual_time", "repeats:"}) {
+      const size_t length = std::char_traits<char>::length(follows);
+      if (filter.compare(i, length, follows) == 0) {
+        out += optional;
+        out.append(filter, i, length);
+        i += length;
+        widened = true;
+        break;
+      }
+    }
+    if (!widened) out += filter[i++];
+  }
+  return out;
+}
+
+void TagRunArgs(GbRun* run, const std::string& tag) {
+  std::string& args = run->run_name.args;
+  if (!tag.empty()) args += (args.empty() ? "" : "/") + tag;
+}
+
+bool IsManualTime(const GbRun& run) {
+  return run.run_name.time_type.find("manual_time") != std::string::npos;
+}
+
+bool IsProcessTime(const GbRun& run) {
+  return run.run_name.time_type.find("process_time") != std::string::npos;
+}
+
+std::string InstanceNameOfRun(const GbRun& run) {
+  std::string name = run.run_name.function_name;
+  std::istringstream args(run.run_name.args);
+  for (std::string arg; std::getline(args, arg, '/');) {
+    if (arg.empty()) continue;
+    const size_t colon = arg.find(':');  // a named argument, "n:1024"
+    name += "/" + (colon == std::string::npos ? arg : arg.substr(colon + 1));
+  }
+  return name;
+}
+
+bool IsAggregate(const GbRun& run) { return run.run_type == GbRun::RT_Aggregate; }
+
+bool IsIteration(const GbRun& run) { return run.run_type == GbRun::RT_Iteration; }
+
+bool IsMean(const GbRun& run) { return run.aggregate_name == "mean"; }
+
+int64_t RepetitionIndex(const GbRun& run) { return run.repetition_index; }
+
+Status SplitGbJson(const std::string& text, std::string* context_object, std::string* rows) {
+  const std::string marker = "\"benchmarks\": [";
+  const size_t at = text.find(marker);
+  const size_t open = text.find('{');
+  const size_t close = text.rfind(']');
+  if (at == std::string::npos || open == std::string::npos || close == std::string::npos ||
+      close < at) {
+    return Status::InvalidInput("not a JSON file of Google Benchmark's (no \"benchmarks\" array)");
+  }
+  std::string head = text.substr(open + 1, at - open - 1);
+  head.erase(head.find_last_not_of(" \t\r\n,") + 1);
+  *context_object = "{" + head + "}";
+  *rows = text.substr(at + marker.size(), close - at - marker.size());
+  rows->erase(0, rows->find_first_not_of(" \t\r\n"));
+  rows->erase(rows->find_last_not_of(" \t\r\n") + 1);
+  return Status::Ok();
+}
+
+std::string JoinGbJson(const std::string& context, const std::string& rows) {
+  return "{\n  \"context\": " + context + ",\n  \"benchmarks\": [\n    " + rows + "\n  ]\n}\n";
+}
+
+std::string GbFlagValue(int argc, char** argv, const std::string& name) {
+  std::string value;
+  const std::string prefix = "--benchmark_" + name + "=";
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) value = argv[i] + prefix.size();
+  }
+  if (value.empty()) {
+    std::string env = "BENCHMARK_" + name;
+    for (auto& c : env) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (const char* from_env = EnvironmentValue(env.c_str())) value = from_env;
+  }
+  return value;
+}
+
+std::optional<double> MinTimeSeconds(const std::string& flag_value) {
+  if (flag_value.empty()) return kDefaultMinTimeSeconds;
+  std::string number = flag_value;
+  if (number.back() == 'x') return std::nullopt;  // an iteration count: every call is reported
+  if (number.back() == 's') number.pop_back();
+  if (number.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double seconds = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size() || !std::isfinite(seconds) || seconds <= 0) {
+    return std::nullopt;
+  }
+  return seconds;
+}
+
+}  // namespace gpubench::detail
