@@ -98,7 +98,12 @@ TEST(GbInternals, PrivateMembersReadBackWhatTheFamilySet) {
       << Changed("Benchmark::name_ (after ->Name())");
   EXPECT_EQ(detail::ArgsCount(*own_min_time), 1) << Changed("Benchmark::ArgsCnt()");
   EXPECT_EQ(detail::ArgsCount(*own_count), 2) << Changed("Benchmark::ArgsCnt()");
-  EXPECT_EQ(detail::ArgsCount(*no_args), -1) << Changed("Benchmark::ArgsCnt() without args");
+  // A family without arguments: -1 until GB first looks for benchmarks to run, which gives it
+  // one empty argument list (0), in every GB from 1.7 to 1.9.5; this binary's earlier tests may
+  // have run GB already.
+  const int no_args_count = detail::ArgsCount(*no_args);
+  EXPECT_TRUE(no_args_count == -1 || no_args_count == 0)
+      << Changed("Benchmark::ArgsCnt() without args") << " (" << no_args_count << ")";
 }
 
 // 2. The internal registration takes a fixture GB then owns and runs.
