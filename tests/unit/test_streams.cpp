@@ -160,8 +160,7 @@ std::string WithoutNonFinite(const std::filesystem::path& path) {
 // where kUndercountBusyRatio's margin is measured from. The case of a stream made after the
 // warm-up was refused against its busy time, and still is.
 TEST(Undercount, CommittedH200RowsPassAgainstTheirBusyTime) {
-  const std::filesystem::path data =
-      std::filesystem::path(GPUBENCH_SOURCE_DIR) / "tests/data/h200";
+  const std::filesystem::path data = std::filesystem::path(GPUBENCH_SOURCE_DIR) / "tests/data/h200";
   const std::map<std::string, double> unit = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
   int rows = 0;
   std::set<std::string> files;

@@ -11,9 +11,9 @@
 #include "common/format.hpp"
 #include "config/settings_parse.hpp"
 #include "config/settings_table.hpp"
-#include "support/fakes.hpp"
 #include "frontend/setup/context.hpp"
 #include "measure/checks/thermal_watch.hpp"
+#include "support/fakes.hpp"
 
 namespace gpubench::detail {
 namespace {
