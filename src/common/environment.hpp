@@ -32,6 +32,23 @@ inline std::string InjectedCudaTool() {
   return path == nullptr ? "" : path;
 }
 
+/// Set in the profiling child's environment to the file it writes its sessions to
+/// (frontend/setup/profiling_run.cpp).
+inline constexpr const char* kProfilingChildVariable = "_GPUBENCH_PROFILING_CHILD";
+
+/// The file this process writes as the profiling child, or "" when it is not one.
+inline std::string ProfilingChildFile() {
+  const char* file = EnvironmentValue(kProfilingChildVariable);
+  return file != nullptr ? file : "";
+}
+
+/// Set in the environment of each device's child of an all_at_once --gpubench_devices run
+/// (frontend/setup/devices.cpp): the other devices ran beside it.
+inline constexpr const char* kDevicesAtOnceVariable = "_GPUBENCH_DEVICES_AT_ONCE";
+
+/// Whether this process is such a child.
+inline bool DevicesAtOnce() { return EnvironmentValue(kDevicesAtOnceVariable) != nullptr; }
+
 /// TMPDIR, or nullptr.
 inline const char* TemporaryDirectoryVariable() { return EnvironmentValue("TMPDIR"); }
 

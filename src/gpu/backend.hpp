@@ -172,6 +172,7 @@ std::unique_ptr<BusyTracer> MakeCuptiBusyTracer();
 
 /// The CUPTI Range Profiler for `settings.metrics` on the device, or null with the reason
 /// ("unavailable: ..." / "off: ..."); the string becomes the gpubench_profiler context value.
+/// Not under another CUDA tool (measure/process/harness.cpp steps aside there).
 std::unique_ptr<Profiler> MakeCuptiProfiler(const Settings& settings, const DeviceFacts& facts,
                                             std::string* status);
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "common/environment.hpp"
 #include "frontend/setup/profiling_run.hpp"
 #include "measure/process/gpu_lock.hpp"
 #include "measure/profiling/profiling_pass.hpp"

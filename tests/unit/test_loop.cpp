@@ -1003,7 +1003,8 @@ TEST_F(LoopTest, ParentOfAChildThatWroteNothingIsToldWhy) {
   const Status status = pass.BeginTiming(path, &header);
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("the profiling child wrote nothing"), std::string::npos);
-  EXPECT_EQ(pass.stage(), detail::ProfilingPass::Stage::kInline);
+  EXPECT_FALSE(pass.files().read_child);
+  EXPECT_FALSE(pass.files().writes_sessions);
 }
 
 // profile_process=same: the metrics are profiled after each timed run in this process; the rows
@@ -1571,8 +1572,11 @@ TEST(BusyMessage, NamesAtMostFourCallsAndOnlyBelowTheThreshold) {
 TEST(BusyContext, SaysHowBusyTimeIsMeasuredAndListsTheChildsHostCalls) {
   Settings settings;
   detail::ProfilingPass pass;
-  const auto off =
-      detail::BusyContext(settings, "off: --gpubench_metrics=off", detail::CounterSource(), pass);
+  detail::ProfilingPolicy policy;
+  detail::ProfileLog log;
+  const detail::RouteServices services{pass, policy, log, settings};
+  const auto off = detail::MakeCounterRoute(detail::ProfilingRole::kNone, services)
+                       ->BusyContext("off: --gpubench_metrics=off");
   ASSERT_EQ(off.size(), 2u);
   EXPECT_EQ(off[0].first, "gpubench_gpu_busy");
   EXPECT_EQ(off[0].second.rfind("not measured", 0), 0u) << off[0].second;
@@ -1583,9 +1587,10 @@ TEST(BusyContext, SaysHowBusyTimeIsMeasuredAndListsTheChildsHostCalls) {
   std::ofstream(path) << kChildHeader << "\n" << ChildBusyLine("0.25e-3") << "\n";
   detail::ProfilingPass::Header header;
   ASSERT_TRUE(pass.BeginTiming(path, &header).ok());
-  const auto on = detail::BusyContext(
-      settings, header.profiler_status,
-      detail::CounterSource::Decide(settings, /*has_profiler=*/false, pass.stage()), pass);
+  const detail::ProfilingRole role =
+      detail::FinishProfilingRole(settings, /*has_profiler=*/false, pass.files());
+  EXPECT_EQ(role, detail::ProfilingRole::kParent);
+  const auto on = detail::MakeCounterRoute(role, services)->BusyContext(header.profiler_status);
   EXPECT_NE(on[0].second.find("in the profiling child"), std::string::npos) << on[0].second;
   EXPECT_EQ(on[1].first, "gpubench_host_calls");
   EXPECT_EQ(on[1].second,

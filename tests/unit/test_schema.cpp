@@ -10,6 +10,10 @@
 #include "config/metric_groups.hpp"
 #include "config/settings_table.hpp"
 #include "frontend/setup/context.hpp"
+#include "measure/profiling/counter_route.hpp"
+#include "measure/profiling/profiling_pass.hpp"
+#include "measure/profiling/profiling_policy.hpp"
+#include "measure/publish/profile_log.hpp"
 #include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
 
@@ -71,8 +75,12 @@ std::set<std::string> WrittenKeys() {
                      "another CUPTI client"));
     add(BuildContext(settings, DeviceFacts(), "unavailable: no usable CUDA device"));
     ProfilingPass pass;
-    add(BusyContext(settings, "off: test", CounterSource(), pass));
-    add(BusyContext(settings, "on: test", CounterSource(CounterSource::Kind::kHere), pass));
+    ProfilingPolicy policy;
+    ProfileLog log;
+    for (ProfilingRole role : {ProfilingRole::kNone, ProfilingRole::kInProcess,
+                               ProfilingRole::kParent, ProfilingRole::kChild}) {
+      add(MakeCounterRoute(role, {pass, policy, log, settings})->BusyContext("on: test"));
+    }
   }
   ThermalSample unknown;
   unknown.unknown_reason = "no NVML";

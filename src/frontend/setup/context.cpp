@@ -1,13 +1,12 @@
 #include "frontend/setup/context.hpp"
 
-#include "measure/profiling/busy_phase.hpp"
-
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
 #include "common/format.hpp"
 #include "config/metric_groups.hpp"
+#include "config/run_plan.hpp"
 #include "gpu/plan/launch_hold.hpp"
 #include "gpubench/version.hpp"
 #include "schema/context_keys.hpp"
@@ -99,7 +98,7 @@ std::string CounterUnits(const Settings& settings,
     if (from_profiler && !profiling) continue;
     if (!counter.group.empty() && !group_on(counter.group)) continue;
     if (name.back() == '/') {
-      if (settings.timer != Timer::kCupti) continue;
+      if (!PerKernelTimes(settings)) continue;
       add(std::string(name) + "*", counter.unit, counter.better);
       continue;
     }
@@ -248,38 +247,6 @@ KeyValues ThermalContext(const ThermalSample& at_start) {
            "counter over the span, or the mean of the power readings for spans under 50 ms), "
            "clock_event_reasons (every reason seen, gpu_idle left out); at start " +
                start}};
-}
-
-KeyValues BusyContext(const Settings& settings, const std::string& profiler_status,
-                      const CounterSource& source, const ProfilingPass& pass) {
-  if (source.kind() == CounterSource::Kind::kNone) {
-    const std::string why =
-        "not measured: it runs with the profiled iterations, and there are none (" +
-        (settings.profile_iterations > 0 ? profiler_status : std::string("profile_iterations=0")) +
-        ")";
-    return {{context_key::kGpuBusy, why}, {context_key::kHostCalls, "not measured"}};
-  }
-  const bool child = source.from_child();
-  std::string method = "CUPTI activity records of " + std::to_string(settings.profile_iterations) +
-                       " untimed iterations per instance after its profiled ones (" +
-                       (child ? "in the profiling child" : "in this process") +
-                       "): gpu_busy_time is the union of the intervals of its kernels, memcpy "
-                       "and memset per iteration, gpu_busy_pct that over the GPU time per "
-                       "iteration; the host calls are the CUDA runtime API records of the loop "
-                       "body (gpubench::UntimedScope leaves its work out)";
-  if (!child) {
-    return {{context_key::kGpuBusy, method},
-            {context_key::kHostCalls,
-             "not listed here: profile_process=same measures them after the context is written "
-             "(the messages on stderr name them)"}};
-  }
-  std::string calls;
-  for (const auto& [instance, entry] : pass.entries()) {
-    if (entry.busy.iterations == 0 || entry.busy.calls.empty()) continue;
-    calls += (calls.empty() ? "" : ";") + instance + "=" + HostCallsText(entry.busy);
-  }
-  return {{context_key::kGpuBusy, method},
-          {context_key::kHostCalls, calls.empty() ? "none" : calls}};
 }
 
 }  // namespace gpubench::detail

@@ -12,8 +12,6 @@
 #include "gpu/nvml/gpu_thermal.hpp"
 #include "gpu/plan/flush.hpp"
 #include "gpubench/settings.hpp"
-#include "measure/profiling/counter_source.hpp"
-#include "measure/profiling/profiling_pass.hpp"
 
 namespace gpubench::detail {
 
@@ -34,12 +32,6 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
                        const std::string& gpu_sharing = "unknown: not checked",
                        std::optional<int> tagged_device = std::nullopt,
                        const std::string& stream_watch_unavailable = "");
-
-/// gpubench_gpu_busy (how busy time is measured, or why not) and gpubench_host_calls (per
-/// instance, the CUDA runtime calls of the loop body: "INSTANCE=NAME:COUNT:SECONDS,...;...", per
-/// iteration, known here from the profiling child; docs/user_guide.md "Context block").
-KeyValues BusyContext(const Settings& settings, const std::string& profiler_status,
-                      const CounterSource& source, const ProfilingPass& pass);
 
 /// gpubench_gpu_thermal: how the temperature, power and clock-event counters are read, with the
 /// reading `at_start` (before any benchmark), or why there are none.

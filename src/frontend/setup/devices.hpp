@@ -14,16 +14,13 @@
 #include <utility>
 #include <vector>
 
+#include "common/environment.hpp"
 #include "common/status.hpp"
 #include "config/settings_table.hpp"
 #include "frontend/setup/run_self.hpp"
 #include "gpu/plan/range_names.hpp"
 
 namespace gpubench::detail {
-
-/// Set in the environment of each child of an all_at_once run: its rows ran beside the other
-/// devices', so it records device_order=all_at_once (a run of one device otherwise cannot).
-inline constexpr const char* kDevicesAtOnceVariable = "_GPUBENCH_DEVICES_AT_ONCE";
 
 /// The ordinals the command line lists; "all" is every device CUDA counts (device 0 when it
 /// counts none, so that the run says why each benchmark cannot run).

@@ -57,11 +57,6 @@ class RemovedOnSignal {
 
 }  // namespace
 
-std::string ProfilingChildFile() {
-  const char* file = EnvironmentValue(kProfilingChildVariable);
-  return file != nullptr ? file : "";
-}
-
 std::vector<std::string> ProfilingChildArgs(const std::vector<std::string>& args) {
   std::vector<std::string> child;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -120,7 +115,7 @@ ProfilingChildResult RunProfilingChild(const std::vector<std::string>& args, std
   }
   result.ran = true;
   ProcessState::Get().harness.SetProfilerFromChild(header.profiler_status, header.metric_units);
-  if (pass.stage() != ProfilingPass::Stage::kTiming) return result;  // the child said why
+  if (!pass.files().read_child) return result;  // the child said why
   char took[32];
   std::snprintf(took, sizeof(took), "%.1f", seconds);
   log << "gpubench: profiling pass done: " << pass.size() << " benchmark instance(s) profiled in "

@@ -9,12 +9,6 @@
 
 namespace gpubench::detail {
 
-/// Set in the child's environment to the file it writes its sessions to.
-inline constexpr const char* kProfilingChildVariable = "_GPUBENCH_PROFILING_CHILD";
-
-/// The file this process writes as the profiling child, or "" when it is not one.
-std::string ProfilingChildFile();
-
 /// The child's arguments: the parent's, without GB's file output (the child's results are not
 /// the run's; its console output goes nowhere).
 std::vector<std::string> ProfilingChildArgs(const std::vector<std::string>& args);

@@ -1,5 +1,4 @@
 #include "gpu/cupti/cupti_attach.hpp"
-#include "common/environment.hpp"
 
 #include <cupti.h>
 
@@ -17,8 +16,6 @@ int users = 0;
 bool attached = true;  // any CUPTI call may have attached it; the first detach tells
 bool keep_attached = false;
 
-bool ToolInjected() { return !InjectedCudaTool().empty(); }
-
 }  // namespace
 
 void CuptiAttachment::Acquire() {
@@ -34,7 +31,7 @@ void CuptiAttachment::Release() {
 
 void CuptiAttachment::DetachIfUnused() {
   std::lock_guard<std::mutex> lock(Mutex());
-  if (users > 0 || !attached || keep_attached || ToolInjected()) return;
+  if (users > 0 || !attached || keep_attached) return;
   cuptiFinalize();
   attached = false;
 }

@@ -20,8 +20,8 @@ class CuptiAttachment {
   /// use has finished (after a synchronization), as cuptiFinalize requires.
   static void DetachIfUnused();
   /// CUPTI stays attached to the exit: for the range profiler and timer=cupti, and when another
-  /// CUPTI client is in the process (ncu, nsys; also assumed when CUDA_INJECTION64_PATH is
-  /// set), which a detach would detach too.
+  /// CUPTI client is in the process (ncu, nsys; the run plan's CUDA tool, from
+  /// CUDA_INJECTION64_PATH), which a detach would detach too.
   static void KeepAttached();
 };
 

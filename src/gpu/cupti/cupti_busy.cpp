@@ -14,7 +14,6 @@
 #include <utility>
 #include <vector>
 
-#include "common/environment.hpp"
 #include "gpu/backend.hpp"
 #include "gpu/cuda/cuda_status.hpp"
 #include "gpu/cupti/cupti_activity.hpp"
@@ -36,14 +35,10 @@ constexpr CUpti_ActivityKind kKinds[] = {
 
 class CuptiBusyTracer final : public BusyTracer {
  public:
-  CuptiBusyTracer() {
-    if (!InjectedCudaTool().empty()) {
-      unavailable_ = "another CUDA tool traces this process (CUDA_INJECTION64_PATH is set)";
-    }
-  }
+  CuptiBusyTracer() = default;
   ~CuptiBusyTracer() override { Stop(); }
 
-  std::string UnavailableReason() const override { return unavailable_; }
+  std::string UnavailableReason() const override { return ""; }
 
   Status Start() override {
     ActivityRecords stale;
@@ -131,7 +126,6 @@ class CuptiBusyTracer final : public BusyTracer {
     enabled_ = false;
   }
 
-  std::string unavailable_;
   bool enabled_ = false;
   uint64_t iterations_ = 0;
   std::vector<std::vector<HostWindow>> windows_;  ///< per iteration, scopes left out

@@ -20,7 +20,6 @@
 #include <utility>
 #include <vector>
 
-#include "common/environment.hpp"
 #include "gpu/backend.hpp"
 #include "gpu/cuda/cuda_status.hpp"
 #include "gpu/cupti/cupti_attach.hpp"
@@ -35,16 +34,6 @@ namespace {
 // How long a profiler waits for counters that another process's session holds (CUPTI's
 // HARDWARE_BUSY); a gpubench session holds them for about 15 ms.
 constexpr double kBusyRetrySeconds = 2;
-
-// A tool that injects itself into CUDA (ncu, nsys) sets this; only one CUPTI profiling client
-// can run in a process, so gpubench steps aside and leaves its NVTX ranges to that tool.
-std::string AttachedToolReason() {
-  const std::string injection = InjectedCudaTool();
-  if (injection.empty()) return "";
-  return "another CUDA tool is attached (CUDA_INJECTION64_PATH=" + injection +
-         ", e.g. ncu or nsys): gpubench steps aside from CUPTI so that tool can profile; the "
-         "NVTX ranges stay";
-}
 
 Status CurrentContext(CUcontext* context) {
   using GetCurrent = CUresult (*)(CUcontext*);
@@ -338,10 +327,6 @@ class CuptiRangeProfiler final : public Profiler {
 
 std::unique_ptr<Profiler> MakeCuptiProfiler(const Settings& settings, const DeviceFacts& facts,
                                             std::string* status) {
-  if (std::string tool = AttachedToolReason(); !tool.empty()) {
-    *status = "unavailable: " + tool;
-    return nullptr;
-  }
   auto profiler = std::make_unique<CuptiRangeProfiler>();
   if (Status setup = profiler->Setup(settings, facts); !setup.ok()) {
     *status = "unavailable: " + setup.message();

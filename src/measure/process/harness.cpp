@@ -2,6 +2,8 @@
 // use unless tests installed fakes.
 #include "measure/process/harness.hpp"
 
+#include "gpu/cupti/cupti_attach.hpp"
+
 namespace gpubench::detail {
 namespace {
 
@@ -13,10 +15,11 @@ class NoStreamWatch final : public StreamWatch {
   std::vector<StreamUse> EndBody() override { return {}; }
 };
 
-// Nor do they measure busy time unless they install a tracer.
-class NoBusyTracer final : public BusyTracer {
+// Busy time not measured, and why: test backends without a tracer, or another CUDA tool.
+class UnavailableBusyTracer final : public BusyTracer {
  public:
-  std::string UnavailableReason() const override { return "not measured (test backends)"; }
+  explicit UnavailableBusyTracer(std::string why) : why_(std::move(why)) {}
+  std::string UnavailableReason() const override { return why_; }
   Status Start() override { return Status::Ok(); }
   Status BeginIteration() override { return Status::Ok(); }
   Status EndIteration() override { return Status::Ok(); }
@@ -26,7 +29,19 @@ class NoBusyTracer final : public BusyTracer {
     *measure = BusyMeasure();
     return Status::Ok();
   }
+
+ private:
+  std::string why_;
 };
+
+// A tool that injects itself into CUDA (ncu, nsys) sets CUDA_INJECTION64_PATH; only one CUPTI
+// profiling client can run in a process, so gpubench steps aside and leaves its NVTX ranges to
+// that tool.
+std::string AttachedToolReason(const std::string& injection) {
+  return "another CUDA tool is attached (CUDA_INJECTION64_PATH=" + injection +
+         ", e.g. ncu or nsys): gpubench steps aside from CUPTI so that tool can profile; the "
+         "NVTX ranges stay";
+}
 
 // Nor do they read NVML's temperatures unless they install a monitor.
 class NoThermalMonitor final : public ThermalMonitor {
@@ -40,10 +55,18 @@ class NoThermalMonitor final : public ThermalMonitor {
 
 }  // namespace
 
-void Harness::Configure(const Settings& settings, const DeviceFacts& facts) {
-  settings_ = settings;
+void Harness::Configure(const RunPlan& plan, const DeviceFacts& facts) {
+  plan_ = plan;
   facts_ = facts;
   configured_ = true;
+  // Detaching CUPTI would detach the other tool's client too.
+  if (!plan_.cuda_tool.empty()) CuptiAttachment::KeepAttached();
+}
+
+void Harness::Configure(const Settings& settings, const DeviceFacts& facts) {
+  RunPlan plan;
+  plan.settings = settings;
+  Configure(plan, facts);
 }
 
 GpuOps& Harness::ops() {
@@ -52,8 +75,26 @@ GpuOps& Harness::ops() {
 }
 
 IterationTimer& Harness::timer() {
-  if (!timer_) timer_ = settings_.timer == Timer::kCupti ? MakeCuptiTimer() : MakeEventTimer();
+  if (!timer_) timer_ = settings().timer == Timer::kCupti ? MakeCuptiTimer() : MakeEventTimer();
   return *timer_;
+}
+
+std::string Harness::StartProfiler() {
+  const Settings& settings = plan_.settings;
+  std::string status;
+  std::unique_ptr<Profiler> profiler;
+  if (settings.profile_iterations == 0) {
+    status = "off: --gpubench_profile_iterations=0";
+  } else if (!facts_.available) {
+    status = "unavailable: no usable CUDA device";
+  } else if (!plan_.cuda_tool.empty()) {
+    status = "unavailable: " + AttachedToolReason(plan_.cuda_tool);
+  } else {
+    profiler = MakeCuptiProfiler(settings, facts_, &status);
+  }
+  const bool failed = !profiler && settings.profile_iterations != 0 && facts_.available;
+  SetProfiler(std::move(profiler), status);
+  return failed ? status : "";
 }
 
 void Harness::SetProfiler(std::unique_ptr<Profiler> profiler, std::string status) {
@@ -85,7 +126,12 @@ StreamWatch& Harness::streams() {
 }
 
 BusyTracer& Harness::busy() {
-  if (!busy_) busy_ = MakeCuptiBusyTracer();
+  if (!busy_) {
+    busy_ = plan_.cuda_tool.empty()
+                ? MakeCuptiBusyTracer()
+                : std::make_unique<UnavailableBusyTracer>(
+                      "another CUDA tool traces this process (CUDA_INJECTION64_PATH is set)");
+  }
   return *busy_;
 }
 
@@ -97,7 +143,7 @@ void Harness::SetBackendsForTesting(std::unique_ptr<GpuOps> ops,
   profiler_ = std::move(profiler);
   profiler_status_ = profiler_ ? "on: test profiler" : "off: test";
   streams_ = std::make_unique<NoStreamWatch>();
-  busy_ = std::make_unique<NoBusyTracer>();
+  busy_ = std::make_unique<UnavailableBusyTracer>("not measured (test backends)");
   thermal_ = std::make_unique<NoThermalMonitor>();
 }
 

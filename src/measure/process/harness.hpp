@@ -1,10 +1,12 @@
-// What the loop measures with: the settings, the device's facts and the backends.
+// What the loop measures with: the run's plan (its settings), the device's facts and the
+// backends.
 #pragma once
 
 #include <map>
 #include <memory>
 #include <string>
 
+#include "config/run_plan.hpp"
 #include "gpu/backend.hpp"
 #include "gpu/cuda/device_info.hpp"
 #include "gpu/nvml/gpu_sharing.hpp"
@@ -15,14 +17,18 @@ namespace gpubench::detail {
 
 class Harness {
  public:
-  /// Set by gpubench::Initialize (or tests) before any benchmark runs.
+  /// Set by gpubench::Initialize before any benchmark runs. Under another CUDA tool (the plan's
+  /// cuda_tool) CUPTI stays attached and the busy measurement is unavailable.
+  void Configure(const RunPlan& plan, const DeviceFacts& facts);
+  /// A plan of these settings alone (tests): no CUDA tool.
   void Configure(const Settings& settings, const DeviceFacts& facts);
   bool configured() const { return configured_; }
-  const Settings& settings() const { return settings_; }
+  const RunPlan& plan() const { return plan_; }
+  const Settings& settings() const { return plan_.settings; }
   const DeviceFacts& facts() const { return facts_; }
   /// cache=flush: each timed body follows an L2 flush and, where it can, runs behind a stream
   /// hold; the one place the loop asks (cache=keep: neither, and the call is timed whole).
-  bool flushes() const { return settings_.cache == CachePolicy::kFlush; }
+  bool flushes() const { return settings().cache == CachePolicy::kFlush; }
 
   /// Backends, created on first use unless installed by tests.
   GpuOps& ops();
@@ -33,6 +39,10 @@ class Harness {
   const std::string& profiler_status() const { return profiler_status_; }
   /// CUPTI's units of the configured metrics (empty without a profiler).
   const std::map<std::string, std::string>& metric_units() const { return metric_units_; }
+  /// Sets up CUPTI's profiler for the plan's metrics, or none with the reason (off, no device,
+  /// another CUDA tool, CUPTI's refusal): the profiler_status(). Returns that reason where the
+  /// profiler was wanted on a usable device and could not be set up ("" otherwise).
+  std::string StartProfiler();
   void SetProfiler(std::unique_ptr<Profiler> profiler, std::string status);
   /// The profiling child's profiler (profiling_pass.hpp): its status and units; none here.
   void SetProfilerFromChild(std::string status, std::map<std::string, std::string> metric_units);
@@ -62,7 +72,7 @@ class Harness {
 
  private:
   bool configured_ = false;
-  Settings settings_;
+  RunPlan plan_;
   DeviceFacts facts_;
   std::unique_ptr<GpuOps> ops_;
   std::unique_ptr<IterationTimer> timer_;

@@ -24,11 +24,17 @@ ProcessState& ProcessState::Get() {
   return *state;
 }
 
+void ProcessState::ChooseRoute() {
+  const ProfilingRole role = FinishProfilingRole(harness.settings(), harness.profiler() != nullptr,
+                                                 profiling_pass.files());
+  route_ = MakeCounterRoute(role, {profiling_pass, policy, profile_log, harness.settings()});
+}
+
 void ProcessState::ResetForTesting() {
   harness = Harness();
   policy = ProfilingPolicy();
   profiling_pass = ProfilingPass();
-  counter_source_.reset();
+  route_.reset();
   sharing_history = SharingHistory();
   profile_log.Close();
   sample_log.Close();

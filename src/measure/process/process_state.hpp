@@ -15,7 +15,7 @@
 #include "measure/checks/sharing_check.hpp"
 #include "measure/process/gpu_lock.hpp"
 #include "measure/process/harness.hpp"
-#include "measure/profiling/counter_source.hpp"
+#include "measure/profiling/counter_route.hpp"
 #include "measure/profiling/profiling_pass.hpp"
 #include "measure/profiling/profiling_policy.hpp"
 #include "measure/publish/profile_log.hpp"
@@ -34,17 +34,14 @@ struct ProcessState {
   Harness harness;
   ProfilingPolicy policy;
   ProfilingPass profiling_pass;
-  /// Where the calls' hardware counters come from. Decided once, by gpubench::Initialize when
-  /// the profiler and the profiling pass are set up (DecideCounterSource); a test that sets them up
-  /// itself gets the decision at its first call.
-  const CounterSource& counter_source() {
-    if (!counter_source_) DecideCounterSource();
-    return *counter_source_;
+  /// Where the calls' hardware counters come from: the route of the run's final profiling role.
+  /// Chosen once, by gpubench::Initialize when the profiler and the profiling pass are set up
+  /// (ChooseRoute); a test that sets them up itself gets the choice at its first call.
+  const CounterRoute& route() {
+    if (!route_) ChooseRoute();
+    return *route_;
   }
-  void DecideCounterSource() {
-    counter_source_ = CounterSource::Decide(harness.settings(), harness.profiler() != nullptr,
-                                            profiling_pass.stage());
-  }
+  void ChooseRoute();
   SharingHistory sharing_history;
   ProfileLog profile_log;
   SampleLog sample_log;
@@ -89,7 +86,7 @@ struct ProcessState {
   void Shutdown() { harness.ReleaseBackends(); }
 
  private:
-  std::optional<CounterSource> counter_source_;
+  std::unique_ptr<CounterRoute> route_;
 };
 
 }  // namespace gpubench::detail

@@ -7,9 +7,6 @@
 
 #include "common/format.hpp"
 
-#include "measure/profiling/profiling_pass.hpp"
-#include "measure/publish/publish.hpp"
-
 namespace gpubench::detail {
 
 ProfilingBodies BoundProfilingBodies(double body_seconds, int passes, int most,
@@ -26,17 +23,7 @@ ProfilingBodies BoundProfilingBodies(double body_seconds, int passes, int most,
 
 Result<bool> CounterStages::Begin(CallResult* call) {
   const std::string& name = call->instance;
-  const CounterSource& source = process_.counter_source();
-  // The parent of the profiling child has no profiler of its own.
-  if (source.from_child()) {
-    process_.profiling_pass.TakeCounters(name, call);
-    return false;
-  }
-  if (!source.profiles_here()) return false;
-  if (!profiling_pass() &&
-      process_.policy.CopyCountersForTrial(settings(), name, call->gpu_seconds, &call->profile)) {
-    return false;
-  }
+  if (process_.route().SettleWithoutSession(call)) return false;
   const Profiler& profiler = *process_.harness.profiler();
   bodies_ = BoundProfilingBodies(call->warmup_body_seconds, profiler.PassCount(),
                                  settings().profile_iterations);
@@ -77,10 +64,8 @@ Result<bool> CounterStages::StartBusy(CallResult* call) {
   return body;
 }
 
-Status CounterStages::EndProfilingPassCall(const CallResult& call) {
-  if (!profiling_pass()) return Status::Ok();
-  GPUBENCH_RETURN_IF_ERROR(KeepForTimedPass(process_.harness.sharing(), call, process_));
-  return Status::Error(kProfilingPassSkip);
+Status CounterStages::EndCall(const CallResult& call) {
+  return process_.route().EndCall(process_.harness.sharing(), call);
 }
 
 }  // namespace gpubench::detail

@@ -46,9 +46,9 @@ class CounterStages {
   /// After a profiled or a busy body: whether another one runs.
   Result<bool> AfterBody(CallResult* call);
 
-  /// The profiling child's calls end here: the session is kept for the timed pass and the call
-  /// is skipped (the failed Status kProfilingPassSkip). Ok in any other process.
-  Status EndProfilingPassCall(const CallResult& call);
+  /// The call's end, by its counter route: the profiling child keeps the session for the timed
+  /// pass and skips the call (the failed Status kProfilingPassSkip); Ok in any other process.
+  Status EndCall(const CallResult& call);
 
   /// "profiled" or "busy-measurement": the body that runs.
   const char* body_phase() const { return in_busy_body_ ? "busy-measurement" : "profiled"; }
@@ -68,7 +68,6 @@ class CounterStages {
   // The busy measurement runs where the metrics are profiled, after them.
   Result<bool> StartBusy(CallResult* call);
   const Settings& settings() const { return process_.harness.settings(); }
-  bool profiling_pass() const { return process_.counter_source().profiling_child(); }
 
   ProcessState& process_;
   ProfilingPhase profiling_;

@@ -104,7 +104,7 @@ ProfilingPass::Entry ReadEntry(const nlohmann::json& line) {
 }  // namespace
 
 Status ProfilingPass::BeginProfiling(const std::string& path, const Header& header) {
-  stage_ = Stage::kProfiling;
+  files_.writes_sessions = true;
   OpenRule rule;
   rule.access = O_WRONLY | O_APPEND;
   rule.create = true;  // the parent made it; a file removed since is made again, with O_EXCL
@@ -141,7 +141,7 @@ Status ProfilingPass::BeginTiming(const std::string& path, Header* header) {
     header->metric_units = first.at("units").get<std::map<std::string, std::string>>();
     // A child without a profiler (unavailable, off) profiled nothing: metrics are off here too.
     if (header->profiler_status.rfind("on", 0) != 0) return Status::Ok();
-    stage_ = Stage::kTiming;
+    files_.read_child = true;
     while (std::getline(in, text)) {
       // A line cut off by the child's end is the one session it did not finish.
       const nlohmann::json line = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);

@@ -13,6 +13,7 @@
 
 #include "common/file_calls.hpp"
 #include "common/status.hpp"
+#include "config/run_plan.hpp"
 #include "measure/call/call_result.hpp"
 
 namespace gpubench::detail {
@@ -23,12 +24,6 @@ inline constexpr const char* kProfilingPassSkip =
 
 class ProfilingPass {
  public:
-  enum class Stage {
-    kInline,     ///< profile_process=same: each call profiles after its timed iterations
-    kProfiling,  ///< the profiling child: calls profile and are skipped, nothing is timed
-    kTiming,     ///< the parent after the child: calls are timed and take its counters
-  };
-
   /// What the profiling pass learnt about one instance.
   struct Entry {
     ProfileOutcome profile;   ///< kProfiled or kFailed (counters, passes, seconds, error)
@@ -44,7 +39,9 @@ class ProfilingPass {
     std::map<std::string, std::string> metric_units;
   };
 
-  Stage stage() const { return stage_; }
+  /// Which files the pass holds (the run plan's FinishProfilingRole reads them): none until
+  /// BeginProfiling (the child's output) or a BeginTiming that found sessions.
+  ProfilingPassFiles files() const { return files_; }
 
   /// The child: from now on calls profile and are skipped; the header and every stored entry
   /// go to `path` as JSON lines, written as they are known. The file is opened once, never
@@ -53,7 +50,7 @@ class ProfilingPass {
   /// The parent: the child's file (a child that died part way leaves the lines it finished),
   /// opened as BeginProfiling opens it.
   /// Without a header line the result says why and nothing is stored. A header whose profiler
-  /// is not on leaves the stage inline: no call here has metrics.
+  /// is not on reads no sessions: no call here has metrics.
   Status BeginTiming(const std::string& path, Header* header);
 
   /// The instance's entry, or null when the pass did not profile it.
@@ -74,7 +71,7 @@ class ProfilingPass {
   void TakeCounters(const std::string& instance, CallResult* call);
 
  private:
-  Stage stage_ = Stage::kInline;
+  ProfilingPassFiles files_;
   std::string output_path_;  ///< the child's file
   UniqueFd output_;          ///< open on it from BeginProfiling on (no reopening by path)
   std::map<std::string, Entry> entries_;

@@ -31,7 +31,7 @@ void PublishSharing(const CallResult& call, benchmark::State& state, ProfilingPo
 void PublishInlineProfiling(const CallResult& call, benchmark::State& state,
                             ProcessState& process) {
   const auto kind = call.profile.kind;
-  if (!process.counter_source().after_timing()) return;
+  if (!process.route().ProfilesAfterTiming()) return;
   if (kind != ProfileOutcome::Kind::kProfiled && kind != ProfileOutcome::Kind::kCopied) return;
   state.counters["profiled_inline"] = 1;
   if (process.policy.FirstTime("profiled_inline")) {
@@ -65,7 +65,7 @@ void PublishProfile(const CallResult& call, benchmark::State& state, ProcessStat
         std::cerr << "gpubench: " << call.instance
                   << ": hardware metrics not collected: " << profile.error << "\n";
       }
-      if (process.counter_source().from_child()) return;
+      if (!process.route().LogsFailedSessions()) return;
       process.policy.ForgetProfiledCall();
       process.profile_log.Append(call.instance, call.iterations, profile.passes, profile.seconds,
                                  {}, profile.error);
@@ -232,7 +232,7 @@ void PublishSampling(const CallResult& call, benchmark::State& state, ProcessSta
   state.counters["wall_warmup"] = call.wall_warmup_seconds;
   state.counters["wall_timed"] = call.wall_timed_seconds;
   state.counters["wall_profiling"] = call.wall_profiling_seconds;
-  const bool here = process.counter_source().after_timing();
+  const bool here = process.route().ProfilesAfterTiming();
   if (const auto row = process.cost.LoopDone(call, trial, current.family != nullptr, here)) {
     state.counters["wall_time"] = row->wall_seconds;
     state.counters["samples"] = static_cast<double>(row->samples);
@@ -261,16 +261,17 @@ void Publish(const CallResult& call, benchmark::State& state, ProcessState& proc
   process.timed_gpu.Record(call.instance, call.iterations, call.gpu_seconds);
 }
 
-Status KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProcessState& process) {
+Status KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProfileLog& profile_log,
+                        ProfilingPass& pass) {
   ProfilingPass::Entry entry{
       call.profile, call.sharing, call.busy, call.busy_error,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - call.loop_start).count()};
   NoteOtherProcesses(monitor, &entry.sharing);
   entry.profile.ranges.clear();  // the log keeps them; the timed calls need the counters
   // Iterations 0: the session belongs to no GB call but to every timed call of the instance.
-  process.profile_log.Append(call.instance, 0, call.profile.passes, call.profile.seconds,
-                             call.profile.ranges, call.profile.error);
-  return process.profiling_pass.Store(call.instance, std::move(entry));
+  profile_log.Append(call.instance, 0, call.profile.passes, call.profile.seconds,
+                     call.profile.ranges, call.profile.error);
+  return pass.Store(call.instance, std::move(entry));
 }
 
 }  // namespace gpubench::detail

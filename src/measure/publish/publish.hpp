@@ -16,6 +16,7 @@ void Publish(const CallResult& call, benchmark::State& state, ProcessState& proc
 /// The profiling pass's counterpart: keeps `call`'s session (and who else used the GPU around it,
 /// asked of `monitor` now) for the instance's timed calls, and writes the profile log.
 /// An error says the session could not be written for the parent.
-Status KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProcessState& process);
+Status KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProfileLog& profile_log,
+                        ProfilingPass& pass);
 
 }  // namespace gpubench::detail

@@ -149,13 +149,13 @@ class IterationController {
   }
 
   bool Done() {
-    if (counters_start_ && process_.counter_source().profiles_here()) {
+    if (counters_start_ && process_.route().ChargesProfilingWall()) {
       // Profiled here (profile_process=same, or the profiling child's own call).
       call_.wall_profiling_seconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - *counters_start_)
               .count();
     }
-    if (Status kept = counters_.EndProfilingPassCall(call_); !kept.ok()) return Fail(kept);
+    if (Status kept = counters_.EndCall(call_); !kept.ok()) return Fail(kept);
     if (Status span = CheckTimedSpan(call_); !span.ok()) return Fail(span);
     Publish(call_, state_, process_);
     step_ = Step::kDone;

@@ -10,17 +10,17 @@ Status WarmupStages::Begin(CallResult* call) {
   Harness& harness = process_.harness;
   // The profiling pass's calls are not GB's iteration-count trials: the detector skips them.
   GPUBENCH_RETURN_IF_ERROR(
-      AdmitCall(state_, process_, /*count_call=*/!profiling_pass(), &call->instance));
+      AdmitCall(state_, process_, /*count_call=*/times_calls(), &call->instance));
   const std::string& name = call->instance;
   // One session per instance: GB's repetitions and later calls of it are skipped at once.
-  if (profiling_pass() && process_.profiling_pass.Find(name) != nullptr) {
+  if (process_.route().AlreadyProfiled(name)) {
     return Status::Error(kProfilingPassSkip);
   }
   GPUBENCH_RETURN_IF_ERROR(harness.ops().Prepare(stream_, harness.settings().cache));
   // After Prepare: this process holds its context, so NVML lists it beside any other.
   GPUBENCH_RETURN_IF_ERROR(CheckBeforeRun(harness.sharing(), harness.settings(),
                                           harness.profiler_status(), name, &call->sharing));
-  if (!profiling_pass()) harness.timer().BeginRun();
+  if (times_calls()) harness.timer().BeginRun();
   GPUBENCH_RETURN_IF_ERROR(warmup_.Before());
   warmup_start_ = std::chrono::steady_clock::now();
   return Status::Ok();
@@ -37,7 +37,7 @@ Result<WarmupStages::Next> WarmupStages::AfterWarmup(CallResult* call) {
   // It waited for the GPU: what one body takes, for the profiling pass's share of bodies.
   call->warmup_body_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - warmup_start_).count();
-  if (profiling_pass()) return Next::kCounters;  // nothing is timed in the profiling pass
+  if (!times_calls()) return Next::kCounters;  // nothing is timed in the profiling pass
   if (!warmup_.NeedsHoldCheck()) return Next::kTimed;
   if (call->sharing.shared) {
     // Holding would make every iteration wait for the other process's time slice.

@@ -46,7 +46,8 @@ class WarmupStages {
  private:
   Result<Next> AfterWarmup(CallResult* call);
   Status AfterHoldCheck(CallResult* call);
-  bool profiling_pass() const { return process_.counter_source().profiling_child(); }
+  /// False in the profiling child (its calls profile and are skipped, untimed).
+  bool times_calls() const { return process_.route().TimesCalls(); }
 
   benchmark::State& state_;
   ProcessState& process_;

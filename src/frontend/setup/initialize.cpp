@@ -1,0 +1,280 @@
+// gpubench::Initialize: the run's plan, decided once (config/run_plan.hpp), then the steps it
+// asks for in their order: the devices' children, the counts, the GPU lock, the profiling child
+// before this process's CUDA context, the profiler, the counter route and the context block.
+#include "frontend/setup/initialize.hpp"
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/environment.hpp"
+#include "config/run_plan.hpp"
+#include "config/settings_parse.hpp"
+#include "frontend/hooks/gpubench_counts.hpp"
+#include "frontend/setup/context.hpp"
+#include "frontend/setup/devices.hpp"
+#include "frontend/setup/profiling_run.hpp"
+#include "gb/gb_internals.hpp"
+#include "gpu/cuda/cuda_status.hpp"
+#include "gpubench/main.hpp"
+#include "measure/process/process_state.hpp"
+
+namespace gpubench {
+namespace detail {
+namespace {
+
+bool main_reports = false;
+int counts_taken = 0;
+bool cost_printed = false;
+
+}  // namespace
+
+void SetMainReports() { main_reports = true; }
+
+int CountsTaken() { return counts_taken; }
+
+void PrintRunCost() {
+  ProcessState& process = ProcessState::Get();
+  if (cost_printed || process.harness.plan().is_profiling_child()) return;
+  cost_printed = true;
+  std::cerr << process.cost.Summary();
+}
+
+}  // namespace detail
+
+namespace {
+
+bool IsTrue(const std::string& flag) { return flag == "true" || flag == "yes" || flag == "1"; }
+
+// What the plan is decided from: the parsed flags, GB's, and the environment, read here once.
+detail::PlanInputs GatherPlanInputs(const detail::CommandLine& command_line, int argc,
+                                    char** argv) {
+  detail::PlanInputs inputs;
+  inputs.settings = command_line.settings;
+  inputs.main_reports = detail::main_reports;
+  inputs.gb_min_time = detail::GbFlagValue(argc, argv, "min_time");
+  inputs.cuda_tool = detail::InjectedCudaTool();
+  inputs.child_file = detail::ProfilingChildFile();
+  inputs.devices_at_once = detail::DevicesAtOnce();
+  inputs.devices_asked = command_line.all_devices || !command_line.devices.empty();
+  return inputs;
+}
+
+// GB's last call of the process had no successor to show whether it was a trial.
+void CheckLastCallAtExit() {
+  std::cerr << detail::ProcessState::Get().policy.trials().Finish();
+  detail::PrintRunCost();
+}
+
+// Who else is on the GPU as the run starts (each call is checked again; see gpu_shared).
+std::string GpuSharingAtStart(detail::Harness& harness) {
+  if (!harness.facts().available) return "unknown: no usable CUDA device";
+  const detail::SharingSample sample = harness.sharing().Sample();
+  const auto others = detail::OtherProcesses(sample, static_cast<unsigned>(::getpid()));
+  return !sample.known    ? "unknown: " + sample.unknown_reason
+         : others.empty() ? "checked with NVML: no other process at start"
+                          : "checked with NVML: at start also " + detail::DescribeProcesses(others);
+}
+
+// --gpubench_devices: several devices run as child processes (the result is their exit code);
+// one device is this process's, with every name tagged. Nothing to do without the flag.
+std::optional<InitResult> RunDevices(const detail::CommandLine& command_line,
+                                     const std::vector<std::string>& args, int argc, char** argv,
+                                     Settings* settings, std::optional<int>* tagged_device) {
+  if (!command_line.all_devices && command_line.devices.empty()) return std::nullopt;
+  const std::vector<int> devices = detail::ResolveDevices(command_line);
+  if (devices.size() > 1) {
+    const detail::GbOutput output{detail::GbFlagValue(argc, argv, "format"),
+                                  detail::GbFlagValue(argc, argv, "out"),
+                                  detail::GbFlagValue(argc, argv, "out_format")};
+    return InitResult{
+        false, detail::RunOnEachDevice(args, devices, output, command_line.settings.device_order)};
+  }
+  settings->device = devices.front();
+  *tagged_device = devices.front();
+  return std::nullopt;
+}
+
+// Hands GB only what is left of argv, in place, as benchmark::Initialize does.
+void RemoveGpubenchFlags(int* argc, char** argv) {
+  int kept = 0;
+  for (int i = 0; i < *argc; ++i) {
+    const std::string arg = argv[i];
+    if (i == 0 || arg.rfind("--gpubench_", 0) != 0) argv[kept++] = argv[i];
+  }
+  *argc = kept;
+  argv[kept] = nullptr;
+}
+
+// --gpubench_exclusive=wait: this job's turn among gpubench jobs on the GPU; what happened, for
+// the context. Before this process creates its context: a job waiting here is not "another
+// process" to the job that benchmarks the GPU meanwhile.
+std::string TakeGpuTurn(const detail::DeviceFacts& facts, const std::string& lock_dir) {
+  auto& process = detail::ProcessState::Get();
+  const bool own = lock_dir.empty();
+  const std::string folder = own ? detail::DefaultGpuLockDirectory() : lock_dir;
+  std::string note = detail::PrepareGpuLockDirectory(folder, own);
+  if (!note.empty()) {
+    note = "went on without the lock between gpubench jobs: " + note;
+  } else {
+    note = process.gpu_lock.Acquire(detail::GpuLockPath(folder, facts.pci_bus_id),
+                                    kExclusiveWaitSeconds, std::cerr, /*shared=*/!own);
+  }
+  if (!process.gpu_lock.held()) std::cerr << "gpubench: " << note << "\n";
+  return note;
+}
+
+// The profiler of this process, or the profiling child's results (child: set when a child ran).
+// In the profiling child itself, its sessions go to the parent's file from here on. A value
+// ends Initialize with it.
+std::optional<InitResult> SetUpProfiling(const std::optional<detail::ProfilingChildResult>& child) {
+  auto& process = detail::ProcessState::Get();
+  detail::Harness& harness = process.harness;
+  if (!child) {
+    if (const std::string failed = harness.StartProfiler(); !failed.empty()) {
+      std::cerr << "gpubench: hardware metrics are off for this run, timing is not affected: "
+                << failed << "\n";
+    }
+  } else if (!child->ran) {
+    std::cerr << "gpubench: hardware metrics are off for this run, timing is not affected: "
+              << child->why_not << "\n";
+    harness.SetProfiler(nullptr, child->why_not);
+  }
+  if (!harness.plan().is_profiling_child()) return std::nullopt;
+  // This process is the profiling child: its calls profile, write their sessions and skip.
+  const detail::ProfilingPass::Header header{harness.profiler_status(), harness.metric_units()};
+  if (detail::Status status =
+          process.profiling_pass.BeginProfiling(harness.plan().child_file, header);
+      !status.ok()) {
+    std::cerr << "gpubench: " << status.message() << "\n";
+    return InitResult{false, 2};
+  }
+  // Without a profiler there is nothing to profile: the parent learns why from the header.
+  if (harness.profiler() == nullptr) return InitResult{false, 0};
+  return std::nullopt;
+}
+
+void AddContext(const detail::DeviceFacts& facts, const std::string& lock_note,
+                std::optional<int> tagged_device) {
+  detail::ProcessState& process = detail::ProcessState::Get();
+  detail::Harness& harness = process.harness;
+  std::string gpu_sharing = GpuSharingAtStart(harness);
+  if (!lock_note.empty()) gpu_sharing += "; exclusive=wait: " + lock_note;
+  for (const auto& [key, value] : detail::BuildContext(
+           harness.settings(), facts, harness.profiler_status(), harness.metric_units(),
+           gpu_sharing, tagged_device,
+           facts.available ? harness.streams().UnavailableReason() : "no usable CUDA device")) {
+    benchmark::AddCustomContext(key, value);
+  }
+  for (const auto& [key, value] : process.route().BusyContext(harness.profiler_status())) {
+    benchmark::AddCustomContext(key, value);
+  }
+  // The GPU before any benchmark: also the first reference of --gpubench_thermal=wait.
+  detail::ThermalSample at_start;
+  at_start.unknown_reason = "no usable CUDA device";
+  if (facts.available) at_start = harness.thermal().Sample();
+  if (at_start.known) process.thermal_reference_c = at_start.temperature_c;
+  for (const auto& [key, value] : detail::ThermalContext(at_start)) {
+    benchmark::AddCustomContext(key, value);
+  }
+}
+
+// The benchmarked device becomes the current one before any benchmark function runs, so a
+// benchmark's own allocations (made before its loop) land on it, with or without profiling.
+void SetCurrentDevice(int device, detail::DeviceFacts* facts) {
+  if (detail::Status status = detail::CudaStatus(cudaSetDevice(device), "cudaSetDevice");
+      !status.ok()) {
+    facts->available = false;
+    facts->unavailable_reason = status.message();
+  }
+}
+
+InitResult Refuse(const std::string& message) {
+  std::cerr << "gpubench: " << message << "\n";
+  return {false, 2};
+}
+
+}  // namespace
+
+InitResult Initialize(int* argc, char** argv) {
+  std::vector<std::string> args(argv, argv + *argc);
+  detail::ParseResult parsed = detail::ParseCommandLine(args, detail::ProcessEnvironment());
+  if (!parsed.ok) {
+    std::cerr << "gpubench: " << parsed.error;
+    return {false, 2};
+  }
+  const detail::CommandLine& command_line = parsed.command_line;
+  RemoveGpubenchFlags(argc, argv);
+
+  detail::Result<detail::RunPlan> drafted =
+      detail::DraftRunPlan(GatherPlanInputs(command_line, *argc, argv));
+  if (!drafted.ok()) return Refuse(drafted.status().message());
+  detail::RunPlan plan = std::move(drafted).value();
+  std::optional<int> tagged_device;
+  if (std::optional<InitResult> done =
+          RunDevices(command_line, args, *argc, argv, &plan.settings, &tagged_device)) {
+    return *done;
+  }
+  if (detail::Status refused = detail::RefuseUnderCudaTool(plan); !refused.ok()) {
+    return Refuse(refused.message());
+  }
+  auto& process = detail::ProcessState::Get();
+  process.cost.Start();
+  // Before any child runs (each takes the counts over in its own process, from the same code).
+  if (plan.gpubench_counts()) detail::counts_taken = detail::TakeOverCounts();
+  detail::DeviceFacts facts = detail::QueryDeviceFacts(plan.settings.device);
+  const std::string lock_note = plan.takes_gpu_lock(facts.available, command_line.list_metrics)
+                                    ? TakeGpuTurn(facts, command_line.lock_dir)
+                                    : "";
+  // Before this process creates its context too: the child's NVML checks see no parent there.
+  // Nothing is measured for a listing or for --help (GB prints it in benchmark::Initialize).
+  std::optional<detail::ProfilingChildResult> child;
+  const bool nothing_measured = command_line.list_metrics ||
+                                IsTrue(detail::GbFlagValue(*argc, argv, "list_tests")) ||
+                                std::find(args.begin() + 1, args.end(), "--help") != args.end();
+  if (plan.runs_child_first(facts.available, nothing_measured)) {
+    const auto child_start = std::chrono::steady_clock::now();
+    child = detail::RunProfilingChild(detail::OwnCommandLine(args), std::cerr);
+    process.cost.AddProfilingPass(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - child_start).count());
+  }
+  if (facts.available && !command_line.list_metrics) SetCurrentDevice(plan.settings.device, &facts);
+
+  if (command_line.list_metrics) {
+    std::string error =
+        detail::ListMetrics(command_line.chip, facts, command_line.list_metrics_filter, std::cout);
+    if (!error.empty()) return Refuse(error);
+    return {false, 0};
+  }
+  process.tagged_device = tagged_device;
+  if (detail::Status status = process.profile_log.Open(command_line.profile_out); !status.ok()) {
+    return Refuse(status.message());
+  }
+  // The profiling child takes no timed samples: only the timing process writes them.
+  if (detail::Status status = process.sample_log.Open(
+          plan.is_profiling_child() ? std::string() : command_line.samples_out);
+      !status.ok()) {
+    return Refuse(status.message());
+  }
+  process.harness.Configure(plan, facts);
+  // Read before benchmark::Initialize removes GB's flags from argv.
+  process.policy.SetTrialRunDetector(detail::TrialRunDetector(
+      detail::MinTimeSeconds(detail::GbFlagValue(*argc, argv, "min_time"))));
+  static const bool at_exit_registered = std::atexit(CheckLastCallAtExit) == 0;
+  (void)at_exit_registered;
+  if (std::optional<InitResult> done = SetUpProfiling(child)) return *done;
+  process.ChooseRoute();  // the loop and its stages ask the route from here on
+  AddContext(facts, lock_note, tagged_device);
+  return {true, 0};
+}
+
+}  // namespace gpubench
