@@ -43,7 +43,13 @@ class NoThermalMonitor final : public ThermalMonitor {
 void Harness::Configure(const Settings& settings, const DeviceFacts& facts) {
   settings_ = settings;
   facts_ = facts;
+  cache_ = MakeCacheStrategy(settings_);
   configured_ = true;
+}
+
+const CacheStrategy& Harness::cache() {
+  if (!cache_) cache_ = MakeCacheStrategy(settings_);
+  return *cache_;
 }
 
 GpuOps& Harness::ops() {

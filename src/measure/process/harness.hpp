@@ -10,6 +10,7 @@
 #include "gpu/nvml/gpu_sharing.hpp"
 #include "gpu/nvml/gpu_thermal.hpp"
 #include "gpubench/settings.hpp"
+#include "measure/timing/cache_strategy.hpp"
 
 namespace gpubench::detail {
 
@@ -20,9 +21,9 @@ class Harness {
   bool configured() const { return configured_; }
   const Settings& settings() const { return settings_; }
   const DeviceFacts& facts() const { return facts_; }
-  /// cache=flush: each timed body follows an L2 flush and, where it can, runs behind a stream
-  /// hold; the one place the loop asks (cache=keep: neither, and the call is timed whole).
-  bool flushes() const { return settings_.cache == CachePolicy::kFlush; }
+  /// What the calls do to the L2 around their bodies: chosen once from the settings, by
+  /// Configure (a harness never configured gets the default settings' strategy).
+  const CacheStrategy& cache();
 
   /// Backends, created on first use unless installed by tests.
   GpuOps& ops();
@@ -64,6 +65,7 @@ class Harness {
   bool configured_ = false;
   Settings settings_;
   DeviceFacts facts_;
+  std::unique_ptr<CacheStrategy> cache_;
   std::unique_ptr<GpuOps> ops_;
   std::unique_ptr<IterationTimer> timer_;
   std::unique_ptr<Profiler> profiler_;

@@ -19,9 +19,7 @@ Status BodyError(const std::string& instance, const Status& status) {
 // --- warm-up -----------------------------------------------------------------------------------
 
 Status WarmupPhase::Before() {
-  if (harness_.flushes()) {
-    GPUBENCH_RETURN_IF_ERROR(harness_.ops().FlushCache(stream_));
-  }
+  GPUBENCH_RETURN_IF_ERROR(harness_.cache().BeforeWarmupBody(harness_.ops(), stream_));
   // Last, so that only the body's own work is seen.
   harness_.streams().BeginBody();
   return Status::Ok();
@@ -44,7 +42,7 @@ Status WarmupPhase::After(const std::string& instance, CallResult* call) {
   return Status::Ok();
 }
 
-bool WarmupPhase::NeedsHoldCheck() const { return harness_.flushes(); }
+bool WarmupPhase::NeedsHoldCheck() const { return harness_.cache().HoldCheck(); }
 
 Status WarmupPhase::BeforeHoldCheck(const CallResult& call) {
   GpuOps& ops = harness_.ops();
@@ -104,9 +102,7 @@ Status ProfilingPhase::BeginPass(ProfileOutcome* outcome, bool* body) {
 }
 
 Status ProfilingPhase::BeginRange(ProfileOutcome* outcome, bool* body) {
-  if (harness_.flushes()) {
-    GPUBENCH_RETURN_IF_ERROR(harness_.ops().FlushCache(stream_));
-  }
+  GPUBENCH_RETURN_IF_ERROR(harness_.cache().BeforeProfiledRange(harness_.ops(), stream_));
   if (Status status = harness_.profiler()->PushRange(ProfiledRangeName(instance_, range_));
       !status.ok()) {
     return Failed(status, outcome, body);

@@ -30,7 +30,9 @@ namespace gpubench::detail {
 class TimedIterations {
  public:
   TimedIterations(benchmark::State& state, ProcessState& process, cudaStream_t stream)
-      : state_(state), process_(process), timed_(MakeTimedPhase(process.harness, state, stream)) {}
+      : state_(state),
+        process_(process),
+        timed_(process.harness.cache().MakeTimedPhase(process.harness, state, stream)) {}
 
   /// After the warm-up stages (call->launch_hold, call->streams): whether a timed body runs
   /// next. False once GB's iterations are over and the call's timing is complete.
@@ -51,11 +53,6 @@ class TimedIterations {
   std::optional<StopReason> Decide(const CallResult& call) const;
   Status End(CallResult* call);
   double SecondsSince(std::chrono::steady_clock::time_point start) const;
-  static std::unique_ptr<TimedPhase> MakeTimedPhase(Harness& harness, benchmark::State& state,
-                                                    cudaStream_t stream) {
-    if (harness.flushes()) return std::make_unique<FlushTimedPhase>(harness, state, stream);
-    return std::make_unique<KeepTimedPhase>(harness, state, stream);
-  }
 
   benchmark::State& state_;
   ProcessState& process_;
