@@ -49,6 +49,10 @@ class Harness {
 
   void SetBackendsForTesting(std::unique_ptr<GpuOps> ops, std::unique_ptr<IterationTimer> timer,
                              std::unique_ptr<Profiler> profiler);
+  /// After Configure: a strategy other than the settings' (the loop must follow it).
+  void SetCacheStrategyForTesting(std::unique_ptr<CacheStrategy> cache) {
+    cache_ = std::move(cache);
+  }
   void SetStreamWatchForTesting(std::unique_ptr<StreamWatch> watch) { streams_ = std::move(watch); }
   void SetBusyTracerForTesting(std::unique_ptr<BusyTracer> busy) { busy_ = std::move(busy); }
   void SetSharingMonitorForTesting(std::unique_ptr<SharingMonitor> monitor) {
