@@ -22,8 +22,10 @@ namespace gpubench::detail {
 class GpuOps {
  public:
   virtual ~GpuOps() = default;
-  /// Before a run's first iteration: selects the device, allocates what `cache` needs.
-  virtual Status Prepare(cudaStream_t stream, CachePolicy cache) = 0;
+  /// Before a run's first iteration: selects the device, allocates the clock probe.
+  virtual Status Prepare(cudaStream_t stream) = 0;
+  /// After Prepare, for cache=flush only: allocates the stream hold and the L2 flush buffer.
+  virtual Status PrepareFlush(cudaStream_t stream) = 0;
   /// Evicts L2 by streaming a read-only buffer on `stream` (writes nothing).
   virtual Status FlushCache(cudaStream_t stream) = 0;
   /// After each body: reports launch errors (configuration, resources) the body left.

@@ -34,9 +34,14 @@ struct Log {
 class FakeOps : public detail::GpuOps {
  public:
   explicit FakeOps(Log* log) : log_(log) {}
-  Status Prepare(cudaStream_t, CachePolicy) override {
+  Status Prepare(cudaStream_t) override {
     log_->Add("prepare");
     return prepare_result;
+  }
+  // Counted, not logged: the log shows one "prepare" per call, whatever the cache policy.
+  Status PrepareFlush(cudaStream_t) override {
+    ++flush_prepares;
+    return Status::Ok();
   }
   Status FlushCache(cudaStream_t) override {
     log_->Add("flush");
@@ -106,6 +111,7 @@ class FakeOps : public detail::GpuOps {
   /// Holds after the first N time out (a body that waits for the GPU only later).
   int time_out_after_holds = 0;
   int holds = 0;
+  int flush_prepares = 0;
   Status prepare_result;
   int checks = 0;
   int fail_check_at = 0;  // 1-based CheckLaunch call that fails

@@ -308,6 +308,7 @@ class LoopTest : public ::testing::Test {
     process.tagged_device = tagged_device_;
     auto& harness = process.harness;
     harness.Configure(settings_, facts_);
+    if (cache_owner_) harness.SetCacheStrategyForTesting(std::move(cache_owner_));
     if (sharing_owner_) {
       sharing_ = sharing_owner_.get();
       harness.SetSharingMonitorForTesting(std::move(sharing_owner_));
@@ -355,6 +356,8 @@ class LoopTest : public ::testing::Test {
 
   Log log_;
   Settings settings_;
+  /// Installed after Configure: a strategy other than settings_.cache's.
+  std::unique_ptr<detail::CacheStrategy> cache_owner_;
   detail::DeviceFacts facts_;
   FakeOps* ops_ = nullptr;
   FakeTimer* timer_ = nullptr;
@@ -642,6 +645,39 @@ TEST_F(LoopTest, KeepPolicyTimesTheWholeRunWithOneRegionAndNoFlush) {
   EXPECT_EQ(runs[0].iterations, 4);
   EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2e-3);  // the region, spread over 4
   EXPECT_EQ(runs[0].counters.count("launch_held"), 0u);   // no holds without a flush
+}
+
+// The flush buffer and the hold are prepared for cache=flush only, once per call.
+TEST_F(LoopTest, FlushPolicyPreparesTheFlushOncePerCall) {
+  ASSERT_EQ(Run("^LoopTest_Flush/").size(), 1u);
+  EXPECT_EQ(ops_->flush_prepares, 1);
+}
+
+TEST_F(LoopTest, KeepPolicyPreparesNoFlush) {
+  settings_.cache = CachePolicy::kKeep;
+  ASSERT_EQ(Run("^LoopTest_Keep/").size(), 1u);
+  EXPECT_EQ(ops_->flush_prepares, 0);
+}
+
+// The loop follows the harness's cache strategy, never the setting itself: a keep strategy
+// under cache=flush settings gives keep's calls (no flush, no hold check, one region).
+TEST_F(LoopTest, TheLoopFollowsTheCacheStrategyNotTheSetting) {
+  Settings keep = settings_;
+  keep.cache = CachePolicy::kKeep;
+  cache_owner_ = detail::MakeCacheStrategy(keep);
+  ASSERT_EQ(settings_.cache, CachePolicy::kFlush);
+  timer_->region_seconds = 2e-3;
+  auto runs = Run("^LoopTest_Keep/");
+  ASSERT_EQ(runs.size(), 1u);
+  const auto expected = Join({
+      {"prepare", "body", "sync", "probe_begin"},
+      {"push LoopTest_Keep", "timer_begin", "body", "pop"},
+      Repeat({"push LoopTest_Keep", "body", "pop"}, 2),
+      {"push LoopTest_Keep", "body", "timer_end", "pop", "probe_end"},
+  });
+  EXPECT_EQ(log_.events, expected);
+  EXPECT_EQ(ops_->flush_prepares, 0);
+  EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2e-3);  // the one region, spread over 4
 }
 
 // --- the body's streams (issue #24) ------------------------------------------------------------

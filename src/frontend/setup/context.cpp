@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <memory>
 
 #include "common/format.hpp"
 #include "config/metric_groups.hpp"
 #include "config/run_plan.hpp"
-#include "gpu/plan/launch_hold.hpp"
 #include "gpubench/version.hpp"
+#include "measure/timing/cache_strategy.hpp"
 #include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
 
@@ -41,33 +42,6 @@ std::string FlopMethod() {
          "ranges); flop_rate_peak = flop_count / sum_p(flop_count_<p> / peak_p) (FP32's peak "
          "without FP work); flop_rate_pct = 100 x flop_rate / flop_rate_peak; "
          "arithmetic_intensity = flop_count / bytes_moved (DRAM)";
-}
-
-std::string FlushMethodDescription(const Settings& settings, int64_t flush_bytes) {
-  if (settings.cache == CachePolicy::kKeep) return "none (cache=keep)";
-  return "l2_read_evict: a read-only kernel streams " +
-         (flush_bytes > 0 ? std::to_string(flush_bytes) + " bytes" : std::string("a buffer")) +
-         " (2x L2) before each iteration, outside the timed region; it writes nothing, so no "
-         "dirty lines are left to be written back inside the next iteration";
-}
-
-std::string LaunchHoldDescription(const Settings& settings) {
-  if (settings.cache == CachePolicy::kKeep) {
-    return "none (cache=keep: the iterations run back to back in one timed region)";
-  }
-  return "hold_kernel: after the flush has finished, a one-thread kernel holds the stream until "
-         "the host has enqueued the start event, the body and the stop event, so the timed work "
-         "starts back to back whatever the host's launch pace; a second untimed iteration after "
-         "the warm-up checks that the body can be held: one that waits for the GPU inside the "
-         "loop cannot (its hold times out after " +
-         std::to_string(kHoldTimeoutMs) +
-         " ms) and is timed without holds: counter launch_held=0; so is every iteration while "
-         "another process uses the GPU (NVML before the iterations and every 0.1 s during them, "
-         "or flushes far slower than the flush needs): gpu_shared=1 and launch_held=0; a "
-         "gpubench::UntimedScope in a held body releases the hold, waits for its work and holds "
-         "again, and the GPU time of its own pair of events (an empty held region, the median of "
-         "7 measured before the call's timed iterations, timer=events) is taken out once per "
-         "scope";
 }
 
 std::string CounterUnits(const Settings& settings,
@@ -176,10 +150,9 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
     context.push_back(entry);
     keys += (keys.empty() ? "" : ",") + entry.first;
   }
-  context.push_back(
-      {context_key::kFlushDescription,
-       FlushMethodDescription(settings, facts.available ? FlushBytes(facts.l2_bytes) : 0)});
-  context.push_back({context_key::kLaunchHoldDescription, LaunchHoldDescription(settings)});
+  const std::unique_ptr<CacheStrategy> cache = MakeCacheStrategy(settings);
+  const KeyValues cache_keys = cache->Describe(facts);
+  context.insert(context.end(), cache_keys.begin(), cache_keys.end());
   CommandLine line;
   line.settings = settings;
   for (const SettingRow& row : SettingRows()) {
@@ -204,9 +177,8 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
   if (profiling && std::find(groups.begin(), groups.end(), "flops") != groups.end()) {
     context.push_back({context_key::kFlopMethod, FlopMethod()});
   }
-  // cache=flush adds the hold check, a second untimed iteration (gpubench_launch_hold).
-  context.push_back(
-      {context_key::kWarmupIterations, settings.cache == CachePolicy::kFlush ? "2" : "1"});
+  // The hold check is a second untimed iteration (gpubench_launch_hold).
+  context.push_back({context_key::kWarmupIterations, cache->HoldCheck() ? "2" : "1"});
   context.push_back({context_key::kGpuSharing, gpu_sharing});
   context.push_back({context_key::kSettingsFingerprint, SettingsFingerprint(settings)});
   context.push_back({context_key::kFingerprintKeys, keys});

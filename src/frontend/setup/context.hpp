@@ -15,9 +15,6 @@
 
 namespace gpubench::detail {
 
-/// How the L2 flush is done (for the context), given the device's L2 size.
-std::string FlushMethodDescription(const Settings& settings, int64_t flush_bytes);
-
 /// Everything gpubench adds to GB's context block, in a fixed order: the fingerprinted settings,
 /// the other rows of the settings table marked in_context, run facts, the device's facts.
 /// `profiler_status`: "on: ..." / "off: ..." / "unavailable: ..." (see docs/user_guide.md).

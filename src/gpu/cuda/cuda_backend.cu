@@ -113,7 +113,7 @@ class CudaOps final : public GpuOps {
     nvtxDomainDestroy(domain_);
   }
 
-  Status Prepare(cudaStream_t, CachePolicy cache) override {
+  Status Prepare(cudaStream_t) override {
     if (Status status = CudaStatus(cudaSetDevice(facts_.ordinal), "cudaSetDevice"); !status.ok()) {
       return status;
     }
@@ -130,7 +130,11 @@ class CudaOps final : public GpuOps {
         return status;
       }
     }
-    if (cache == CachePolicy::kFlush && hold_ == nullptr) {
+    return Status::Ok();
+  }
+
+  Status PrepareFlush(cudaStream_t) override {
+    if (hold_ == nullptr) {
       void* hold = nullptr;
       if (Status status = CudaStatus(cudaHostAlloc(&hold, sizeof(HoldState), cudaHostAllocMapped),
                                      "cudaHostAlloc (stream hold)");
@@ -148,7 +152,7 @@ class CudaOps final : public GpuOps {
       }
       hold_device_ = static_cast<HoldState*>(device);
     }
-    if (cache == CachePolicy::kFlush && flush_buffer_ == nullptr) {
+    if (flush_buffer_ == nullptr) {
       flush_bytes_ = static_cast<size_t>(FlushBytes(facts_.l2_bytes));
       if (Status status = CudaStatus(cudaMalloc(&flush_buffer_, flush_bytes_ + sizeof(unsigned)),
                                      "cudaMalloc (L2 flush buffer)");
@@ -243,7 +247,7 @@ class CudaOps final : public GpuOps {
   }
 
   Status HoldStream(cudaStream_t stream) override {
-    if (hold_ == nullptr) return Status::Error("stream hold used before Prepare(cache=flush)");
+    if (hold_ == nullptr) return Status::Error("stream hold used before PrepareFlush");
     ++ticket_;
     HoldKernel<<<1, 1, 0, stream>>>(hold_device_, ticket_,
                                     static_cast<unsigned long long>(kHoldTimeoutMs) * 1000000);

@@ -58,6 +58,7 @@ class NoThermalMonitor final : public ThermalMonitor {
 void Harness::Configure(const RunPlan& plan, const DeviceFacts& facts) {
   plan_ = plan;
   facts_ = facts;
+  cache_ = MakeCacheStrategy(plan_.settings);
   configured_ = true;
   // Detaching CUPTI would detach the other tool's client too.
   if (!plan_.cuda_tool.empty()) CuptiAttachment::KeepAttached();
@@ -67,6 +68,11 @@ void Harness::Configure(const Settings& settings, const DeviceFacts& facts) {
   RunPlan plan;
   plan.settings = settings;
   Configure(plan, facts);
+}
+
+const CacheStrategy& Harness::cache() {
+  if (!cache_) cache_ = MakeCacheStrategy(plan_.settings);
+  return *cache_;
 }
 
 GpuOps& Harness::ops() {

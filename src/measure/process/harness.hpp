@@ -12,6 +12,7 @@
 #include "gpu/nvml/gpu_sharing.hpp"
 #include "gpu/nvml/gpu_thermal.hpp"
 #include "gpubench/settings.hpp"
+#include "measure/timing/cache_strategy.hpp"
 
 namespace gpubench::detail {
 
@@ -26,9 +27,9 @@ class Harness {
   const RunPlan& plan() const { return plan_; }
   const Settings& settings() const { return plan_.settings; }
   const DeviceFacts& facts() const { return facts_; }
-  /// cache=flush: each timed body follows an L2 flush and, where it can, runs behind a stream
-  /// hold; the one place the loop asks (cache=keep: neither, and the call is timed whole).
-  bool flushes() const { return settings().cache == CachePolicy::kFlush; }
+  /// What the calls do to the L2 around their bodies: chosen once from the settings, by
+  /// Configure (a harness never configured gets the default settings' strategy).
+  const CacheStrategy& cache();
 
   /// Backends, created on first use unless installed by tests.
   GpuOps& ops();
@@ -58,6 +59,10 @@ class Harness {
 
   void SetBackendsForTesting(std::unique_ptr<GpuOps> ops, std::unique_ptr<IterationTimer> timer,
                              std::unique_ptr<Profiler> profiler);
+  /// After Configure: a strategy other than the settings' (the loop must follow it).
+  void SetCacheStrategyForTesting(std::unique_ptr<CacheStrategy> cache) {
+    cache_ = std::move(cache);
+  }
   void SetStreamWatchForTesting(std::unique_ptr<StreamWatch> watch) { streams_ = std::move(watch); }
   void SetBusyTracerForTesting(std::unique_ptr<BusyTracer> busy) { busy_ = std::move(busy); }
   void SetSharingMonitorForTesting(std::unique_ptr<SharingMonitor> monitor) {
@@ -74,6 +79,7 @@ class Harness {
   bool configured_ = false;
   RunPlan plan_;
   DeviceFacts facts_;
+  std::unique_ptr<CacheStrategy> cache_;
   std::unique_ptr<GpuOps> ops_;
   std::unique_ptr<IterationTimer> timer_;
   std::unique_ptr<Profiler> profiler_;

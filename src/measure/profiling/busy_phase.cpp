@@ -43,14 +43,7 @@ Status BusyPhase::Begin(const std::string& instance, int iterations, CallResult*
 }
 
 Status BusyPhase::BeforeBody(CallResult* call, bool* body) {
-  GpuOps& ops = harness_.ops();
-  if (harness_.flushes()) {
-    GPUBENCH_RETURN_IF_ERROR(ops.FlushCache(stream_));
-    // The body's host calls must not wait for the flush: it is not theirs.
-    if (Status status = ops.Synchronize(stream_); !status.ok()) {
-      return BodyError(instance_, status);
-    }
-  }
+  GPUBENCH_RETURN_IF_ERROR(harness_.cache().BeforeBusyBody(harness_.ops(), stream_, instance_));
   if (Status status = harness_.busy().BeginIteration(); !status.ok()) {
     return Failed(status, call, body);
   }
@@ -60,14 +53,9 @@ Status BusyPhase::BeforeBody(CallResult* call, bool* body) {
 }
 
 Status BusyPhase::Resume() {
-  // As in a timed body: the rest starts from a flushed L2 (the flush belongs to no iteration).
-  if (harness_.flushes()) {
-    GpuOps& ops = harness_.ops();
-    GPUBENCH_RETURN_IF_ERROR(ops.FlushCache(stream_));
-    if (Status status = ops.Synchronize(stream_); !status.ok()) {
-      return BodyError(instance_, status);
-    }
-  }
+  // As in a timed body: cache=flush starts the rest from a flushed L2 (the flush belongs to no
+  // iteration).
+  GPUBENCH_RETURN_IF_ERROR(harness_.cache().BeforeBusyBody(harness_.ops(), stream_, instance_));
   return harness_.busy().Resume();
 }
 

@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -20,9 +19,7 @@ Status BodyError(const std::string& instance, const Status& status) {
 // --- warm-up -----------------------------------------------------------------------------------
 
 Status WarmupPhase::Before() {
-  if (harness_.flushes()) {
-    GPUBENCH_RETURN_IF_ERROR(harness_.ops().FlushCache(stream_));
-  }
+  GPUBENCH_RETURN_IF_ERROR(harness_.cache().BeforeWarmupBody(harness_.ops(), stream_));
   // Last, so that only the body's own work is seen.
   harness_.streams().BeginBody();
   return Status::Ok();
@@ -45,7 +42,7 @@ Status WarmupPhase::After(const std::string& instance, CallResult* call) {
   return Status::Ok();
 }
 
-bool WarmupPhase::NeedsHoldCheck() const { return harness_.flushes(); }
+bool WarmupPhase::NeedsHoldCheck() const { return harness_.cache().HoldCheck(); }
 
 Status WarmupPhase::BeforeHoldCheck(const CallResult& call) {
   GpuOps& ops = harness_.ops();
@@ -80,167 +77,6 @@ Status WarmupPhase::ResumeHoldCheck(const std::string& instance) {
   return ops.HoldStream(stream_);
 }
 
-// --- timed -------------------------------------------------------------------------------------
-
-Status TimedPhase::Pause() {
-  GPUBENCH_RETURN_IF_ERROR(harness_.timer().Pause(stream_));
-  if (hold_ == LaunchHold::kHeld) harness_.ops().ReleaseStream();
-  if (range_open_) {
-    harness_.ops().PopRange();
-    range_open_ = false;
-  }
-  return Status::Ok();
-}
-
-Status TimedPhase::Resume(const std::string& instance) {
-  GpuOps& ops = harness_.ops();
-  // cache=flush: the timed rest of the body starts from a flushed L2, as every timed iteration
-  // does; a restore in the scope leaves dirty lines whose write-back would be timed otherwise.
-  if (flushing()) GPUBENCH_RETURN_IF_ERROR(ops.FlushCache(stream_));
-  if (hold_ == LaunchHold::kHeld) {
-    if (Status status = ops.Synchronize(stream_); !status.ok()) return BodyError(instance, status);
-    GPUBENCH_RETURN_IF_ERROR(ops.HoldStream(stream_));
-  }
-  // The body's range is open from BeforeBody on, so only the scope's Pause closed it.
-  if (!range_open_) {
-    ops.PushRange(instance);
-    range_open_ = true;
-  }
-  return harness_.timer().Resume(stream_);
-}
-
-Status TimedPhase::Begin(LaunchHold hold, const StreamPlan& streams, bool scopes,
-                         double* scope_overhead_seconds) {
-  hold_ = hold;
-  joined_ = streams.joined;
-  GPUBENCH_RETURN_IF_ERROR(harness_.timer().BeforeTimedIterations());
-  *scope_overhead_seconds = 0;
-  if (scopes && hold_ == LaunchHold::kHeld && harness_.settings().timer == Timer::kEvents) {
-    GPUBENCH_RETURN_IF_ERROR(MeasureScopeOverhead(scope_overhead_seconds));
-  }
-  return harness_.ops().BeginClockProbe(stream_);
-}
-
-// A scope splits a held region in two: [start, scope start] and [scope end, stop]. With nothing
-// before the scope, the first part is an empty pair of events, which the GPU may still span for
-// a moment. The median of a few empty held regions is that part, taken out per scope.
-Status TimedPhase::MeasureScopeOverhead(double* seconds) {
-  constexpr int kSamples = 7;
-  IterationTimer& timer = harness_.timer();
-  GpuOps& ops = harness_.ops();
-  std::vector<double> spans;
-  for (int i = 0; i < kSamples; ++i) {
-    GPUBENCH_RETURN_IF_ERROR(ops.HoldStream(stream_));
-    Status begin = timer.Begin(stream_);
-    Status end = begin.ok() ? timer.End(stream_) : begin;
-    ops.ReleaseStream();
-    GPUBENCH_RETURN_IF_ERROR(end);
-    GPUBENCH_RETURN_IF_ERROR(timer.Collect(/*wait_all=*/true, &spans));
-  }
-  if (spans.empty()) return Status::Ok();
-  std::nth_element(spans.begin(), spans.begin() + spans.size() / 2, spans.end());
-  *seconds = spans[spans.size() / 2];
-  timer.SetScopeOverhead(*seconds);
-  return Status::Ok();
-}
-
-Status TimedPhase::BeforeBody(const std::string& instance) {
-  GpuOps& ops = harness_.ops();
-  if (flushing()) {
-    const auto flush_launched = std::chrono::steady_clock::now();
-    GPUBENCH_RETURN_IF_ERROR(ops.FlushCache(stream_));
-    if (hold_ == LaunchHold::kHeld) {
-      // The GPU is idle once the flush is done; the hold then keeps the start event, the body
-      // and the stop event queued until the host has enqueued them all, so the host's launch
-      // pace is not timed. Measured against queuing behind the flush in docs/accuracy.md.
-      if (Status status = ops.Synchronize(stream_); !status.ok()) {
-        return BodyError(instance, status);
-      }
-      // How long the flush took to finish tells whether another context holds the GPU.
-      last_flush_wait_seconds_ =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - flush_launched).count();
-      GPUBENCH_RETURN_IF_ERROR(ops.HoldStream(stream_));
-    }
-  }
-  ops.PushRange(instance);
-  range_open_ = true;
-  // cache=flush: one event pair per iteration. cache=keep: one pair around the whole run.
-  if (flushing() || !region_open_) {
-    GPUBENCH_RETURN_IF_ERROR(harness_.timer().Begin(stream_));
-    region_open_ = true;
-    GPUBENCH_RETURN_IF_ERROR(harness_.ops().ForkStreams(stream_, joined_));
-  }
-  ++iterations_in_region_;
-  return Status::Ok();
-}
-
-Status TimedPhase::AfterBody(const std::string& instance, CallResult* call, bool last) {
-  IterationTimer& timer = harness_.timer();
-  const Status launch = harness_.ops().CheckLaunch();
-  if (flushing() || last) {
-    GPUBENCH_RETURN_IF_ERROR(harness_.ops().JoinStreams(stream_, joined_));
-    GPUBENCH_RETURN_IF_ERROR(timer.End(stream_));
-    region_open_ = false;
-  }
-  harness_.ops().ReleaseStream();
-  CloseRange();
-  if (!launch.ok()) return BodyError(instance, launch);
-  if (hold_ == LaunchHold::kHeld) {
-    // Nothing more is enqueued until the iteration is done: the next flush's launch, arriving
-    // while the GPU runs the timed work, added about 0.1-0.2 us to a 3 us kernel on an H200.
-    if (Status status = harness_.ops().Synchronize(stream_); !status.ok()) {
-      return BodyError(instance, status);
-    }
-  }
-  return Collect(instance, last, call);
-}
-
-Status TimedPhase::CollectRemaining(const std::string& instance, CallResult* call) {
-  return Collect(instance, /*wait_all=*/true, call);
-}
-
-Status TimedPhase::Collect(const std::string& instance, bool wait_all, CallResult* call) {
-  times_.clear();
-  if (Status status = harness_.timer().Collect(wait_all, &times_); !status.ok()) {
-    return BodyError(instance, status);
-  }
-  for (double seconds : times_) {
-    // A region covers one iteration (flush) or the whole run (keep): spread it evenly.
-    const int64_t covered = flushing() ? 1 : iterations_in_region_;
-    for (int64_t i = 0; i < covered; ++i) state_.SetIterationTime(seconds / covered);
-    if (flushing()) {  // each sample's own time
-      call->samples.Add(seconds, std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                               call->loop_start)
-                                     .count());
-    }
-    call->gpu_seconds += seconds;
-  }
-  return Status::Ok();
-}
-
-Status TimedPhase::End(CallResult* call) {
-  GPUBENCH_RETURN_IF_ERROR(harness_.ops().EndClockProbe(stream_, &call->sm_clock_mhz));
-  call->iterations = state_.iterations();
-  call->kernel_seconds = harness_.timer().KernelSeconds();
-  // EndClockProbe waited for the stream, so every hold has ended by now. After StopHolding, a
-  // hold that timed out was the neighbour's doing, not the body's; it is taken all the same, so
-  // that the next call's hold check starts afresh.
-  if (hold_ == LaunchHold::kHeld || hold_ == LaunchHold::kShared) {
-    if (harness_.ops().TakeHoldTimedOut() && hold_ == LaunchHold::kHeld) {
-      hold_ = LaunchHold::kBodyWaits;
-    }
-  }
-  call->launch_hold = hold_;
-  return Status::Ok();
-}
-
-void TimedPhase::CloseRange() {
-  harness_.ops().ReleaseStream();
-  if (!range_open_) return;
-  harness_.ops().PopRange();
-  range_open_ = false;
-}
-
 // --- profiling ---------------------------------------------------------------------------------
 
 Status ProfilingPhase::Begin(const std::string& instance, int ranges, ProfileOutcome* outcome,
@@ -266,9 +102,7 @@ Status ProfilingPhase::BeginPass(ProfileOutcome* outcome, bool* body) {
 }
 
 Status ProfilingPhase::BeginRange(ProfileOutcome* outcome, bool* body) {
-  if (harness_.flushes()) {
-    GPUBENCH_RETURN_IF_ERROR(harness_.ops().FlushCache(stream_));
-  }
+  GPUBENCH_RETURN_IF_ERROR(harness_.cache().BeforeProfiledRange(harness_.ops(), stream_));
   if (Status status = harness_.profiler()->PushRange(ProfiledRangeName(instance_, range_));
       !status.ok()) {
     return Failed(status, outcome, body);

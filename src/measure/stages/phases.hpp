@@ -3,8 +3,7 @@
 // for what ends the call (SkipWithError) and leaves its data in the CallResult.
 //
 //   warm-up      one untimed body: surfaces launch errors before anything is timed
-//   timed        GB's iterations: L2 flush, NVTX range, GPU timer forked to and joined from
-//                every stream the warm-up saw the body use; the clock probe around them
+//   timed        GB's iterations (measure/timing/timed_phase.hpp)
 //   profiling    profiled iterations after GB's timer stopped: CUPTI passes x ranges
 #pragma once
 
@@ -48,65 +47,6 @@ class WarmupPhase {
  private:
   Harness& harness_;
   cudaStream_t stream_;
-};
-
-/// GB's timed iterations. Reports each iteration's GPU time to GB (SetIterationTime).
-class TimedPhase {
- public:
-  TimedPhase(Harness& harness, benchmark::State& state, cudaStream_t stream)
-      : harness_(harness), state_(state), stream_(stream) {}
-  ~TimedPhase() { CloseRange(); }
-
-  /// Starts the clock probe (after the warm-up); `hold`: the warm-up's LaunchHold verdict;
-  /// `streams`: the streams each timed span forks to and joins from; `scopes`: the warm-up
-  /// body entered a gpubench::UntimedScope, so held runs measure the scope overhead first
-  /// (IterationTimer::SetScopeOverhead) into *scope_overhead_seconds.
-  Status Begin(LaunchHold hold, const StreamPlan& streams, bool scopes,
-               double* scope_overhead_seconds);
-  /// Before each timed body. cache=flush: flush, wait for it, hold the stream; then the NVTX
-  /// range and the timer region.
-  Status BeforeBody(const std::string& instance);
-  /// After each timed body: closes the region, releases the hold, closes the range, hands GB
-  /// the GPU time of the regions finished so far (each sample's own also to call->samples).
-  /// `last`: no timed body follows (cache=keep closes its one region then).
-  Status AfterBody(const std::string& instance, CallResult* call, bool last);
-  /// Waits for the regions still in flight and hands GB their time (before GB's count is
-  /// claimed under gpubench's rule).
-  Status CollectRemaining(const std::string& instance, CallResult* call);
-  /// After the last body: the clock probe's SM clock, the per-kernel times, whether every hold
-  /// was released by the host.
-  Status End(CallResult* call);
-  /// Releases a hold and pops an NVTX range an early exit left open.
-  void CloseRange();
-  /// gpubench::UntimedScope inside a timed body: the timer leaves the span out. Behind a hold,
-  /// the scope releases it (its work may wait for the GPU), and at its end waits for that work
-  /// and holds the stream again, so the rest of the body starts back to back as after a flush.
-  /// The NVTX range closes with the scope and opens again after its flush and hold, so that a
-  /// profiler filtering on the range (ncu --nvtx-include) sees the timed work only.
-  Status Pause();
-  Status Resume(const std::string& instance);
-
-  /// Whether the bodies run behind holds.
-  bool held() const { return hold_ == LaunchHold::kHeld; }
-  /// Host seconds the latest held iteration waited for its flush to finish.
-  double last_flush_wait_seconds() const { return last_flush_wait_seconds_; }
-  /// Another process uses the GPU: the remaining bodies run without holds (LaunchHold::kShared).
-  void StopHolding() { hold_ = LaunchHold::kShared; }
-
- private:
-  bool flushing() const { return harness_.flushes(); }
-  Status MeasureScopeOverhead(double* seconds);
-  Status Collect(const std::string& instance, bool wait_all, CallResult* call);
-  Harness& harness_;
-  benchmark::State& state_;
-  cudaStream_t stream_;
-  LaunchHold hold_ = LaunchHold::kNotApplicable;
-  std::vector<StreamHandle> joined_;
-  bool range_open_ = false;
-  bool region_open_ = false;
-  int64_t iterations_in_region_ = 0;
-  double last_flush_wait_seconds_ = 0;
-  std::vector<double> times_;
 };
 
 /// Profiled iterations: one CUPTI session of `ranges` ranges per pass, as many passes as the

@@ -16,7 +16,7 @@ Status WarmupStages::Begin(CallResult* call) {
   if (process_.route().AlreadyProfiled(name)) {
     return Status::Error(kProfilingPassSkip);
   }
-  GPUBENCH_RETURN_IF_ERROR(harness.ops().Prepare(stream_, harness.settings().cache));
+  GPUBENCH_RETURN_IF_ERROR(harness.cache().Prepare(harness.ops(), stream_));
   // After Prepare: this process holds its context, so NVML lists it beside any other.
   GPUBENCH_RETURN_IF_ERROR(CheckBeforeRun(harness.sharing(), harness.settings(),
                                           harness.profiler_status(), name, &call->sharing));

@@ -38,18 +38,12 @@ Result<bool> TimedIterations::Begin(CallResult* call) {
   }
   thermal_.emplace(process_.harness.thermal());
   thermal_->Start();
-  GPUBENCH_RETURN_IF_ERROR(timed_.Begin(call->launch_hold, call->streams, call->warmup_scopes > 0,
-                                        &call->scope_overhead_seconds));
-  if (timed_.held()) {
+  GPUBENCH_RETURN_IF_ERROR(timed_->Begin(call->launch_hold, call->streams, call->warmup_scopes > 0,
+                                         &call->scope_overhead_seconds));
+  if (timed_->held()) {
     watch_.emplace(WatchHeldIterations(process_.harness.sharing(), process_.harness.facts()));
   }
   return BeforeBody(call);
-}
-
-// Whether each sample's own GPU time reaches the rule while the call runs: cache=keep times the
-// call in one region, and timer=cupti hands its records over at the end.
-static bool PerSampleTimes(const Harness& harness) {
-  return harness.flushes() && harness.settings().timer == Timer::kEvents;
 }
 
 std::optional<StopReason> TimedIterations::Decide(const CallResult& call) const {
@@ -58,7 +52,7 @@ std::optional<StopReason> TimedIterations::Decide(const CallResult& call) const 
                                     : std::nullopt;
   }
   return rule_->Decide(call.samples, bodies_, SecondsSince(call.loop_start),
-                       SecondsSince(timed_start_), PerSampleTimes(process_.harness));
+                       SecondsSince(timed_start_), timed_->PerSampleTimes());
 }
 
 Result<bool> TimedIterations::NextBody(CallResult* call) {
@@ -68,7 +62,7 @@ Result<bool> TimedIterations::NextBody(CallResult* call) {
   if (bodies_ == 0) return ClaimIterations(state_, 1);
   if (!stop_) stop_ = Decide(*call);
   if (!stop_) return true;
-  GPUBENCH_RETURN_IF_ERROR(timed_.CollectRemaining(call->instance, call));
+  GPUBENCH_RETURN_IF_ERROR(timed_->CollectRemaining(call->instance, call));
   ClaimIterations(state_, bodies_ - 1);  // GB reports the iterations that ran: bodies_
   return state_.KeepRunning();           // false: GB's timer stops
 }
@@ -87,7 +81,7 @@ Result<bool> TimedIterations::BeforeBody(CallResult* call) {
     timed_start_ = std::chrono::steady_clock::now();
   }
   ++bodies_;
-  GPUBENCH_RETURN_IF_ERROR(timed_.BeforeBody(call->instance));
+  GPUBENCH_RETURN_IF_ERROR(timed_->BeforeBody(call->instance));
   return true;
 }
 
@@ -95,22 +89,22 @@ Result<bool> TimedIterations::AfterBody(CallResult* call) {
   bool last = false;
   if (!rule_) {
     last = state_.iterations() >= state_.max_iterations;
-  } else if (!PerSampleTimes(process_.harness)) {
+  } else if (!timed_->PerSampleTimes()) {
     // One region (cache=keep) closes with the body the rule ends on, so it decides here.
     stop_ = Decide(*call);
     last = stop_.has_value();
   }
-  GPUBENCH_RETURN_IF_ERROR(timed_.AfterBody(call->instance, call, last));
-  if (timed_.held() &&
-      NeighbourAfterHeldIteration(*watch_, timed_.last_flush_wait_seconds(), call)) {
-    timed_.StopHolding();
+  GPUBENCH_RETURN_IF_ERROR(timed_->AfterBody(call->instance, call, last));
+  if (timed_->held() &&
+      NeighbourAfterHeldIteration(*watch_, timed_->last_flush_wait_seconds(), call)) {
+    timed_->StopHolding();
   }
   return BeforeBody(call);
 }
 
 Status TimedIterations::End(CallResult* call) {
   if (timed_cpu_start_ >= 0) call->timed_cpu_seconds = ThreadCpuSeconds() - timed_cpu_start_;
-  GPUBENCH_RETURN_IF_ERROR(timed_.End(call));  // waits for the GPU: every iteration is done
+  GPUBENCH_RETURN_IF_ERROR(timed_->End(call));  // waits for the GPU: every iteration is done
   if (thermal_) call->thermal = thermal_->Stop();
   if (bodies_ > 0) {
     call->wall_warmup_seconds =

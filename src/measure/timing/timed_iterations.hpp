@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -19,7 +20,7 @@
 #include "measure/checks/thermal_watch.hpp"
 #include "measure/process/process_state.hpp"
 #include "measure/sampling/stopping_rule.hpp"
-#include "measure/stages/phases.hpp"
+#include "measure/timing/timed_phase.hpp"
 
 namespace gpubench::detail {
 
@@ -29,7 +30,9 @@ namespace gpubench::detail {
 class TimedIterations {
  public:
   TimedIterations(benchmark::State& state, ProcessState& process, cudaStream_t stream)
-      : state_(state), process_(process), timed_(process.harness, state, stream) {}
+      : state_(state),
+        process_(process),
+        timed_(process.harness.cache().MakeTimedPhase(process.harness, state, stream)) {}
 
   /// After the warm-up stages (call->launch_hold, call->streams): whether a timed body runs
   /// next. False once GB's iterations are over and the call's timing is complete.
@@ -38,10 +41,10 @@ class TimedIterations {
   Result<bool> AfterBody(CallResult* call);
 
   /// gpubench::UntimedScope inside a timed body.
-  Status Pause() { return timed_.Pause(); }
-  Status Resume(const std::string& instance) { return timed_.Resume(instance); }
+  Status Pause() { return timed_->Pause(); }
+  Status Resume(const std::string& instance) { return timed_->Resume(instance); }
   /// Releases a hold and pops an NVTX range an early exit left open.
-  void CloseRange() { timed_.CloseRange(); }
+  void CloseRange() { timed_->CloseRange(); }
 
  private:
   Result<bool> BeforeBody(CallResult* call);
@@ -53,7 +56,7 @@ class TimedIterations {
 
   benchmark::State& state_;
   ProcessState& process_;
-  TimedPhase timed_;
+  std::unique_ptr<TimedPhase> timed_;
   std::optional<HeldIterationWatch> watch_;  ///< while the timed bodies are held
   std::optional<ThermalWatch> thermal_;      ///< NVML from before the first body to after the last
   double timed_cpu_start_ = -1;       ///< the thread's CPU time as GB's timed iterations began
