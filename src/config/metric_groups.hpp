@@ -61,6 +61,20 @@ inline constexpr FlopMetrics kFlopMetrics[] = {
      "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained"},
 };
 
+namespace metric_groups_detail {
+// metrics.cpp writes each precision's counter by this table's name (CounterSink::SetFromTable):
+// the write is checked here, that each is a table counter its writer (kCallEnd) owns.
+constexpr bool FlopCountersAreWrittenAtCallEnd() {
+  for (const FlopMetrics& precision : kFlopMetrics) {
+    const int row = CounterRowOf(precision.counter);
+    if (row < 0 || kCounters[row].writer != Writer::kCallEnd) return false;
+  }
+  return true;
+}
+}  // namespace metric_groups_detail
+static_assert(metric_groups_detail::FlopCountersAreWrittenAtCallEnd(),
+              "a kFlopMetrics counter is not a kCallEnd counter of schema/counter_table.hpp");
+
 /// Tensor-pipe activity, % of elapsed cycles averaged over the SMs: tensor-core instructions
 /// (HMMA, HGMMA, DMMA, IMMA, ...) have no exact FLOP count in the counters, so the flops group
 /// reports how busy the tensor pipe was instead (counter tensor_pipe_pct).

@@ -23,8 +23,9 @@ enum class Better { kLower, kHigher, kNeither };
 /// moves on its own.
 enum class Measured { kPerRepetition, kPerRun };
 
-/// Who writes a counter into a row, and when: each counter has one writer. (The test
-/// Counters.EveryNameWrittenInTheSourcesIsInTheTableWithItsWriter reads the sources for it.)
+/// Who writes a counter into a row, and when: each counter has one writer. The library writes
+/// through schema/counter_sink.hpp's CounterSink<writer>, which does not compile a write of a
+/// counter another writer owns (tests/unit/compile_fail).
 enum class Writer {
   kGoogleBenchmark,  ///< GB: its time fields, and the rates of SetBytesProcessed/SetItemsProcessed
   kBenchmarkFunction,  ///< the benchmark function, through gpubench's API
@@ -379,6 +380,20 @@ constexpr const CounterInfo* FindCounter(std::string_view name) {
   return nullptr;
 }
 
+/// The index in kCounters of the row named exactly `name` (a prefix row by its prefix,
+/// "kernel_time/"), or -1: the compile-time lookup of CounterSink. An index, not a pointer: gcc
+/// with -fsanitize=undefined refuses to compare a row's address with nullptr in a constant
+/// expression.
+constexpr int CounterRowOf(std::string_view name) {
+  for (std::size_t i = 0; i < sizeof(kCounters) / sizeof(kCounters[0]); ++i) {
+    if (kCounters[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+/// Whether a table name is a prefix (kernel_time/<kernel>).
+constexpr bool IsPrefixName(std::string_view name) { return !name.empty() && name.back() == '/'; }
+
 /// "lower", "higher" or "neither", as written in gpubench_counter_units.
 constexpr std::string_view BetterName(Better better) {
   return better == Better::kLower ? "lower" : better == Better::kHigher ? "higher" : "neither";
@@ -400,9 +415,19 @@ constexpr bool SourceMetricsAreMeasuredPerRun() {
   }
   return true;
 }
+// metrics.cpp writes the counters of source metrics by iterating the table at run time, as
+// kCallEnd: that run-time write is checked here instead of at each write.
+constexpr bool SourceMetricsAreWrittenAtCallEnd() {
+  for (const CounterInfo& counter : kCounters) {
+    if (!counter.source_metric.empty() && counter.writer != Writer::kCallEnd) return false;
+  }
+  return true;
+}
 }  // namespace schema_detail
 static_assert(schema_detail::CounterNamesAreUnique(), "two rows of kCounters share a name");
 static_assert(schema_detail::SourceMetricsAreMeasuredPerRun(),
               "a counter read from a CUPTI metric is measured once per run (Measured::kPerRun)");
+static_assert(schema_detail::SourceMetricsAreWrittenAtCallEnd(),
+              "a counter read from a CUPTI metric is written by metrics.cpp (Writer::kCallEnd)");
 
 }  // namespace gpubench

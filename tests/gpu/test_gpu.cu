@@ -19,10 +19,12 @@
 #include "kernels.cuh"
 #include "measure/checks/thermal_watch.hpp"
 #include "measure/process/process_state.hpp"
+#include "schema/counter_table.hpp"
 
 namespace {
 
 using Run = benchmark::BenchmarkReporter::Run;
+namespace counter = gpubench::counter;
 
 class Capture : public benchmark::BenchmarkReporter {
  public:
@@ -151,7 +153,7 @@ TEST_F(Gpu, FourGiBCopyIsTimedAtDramSpeedWithAPlausibleClock) {
   const double seconds = runs[0].real_accumulated_time / runs[0].iterations;
   const double bandwidth = 2.0 * kBigCopy * 4 / seconds;
   const double rated = gpubench::detail::ProcessState::Get().harness.facts().sm_clock_rated_mhz;
-  const double clock = Counter(runs[0], "sm_clock_mhz");
+  const double clock = Counter(runs[0], counter::kSmClockMhz);
   std::printf(
       "[gpu] copy 4 GiB: %.1f us per iteration, %.2f TB/s, SM clock %.0f MHz (rated %.0f)"
       "\n",
@@ -173,16 +175,16 @@ TEST_F(Gpu, CopyBytesMatchTheAnalyticCount) {
   ASSERT_EQ(runs.size(), 1u);
   ASSERT_EQ(gpubench::detail::RunErrorMessage(runs[0]), "");
   const double analytic = 1.0 * kBigCopy * 4;
-  const double read = Counter(runs[0], "dram_read_bytes");
-  const double write = Counter(runs[0], "dram_write_bytes");
+  const double read = Counter(runs[0], counter::kDramReadBytes);
+  const double write = Counter(runs[0], counter::kDramWriteBytes);
   std::printf(
       "[gpu] copy: read %.4f, write %.4f of analytic; duration %.1f us; passes %.0f; "
       "profiled clock %.0f MHz\n",
-      read / analytic, write / analytic, Counter(runs[0], "gpu_duration") * 1e6,
-      Counter(runs[0], "profile_passes"), Counter(runs[0], "profiled_sm_clock_mhz"));
+      read / analytic, write / analytic, Counter(runs[0], counter::kGpuDuration) * 1e6,
+      Counter(runs[0], counter::kProfilePasses), Counter(runs[0], counter::kProfiledSmClockMhz));
   EXPECT_NEAR(read / analytic, 1.0, 0.01);
   EXPECT_NEAR(write / analytic, 1.0, 0.02);
-  EXPECT_DOUBLE_EQ(Counter(runs[0], "profile_passes"), 1.0);
+  EXPECT_DOUBLE_EQ(Counter(runs[0], counter::kProfilePasses), 1.0);
 }
 
 TEST_F(Gpu, FlushLeavesL2ColdAndAddsNoWrites) {
@@ -199,8 +201,8 @@ TEST_F(Gpu, FlushLeavesL2ColdAndAddsNoWrites) {
   // A whole L2 worth of data is evicted too: the flush is larger than L2 and reads all of it.
   const double l2_bytes = Counter(flushed_l2[0], "buffer_bytes");
   std::printf("[gpu] read of L2 (%.0f B) after the flush: DRAM read %.3f of the buffer\n", l2_bytes,
-              Counter(flushed_l2[0], "dram_read_bytes") / l2_bytes);
-  EXPECT_GE(Counter(flushed_l2[0], "dram_read_bytes"), 0.95 * l2_bytes);
+              Counter(flushed_l2[0], counter::kDramReadBytes) / l2_bytes);
+  EXPECT_GE(Counter(flushed_l2[0], counter::kDramReadBytes), 0.95 * l2_bytes);
   ASSERT_EQ(gpubench::detail::RunErrorMessage(flushed[0]), "");
   ASSERT_EQ(gpubench::detail::RunErrorMessage(kept[0]), "");
   const double bytes = Counter(flushed[0], "buffer_bytes");
@@ -209,11 +211,13 @@ TEST_F(Gpu, FlushLeavesL2ColdAndAddsNoWrites) {
   std::printf(
       "[gpu] read of L2/4 (%.0f B): flush %.2f us, keep %.2f us; DRAM read %.3f (flush) "
       "%.3f (keep), DRAM write %.4f (flush) of the buffer\n",
-      bytes, cold * 1e6, warm * 1e6, Counter(flushed[0], "dram_read_bytes") / bytes,
-      Counter(kept[0], "dram_read_bytes") / bytes, Counter(flushed[0], "dram_write_bytes") / bytes);
-  EXPECT_GT(Counter(flushed[0], "dram_read_bytes"), 0.95 * bytes);   // cold: all from DRAM
-  EXPECT_LT(Counter(kept[0], "dram_read_bytes"), 0.10 * bytes);      // warm: from L2
-  EXPECT_LT(Counter(flushed[0], "dram_write_bytes"), 0.01 * bytes);  // the flush wrote nothing
+      bytes, cold * 1e6, warm * 1e6, Counter(flushed[0], counter::kDramReadBytes) / bytes,
+      Counter(kept[0], counter::kDramReadBytes) / bytes,
+      Counter(flushed[0], counter::kDramWriteBytes) / bytes);
+  EXPECT_GT(Counter(flushed[0], counter::kDramReadBytes), 0.95 * bytes);  // cold: all from DRAM
+  EXPECT_LT(Counter(kept[0], counter::kDramReadBytes), 0.10 * bytes);     // warm: from L2
+  EXPECT_LT(Counter(flushed[0], counter::kDramWriteBytes),
+            0.01 * bytes);  // the flush wrote nothing
   EXPECT_GT(cold, warm);
 }
 
@@ -229,7 +233,7 @@ TEST_F(Gpu, ReplayPassesThatDifferAreDetected) {
   const std::string stderr_text = testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(gpubench::detail::RunErrorMessage(runs[0]), "");  // timing stays
-  EXPECT_TRUE(std::isnan(Counter(runs[0], "dram_read_bytes")));
+  EXPECT_TRUE(std::isnan(Counter(runs[0], counter::kDramReadBytes)));
   EXPECT_NE(stderr_text.find("launched different kernels"), std::string::npos) << stderr_text;
 }
 
@@ -315,7 +319,7 @@ TEST_F(Gpu, CuptiTimerMatchesKernelDurations) {
     ASSERT_EQ(gpubench::detail::RunErrorMessage(events[i]), "");
     const double timed = run.real_accumulated_time / run.iterations;
     const double by_events = events[i].real_accumulated_time / events[i].iterations;
-    const double profiled = Counter(run, "gpu_duration");
+    const double profiled = Counter(run, counter::kGpuDuration);
     const double kernel = Counter(run, "kernel_time/SpinKernel");
     std::printf(
         "[gpu] %s: cupti timer %.3f us, events timer %.3f us, profiled range %.3f us, "
@@ -348,7 +352,7 @@ TEST_F(Gpu, HeldShortKernelIsTimedCloseToItsKernelDuration) {
   const double held = events[0].real_accumulated_time / events[0].iterations;
   std::printf("[gpu] Gpu_Spin/10000: held events %.3f us, cupti kernel %.3f us, overhead %.3f us\n",
               held * 1e6, kernel * 1e6, (held - kernel) * 1e6);
-  EXPECT_EQ(Counter(events[0], "launch_held"), 1.0);
+  EXPECT_EQ(Counter(events[0], counter::kLaunchHeld), 1.0);
   EXPECT_GT(held, kernel);
   EXPECT_LT(held - kernel, 4e-6);
 }
@@ -368,8 +372,8 @@ TEST_F(Gpu, BodyThatWaitsForTheGpuRunsWithoutHoldsAndSaysSo) {
   ASSERT_EQ(gpubench::detail::RunErrorMessage(runs[0]), "");
   std::printf("[gpu] Gpu_WaitingBody: %.3f us per iteration, launch_held %g, wall %.3f s\n",
               runs[0].real_accumulated_time / runs[0].iterations * 1e6,
-              Counter(runs[0], "launch_held"), wall);
-  EXPECT_EQ(Counter(runs[0], "launch_held"), 0.0);
+              Counter(runs[0], counter::kLaunchHeld), wall);
+  EXPECT_EQ(Counter(runs[0], counter::kLaunchHeld), 0.0);
   EXPECT_NE(messages.find("the loop body waits for the GPU"), std::string::npos) << messages;
   // One timed-out hold (the warm-up's), not one per iteration: 50 would take 5 s.
   EXPECT_LT(wall, 2.0);
@@ -407,10 +411,10 @@ TEST_F(Gpu, ThermalCountersArePlausibleAndTheirReadsCheap) {
   auto runs = RunMatching("^Gpu_Spin/200000");
   ASSERT_EQ(runs.size(), 1u);
   ASSERT_EQ(gpubench::detail::RunErrorMessage(runs[0]), "");
-  const double start_c = Counter(runs[0], "gpu_temp_start_c");
-  const double end_c = Counter(runs[0], "gpu_temp_end_c");
-  const double watts = Counter(runs[0], "gpu_power_w");
-  const double reasons = Counter(runs[0], "clock_event_reasons");
+  const double start_c = Counter(runs[0], counter::kGpuTempStartC);
+  const double end_c = Counter(runs[0], counter::kGpuTempEndC);
+  const double watts = Counter(runs[0], counter::kGpuPowerW);
+  const double reasons = Counter(runs[0], counter::kClockEventReasons);
   std::printf(
       "[gpu] NVML: one reading %.3f ms (median of 50, max %.3f); a call's watch costs the loop's "
       "thread %.3f ms (Start + Stop, median of 20); Gpu_Spin: %.0f C to %.0f C, %.0f W, "

@@ -16,7 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "schema/counter_table.hpp"
+
 namespace {
+
+namespace counter = gpubench::counter;
 
 enum class Variant { kBaseline, kContender, kRerun };
 
@@ -61,15 +65,15 @@ void RunKernel(benchmark::State& state, const Kernel& kernel, const Config& conf
   const double write_bytes =
       16.0 * 1024 * 1024 * (contender ? kernel.write_bytes_contender_factor : 1.0);
   const bool throttled = contender && kernel.throttled_in_contender;
-  state.counters["dram_read_bytes"] = read_bytes;
-  state.counters["dram_write_bytes"] = write_bytes;
-  state.counters["bytes_moved"] = read_bytes + write_bytes;
-  state.counters["dram_bandwidth"] = (read_bytes + write_bytes) / (micros * 1e-6);
-  state.counters["sm_clock_mhz"] = throttled ? 1200 : 1980;
-  state.counters["sm_clock_rated_mhz"] = 1980;
-  state.counters["sm_clock_throttled"] = throttled ? 1 : 0;
-  state.counters["profile_passes"] = 1;
-  state.counters["l2_hit_rate"] = 0.5;
+  state.counters[counter::kDramReadBytes] = read_bytes;
+  state.counters[counter::kDramWriteBytes] = write_bytes;
+  state.counters[counter::kBytesMoved] = read_bytes + write_bytes;
+  state.counters[counter::kDramBandwidth] = (read_bytes + write_bytes) / (micros * 1e-6);
+  state.counters[counter::kSmClockMhz] = throttled ? 1200 : 1980;
+  state.counters[counter::kSmClockRatedMhz] = 1980;
+  state.counters[counter::kSmClockThrottled] = throttled ? 1 : 0;
+  state.counters[counter::kProfilePasses] = 1;
+  state.counters[counter::kL2HitRate] = 0.5;
   state.counters["my_unknown_counter"] = contender ? 7 : 3;
 }
 

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schema/counter_table.hpp"
 #include "tools/compare/report_format.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/gate/suite_summary.hpp"
@@ -102,8 +103,8 @@ inline OrderedJson BenchmarksJson(const ComparisonReport& report) {
                             {"contender", benchmark.contender_repetitions}};
     entry["throttled"] = {{"baseline", benchmark.throttled_baseline},
                           {"contender", benchmark.throttled_contender}};
-    entry["gpu_shared"] = {{"baseline", benchmark.shared_baseline},
-                           {"contender", benchmark.shared_contender}};
+    entry[counter::kGpuShared] = {{"baseline", benchmark.shared_baseline},
+                                  {"contender", benchmark.shared_contender}};
     entry["failure_message"] = benchmark.failure_message.empty()
                                    ? OrderedJson(nullptr)
                                    : OrderedJson(benchmark.failure_message);
@@ -176,7 +177,7 @@ inline std::string FormatJsonWithDom(const ComparisonReport& report) {
                      {"failed_in_baseline", s.failed_in_baseline},
                      {"failed_in_both", s.failed_in_both},
                      {"throttled", s.throttled},
-                     {"gpu_shared", s.shared},
+                     {counter::kGpuShared, s.shared},
                      {"failing", s.failing},
                      {"undecided", s.undecided}};
   const Testing& t = report.testing;
@@ -186,7 +187,7 @@ inline std::string FormatJsonWithDom(const ComparisonReport& report) {
                      {"per_test_alpha", t.per_test_alpha},
                      {"text", TestingLine(report)}};
   OrderedJson suite = {{"benchmarks", report.suite.benchmarks},
-                       {"metric", "real_time"},
+                       {"metric", counter::kRealTime},
                        {"geometric_mean_ratio", report.suite.geometric_mean}};
   if (report.suite.low && report.suite.high) {
     suite["interval_95_low"] = *report.suite.low;

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "schema/counter_table.hpp"
 #include "tools/base/text.hpp"
 #include "tools/gate/gate_tuning.hpp"
 #include "tools/gate/suite_statistics.hpp"
@@ -31,6 +32,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
+namespace counter = gpubench::counter;
 
 struct ToolRun {
   int exit_code = -1;
@@ -172,27 +174,31 @@ TEST(ExitCode, AllowSettingsMismatchCompares) {
 
 TEST(Verdict, RegressionImprovementSameAndDeterministicCounters) {
   const nlohmann::json report = JsonReport("baseline", "contender", {}, 1);
-  const nlohmann::json& slower = MetricEntry(BenchmarkEntry(report, "BM_Slower/"), "real_time");
+  const nlohmann::json& slower =
+      MetricEntry(BenchmarkEntry(report, "BM_Slower/"), counter::kRealTime);
   EXPECT_EQ(slower.at("verdict"), "regression");
   EXPECT_NEAR(slower.at("change_percent").get<double>(), 30.0, 0.5);
   EXPECT_NEAR(slower.at("p_value").get<double>(), 0.007936507936507936, 1e-12);
   EXPECT_EQ(slower.at("baseline").at("values").size(), 5u);
   // dram_bandwidth is reported: bytes_moved and real_time, which it is made of, are gated.
-  EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "BM_Slower/"), "dram_bandwidth").at("verdict"),
-            "report_only");
-  EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "BM_Faster/"), "real_time").at("verdict"),
+  EXPECT_EQ(
+      MetricEntry(BenchmarkEntry(report, "BM_Slower/"), counter::kDramBandwidth).at("verdict"),
+      "report_only");
+  EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "BM_Faster/"), counter::kRealTime).at("verdict"),
             "improvement");
   EXPECT_EQ(BenchmarkEntry(report, "BM_Faster/").at("fails_gate"), false);
-  EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "BM_Stable/"), "real_time").at("verdict"), "same");
+  EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "BM_Stable/"), counter::kRealTime).at("verdict"),
+            "same");
   const nlohmann::json& writes = BenchmarkEntry(report, "BM_MoreDramWrites/");
-  EXPECT_EQ(MetricEntry(writes, "dram_write_bytes").at("verdict"), "regression");
+  EXPECT_EQ(MetricEntry(writes, counter::kDramWriteBytes).at("verdict"), "regression");
   EXPECT_EQ(MetricEntry(writes, "my_unknown_counter").at("verdict"), "report_only");
   EXPECT_EQ(MetricEntry(writes, "my_unknown_counter").at("gated"), false);
 }
 
 TEST(Verdict, UnconfirmedWithoutRepetitions) {
   const nlohmann::json report = JsonReport("norep_baseline", "norep_contender", {}, 1);
-  const nlohmann::json& slower = MetricEntry(BenchmarkEntry(report, "BM_Slower/"), "real_time");
+  const nlohmann::json& slower =
+      MetricEntry(BenchmarkEntry(report, "BM_Slower/"), counter::kRealTime);
   EXPECT_EQ(slower.at("verdict"), "unconfirmed");
   EXPECT_EQ(slower.at("worse"), true);
   EXPECT_TRUE(slower.at("p_value").is_null());
@@ -207,7 +213,8 @@ TEST(Verdict, UnconfirmedWithoutRepetitions) {
 
 TEST(Verdict, TwoRepetitionsNeedMoreForSignificance) {
   const nlohmann::json report = JsonReport("tworep_baseline", "tworep_contender", {}, 1);
-  const nlohmann::json& slower = MetricEntry(BenchmarkEntry(report, "BM_Slower/"), "real_time");
+  const nlohmann::json& slower =
+      MetricEntry(BenchmarkEntry(report, "BM_Slower/"), counter::kRealTime);
   EXPECT_EQ(slower.at("verdict"), "unconfirmed");
   EXPECT_NEAR(slower.at("p_value").get<double>(), 1.0 / 3, 1e-12);
   EXPECT_THAT(slower.at("notes")[0].get<std::string>(),
@@ -216,7 +223,8 @@ TEST(Verdict, TwoRepetitionsNeedMoreForSignificance) {
 
 TEST(Verdict, AggregatesOnlyFilesAreComparedOnTheirMedians) {
   const nlohmann::json report = JsonReport("norep_baseline", "aggregates_only", {}, 1);
-  const nlohmann::json& slower = MetricEntry(BenchmarkEntry(report, "BM_Slower/"), "real_time");
+  const nlohmann::json& slower =
+      MetricEntry(BenchmarkEntry(report, "BM_Slower/"), counter::kRealTime);
   EXPECT_EQ(slower.at("verdict"), "unconfirmed");
   EXPECT_NEAR(slower.at("change_percent").get<double>(), 30.0, 1.0);
 }
@@ -362,7 +370,7 @@ TEST(BadInput, NanCountersThatAreNotGatedAreReported) {
 TEST(PlainGoogleBenchmark, FilesWithoutGpubenchKeysWork) {
   const ToolRun run = RunTool({Data("plain_gb.json"), Data("plain_gb.json"), "--metrics", "all"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_THAT(run.out, AllOf(HasSubstr("BM_Plain/8"), HasSubstr("items_per_second"),
+  EXPECT_THAT(run.out, AllOf(HasSubstr("BM_Plain/8"), HasSubstr(counter::kItemsPerSecond),
                              Not(HasSubstr("SETTINGS"))));
 }
 
@@ -432,7 +440,8 @@ void ExpectInjectedRegression(const std::string& injected, const std::string& be
 // The change of Gate_Fma's median GPU time, in percent, from `baseline` to `injected`.
 double FmaTimeChangePercent(const std::string& baseline, const std::string& injected) {
   const ToolRun run = RunTool({baseline, Data("h200/" + injected), "--format", "json"});
-  return MetricEntry(BenchmarkEntry(nlohmann::json::parse(run.out), "Gate_Fma/"), "real_time")
+  return MetricEntry(BenchmarkEntry(nlohmann::json::parse(run.out), "Gate_Fma/"),
+                     counter::kRealTime)
       .at("change_percent")
       .get<double>();
 }
@@ -440,7 +449,7 @@ double FmaTimeChangePercent(const std::string& baseline, const std::string& inje
 // GATE_SUITE_INJECT=time: Gate_Fma runs 524 instead of 512 steps, 2.4-3.0% more time than each
 // plain rerun (the README's +2.4% against gate_b, +2.8% against gate_a, are means).
 TEST(RealH200Data, TwoPercentMoreTimeOnALowNoiseKernelFails) {
-  ExpectInjectedRegression("gate_inject_time.json", "Gate_Fma/", "real_time");
+  ExpectInjectedRegression("gate_inject_time.json", "Gate_Fma/", counter::kRealTime);
   for (const std::string& baseline : H200Reruns("gate")) {
     const double change = FmaTimeChangePercent(baseline, "gate_inject_time.json");
     EXPECT_GT(change, 2.0) << baseline;  // the premise: about 2%, not more
@@ -450,7 +459,7 @@ TEST(RealH200Data, TwoPercentMoreTimeOnALowNoiseKernelFails) {
 
 // An earlier injection, Gate_Fma at 522 steps: the compiler unrolls the loop by 4, 7.3-7.9%.
 TEST(RealH200Data, EightPercentMoreTimeFromAnUnrolledLoopFails) {
-  ExpectInjectedRegression("gate_inject_time_522.json", "Gate_Fma/", "real_time");
+  ExpectInjectedRegression("gate_inject_time_522.json", "Gate_Fma/", counter::kRealTime);
   for (const std::string& baseline : H200Reruns("gate")) {
     const double change = FmaTimeChangePercent(baseline, "gate_inject_time_522.json");
     EXPECT_GT(change, 7.0) << baseline;
@@ -459,8 +468,9 @@ TEST(RealH200Data, EightPercentMoreTimeFromAnUnrolledLoopFails) {
 }
 
 TEST(RealH200Data, TwoPercentMoreDramBytesOfAGigabyteKernelFails) {
-  ExpectInjectedRegression("gate_inject_bytes.json", "Gate_Copy/268435456/", "dram_read_bytes");
-  ExpectInjectedRegression("gate_inject_bytes.json", "Gate_Copy/268435456/", "bytes_moved");
+  ExpectInjectedRegression("gate_inject_bytes.json", "Gate_Copy/268435456/",
+                           counter::kDramReadBytes);
+  ExpectInjectedRegression("gate_inject_bytes.json", "Gate_Copy/268435456/", counter::kBytesMoved);
 }
 
 // The clock flag alone never fails the gate: the same real run with every row marked throttled.
@@ -511,10 +521,10 @@ TEST(RealH200Data, ASharedGpuRunIsShownButNotJudged) {
   std::remove(path.c_str());
   EXPECT_EQ(run.exit_code, 0) << console.out;
   const nlohmann::json report = nlohmann::json::parse(run.out);
-  EXPECT_EQ(report.at("summary").at("gpu_shared"), 5);
+  EXPECT_EQ(report.at("summary").at(counter::kGpuShared), 5);
   const nlohmann::json& copy = BenchmarkEntry(report, "Gate_Copy/268435456/");
-  EXPECT_EQ(copy.at("gpu_shared").at("contender"), true);
-  const nlohmann::json& bytes = MetricEntry(copy, "dram_read_bytes");
+  EXPECT_EQ(copy.at(counter::kGpuShared).at("contender"), true);
+  const nlohmann::json& bytes = MetricEntry(copy, counter::kDramReadBytes);
   EXPECT_EQ(bytes.at("verdict"), "same");
   EXPECT_THAT(bytes.at("notes")[0].get<std::string>(),
               HasSubstr("not judged (was regression): another process used the GPU"));
@@ -529,10 +539,10 @@ TEST(RealH200Data, ContendedRunsAreFlaggedAndNotJudged) {
   const std::string shared_b = Data("h200/shared/shared_b.json");
   const ToolRun a = RunTool({alone, shared_a, "--format", "json"});
   ASSERT_EQ(a.exit_code, 0) << a.err;
-  EXPECT_EQ(nlohmann::json::parse(a.out).at("summary").at("gpu_shared"), 7);
+  EXPECT_EQ(nlohmann::json::parse(a.out).at("summary").at(counter::kGpuShared), 7);
   const ToolRun b = RunTool({shared_b, alone, "--format", "json"});
   ASSERT_EQ(b.exit_code, 0) << b.err;
-  EXPECT_EQ(nlohmann::json::parse(b.out).at("summary").at("gpu_shared"), 8);
+  EXPECT_EQ(nlohmann::json::parse(b.out).at("summary").at(counter::kGpuShared), 8);
   // The same contended file without its flags fails the gate: the flag is what keeps it out.
   std::string unflagged = ReadFile(shared_a);
   const std::string flag = "\"gpu_shared\": 1.0000000000000000e+00";
@@ -624,7 +634,7 @@ TEST(RealH200History, EachRunAgainstTheOthersPasses) {
       EXPECT_EQ(report.at("summary").at("failing"), 0) << FailingRows(report);
       EXPECT_EQ(report.at("baseline").at("files").size(), runs.size() - 1);
       for (const nlohmann::json& benchmark : report.at("benchmarks")) {
-        const nlohmann::json& time = MetricEntry(benchmark, "real_time");
+        const nlohmann::json& time = MetricEntry(benchmark, counter::kRealTime);
         const std::string source = time.at("threshold_source");
         EXPECT_THAT(source, HasSubstr("history of " + std::to_string(runs.size() - 1) + " runs"))
             << benchmark.at("name");
@@ -648,9 +658,9 @@ TEST(RealH200History, InjectedChangesFailExactlyTheirBenchmark) {
     // gate_inject_time.json (+2.69% FMA) is not among them: five runs of 20 gated tests that share
     // the 1% family-wise level bound the FMA at 9.43 x its 0.29% sd = 2.69% (with the ten runs of
     // history_gate_v3 it is caught, AOnePercentSlowdownFailsOnlyItsBenchmark).
-  } injected[] = {{"gate_inject_time_522.json", "Gate_Fma/", "real_time"},
-                  {"gate_inject_bytes.json", "Gate_Copy/268435456/", "bytes_moved"},
-                  {"gate_inject_bytes.json", "Gate_Copy/268435456/", "real_time"}};
+  } injected[] = {{"gate_inject_time_522.json", "Gate_Fma/", counter::kRealTime},
+                  {"gate_inject_bytes.json", "Gate_Copy/268435456/", counter::kBytesMoved},
+                  {"gate_inject_bytes.json", "Gate_Copy/268435456/", counter::kRealTime}};
   for (const auto& injection : injected) {
     std::vector<std::string> args = history;
     args.insert(args.end(), {Data(std::string("h200/") + injection.file), "--format", "json"});
@@ -678,14 +688,14 @@ TEST(RealH200History, ThresholdsFollowTheBetweenRunSpread) {
   const nlohmann::json single =
       nlohmann::json::parse(RunTool({gate[1], gate[0], "--format", "json"}).out);
   const auto threshold = [](const nlohmann::json& report, const std::string& benchmark) {
-    return MetricEntry(BenchmarkEntry(report, benchmark), "real_time")
+    return MetricEntry(BenchmarkEntry(report, benchmark), counter::kRealTime)
         .at("threshold_percent")
         .get<double>();
   };
   EXPECT_LT(threshold(history, "Gate_Copy/268435456/"), 1.0);
   EXPECT_DOUBLE_EQ(threshold(single, "Gate_Copy/268435456/"), 1.75);
   EXPECT_THAT(
-      MetricEntry(BenchmarkEntry(history, "Gate_Copy/268435456/"), "real_time")
+      MetricEntry(BenchmarkEntry(history, "Gate_Copy/268435456/"), counter::kRealTime)
           .at("threshold_source")
           .get<std::string>(),
       HasSubstr(
@@ -704,7 +714,7 @@ TEST(RealH200History, ThresholdsFollowTheBetweenRunSpread) {
   // The factor of five runs whose gated tests share the 1% family-wise level.
   const double factor = gpubench::tools::HistoryFactor(
       0.01 / tiny_history.at("testing").at("history_tests").get<double>(), 5);
-  EXPECT_THAT(MetricEntry(BenchmarkEntry(tiny_history, "BM_ShortTiny/"), "real_time")
+  EXPECT_THAT(MetricEntry(BenchmarkEntry(tiny_history, "BM_ShortTiny/"), counter::kRealTime)
                   .at("threshold_source")
                   .get<std::string>(),
               HasSubstr(gpubench::tools::Printf("%.2f", factor) + " x sd; history of 5 runs"));
@@ -732,7 +742,7 @@ TEST(RealH200History, AOnePercentSlowdownFailsOnlyItsBenchmark) {
     const nlohmann::json report = nlohmann::json::parse(run.out);
     EXPECT_EQ(report.at("summary").at("failing"), 1) << FailingRows(report);
     const nlohmann::json& time =
-        MetricEntry(BenchmarkEntry(report, injection.benchmark), "real_time");
+        MetricEntry(BenchmarkEntry(report, injection.benchmark), counter::kRealTime);
     EXPECT_EQ(time.at("verdict"), "regression") << injection.file << FailingRows(report);
     EXPECT_EQ(time.at("history_runs"), injection.history->size());
     if (std::string(injection.file) == "inject_copy_time.json") {
@@ -758,10 +768,11 @@ TEST(RealH200HistoryV4, EachRunAgainstTheOtherNinePasses) {
     const nlohmann::json report = nlohmann::json::parse(run.out);
     EXPECT_EQ(report.at("testing").at("history_tests"), 24) << contender;
     EXPECT_NEAR(report.at("testing").at("per_test_alpha").get<double>(), 0.01 / 24, 1e-12);
-    EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "Gate_Tiny/"), "real_time").at("verdict"),
+    EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "Gate_Tiny/"), counter::kRealTime).at("verdict"),
               "undecided");
-    EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "Gate_FmaLong/"), "real_time").at("verdict"),
-              "same");
+    EXPECT_EQ(
+        MetricEntry(BenchmarkEntry(report, "Gate_FmaLong/"), counter::kRealTime).at("verdict"),
+        "same");
     const nlohmann::json& suite = report.at("suite");
     EXPECT_EQ(suite.at("benchmarks"), 6);
     EXPECT_LT(suite.at("interval_95_low").get<double>(), 1.0);
@@ -792,7 +803,7 @@ TEST(RealH200HistoryV4, RealOneAndTwoPercentSlowdownsAreCaught) {
   const nlohmann::json with_history = nlohmann::json::parse(history.out);
   EXPECT_EQ(with_history.at("summary").at("failing"), 1) << FailingRows(with_history);
   const nlohmann::json& one =
-      MetricEntry(BenchmarkEntry(with_history, "Gate_FmaLong/"), "real_time");
+      MetricEntry(BenchmarkEntry(with_history, "Gate_FmaLong/"), counter::kRealTime);
   EXPECT_EQ(one.at("verdict"), "regression");
   EXPECT_GT(one.at("change_percent").get<double>(), 0.9);
   EXPECT_LT(one.at("change_percent").get<double>(), 1.2);
@@ -802,7 +813,7 @@ TEST(RealH200HistoryV4, RealOneAndTwoPercentSlowdownsAreCaught) {
   const nlohmann::json one_baseline = nlohmann::json::parse(single.out);
   EXPECT_EQ(one_baseline.at("summary").at("failing"), 1) << FailingRows(one_baseline);
   const nlohmann::json& two =
-      MetricEntry(BenchmarkEntry(one_baseline, "Gate_FmaLong/"), "real_time");
+      MetricEntry(BenchmarkEntry(one_baseline, "Gate_FmaLong/"), counter::kRealTime);
   EXPECT_EQ(two.at("verdict"), "regression");
   EXPECT_LT(two.at("change_percent").get<double>(), 2.5);
   // One baseline cannot promise a level for the whole suite, and says so.
@@ -823,7 +834,8 @@ TEST(RealH200HistoryV4, TheByteFloorIsAboveWhatIdenticalRunsMoved) {
       std::map<std::string, std::vector<double>> values;
       for (const auto& row : run.at("benchmarks")) {
         if (row.value("run_type", "") != "iteration") continue;
-        for (const char* counter : {"dram_read_bytes", "dram_write_bytes", "bytes_moved"}) {
+        for (const char* counter :
+             {counter::kDramReadBytes, counter::kDramWriteBytes, counter::kBytesMoved}) {
           values[row.at("run_name").get<std::string>() + " " + counter].push_back(
               row.at(counter).get<double>());
         }
@@ -877,7 +889,8 @@ TEST(RealH200History, TheTinyKernelsThresholdIsItsSpreadTimesTheBonferroniBoundO
   // A further run whose Gate_Tiny is the plain kernel (only Gate_Copy/268435456 was injected).
   args.insert(args.end(), {Data("h200/history_gate_v3/inject_copy_time.json"), "--format", "json"});
   const nlohmann::json report = nlohmann::json::parse(RunTool(args).out);
-  const nlohmann::json& time = MetricEntry(BenchmarkEntry(report, "Gate_Tiny/"), "real_time");
+  const nlohmann::json& time =
+      MetricEntry(BenchmarkEntry(report, "Gate_Tiny/"), counter::kRealTime);
   const double sd = time.at("between_run_sd_percent").get<double>();
   EXPECT_GT(sd, 0.5);  // the launch-bound kernel is the noisy one
   const double tests = report.at("testing").at("history_tests").get<double>();
@@ -1026,16 +1039,16 @@ std::string H200RunWithBusy(const std::string& host_calls, bool shared_tiny = fa
     if (row.at("run_type") != "iteration") continue;
     const std::string name = row.at("run_name");
     const int repetition = row.at("repetition_index");
-    const double seconds = row.at("real_time").get<double>() * 1e-9;
+    const double seconds = row.at(counter::kRealTime).get<double>() * 1e-9;
     const double busy = name == "BM_Copy/1048576/manual_time"
                             ? copy_busy_seconds.at(repetition)
                             : busy_pct.at(name).at(repetition) / 100 * seconds;
-    row["gpu_busy_time"] = busy;
-    row["gpu_busy_pct"] = busy / seconds * 100;
+    row[counter::kGpuBusyTime] = busy;
+    row[counter::kGpuBusyPct] = busy / seconds * 100;
     // As a body that waits for the GPU is timed (a held one gets another warning text).
-    row["launch_held"] = 0.0;
+    row[counter::kLaunchHeld] = 0.0;
     if (shared_tiny && name == "BM_TinyKernel/manual_time" && repetition == 1) {
-      row["gpu_shared"] = 1.0;
+      row[counter::kGpuShared] = 1.0;
     }
     rows.push_back(row);
   }
@@ -1141,9 +1154,9 @@ TEST(RealH200Report, TheCostCardSplitsTheRowsWallTime) {
   double wall = 0, timed = 0, samples = 0;
   for (const auto& row : run.at("benchmarks")) {
     if (row.value("run_type", "") != "iteration") continue;
-    wall += row.at("wall_time").get<double>();
-    timed += row.at("wall_timed").get<double>();
-    samples += row.at("samples").get<double>();
+    wall += row.at(counter::kWallTime).get<double>();
+    timed += row.at(counter::kWallTimed).get<double>();
+    samples += row.at(counter::kSamples).get<double>();
   }
   char total[96], share[64];
   std::snprintf(total, sizeof total, "%.2f s over 6 benchmark(s), %.0f timed samples", wall,
@@ -1292,7 +1305,8 @@ TEST(RealH200Field, LaunchHeldOneToZeroIsAFailureUnlessTheGpuWasShared) {
   // The other way round the contender stopped waiting: its times are not judged, nothing fails.
   EXPECT_EQ(reverse.exit_code, 0) << reverse.out;
   const nlohmann::json reversed = nlohmann::json::parse(reverse.out);
-  const nlohmann::json& tiny = MetricEntry(BenchmarkEntry(reversed, "BM_TinyKernel"), "real_time");
+  const nlohmann::json& tiny =
+      MetricEntry(BenchmarkEntry(reversed, "BM_TinyKernel"), counter::kRealTime);
   EXPECT_EQ(tiny.at("verdict"), "same");
 }
 
@@ -1337,8 +1351,9 @@ TEST(RealH200TwoGpus, MetricGroupCountersAreReportedNotGated) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json report = nlohmann::json::parse(run.out);
   const nlohmann::json& sgemm = BenchmarkEntry(report, "BM_Sgemm/2048/");
-  for (const char* metric : {"flop_count_fp32", "flop_rate", "arithmetic_intensity",
-                             "dram_traffic_ratio", "l2_hit_rate", "tensor_pipe_pct"}) {
+  for (const char* metric :
+       {counter::kFlopCountFp32, counter::kFlopRate, counter::kArithmeticIntensity,
+        counter::kDramTrafficRatio, counter::kL2HitRate, counter::kTensorPipePct}) {
     EXPECT_EQ(MetricEntry(sgemm, metric).at("verdict"), "report_only") << metric;
   }
 }
@@ -1364,10 +1379,10 @@ TEST(RealH200ShortKernels, HeldRowsAreFlaggedAndPrecise) {
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const nlohmann::json report = nlohmann::json::parse(run.out);
     const nlohmann::json& tiny = BenchmarkEntry(report, "BM_ShortTiny/");
-    const nlohmann::json& held = MetricEntry(tiny, "launch_held");
+    const nlohmann::json& held = MetricEntry(tiny, counter::kLaunchHeld);
     EXPECT_EQ(held.at("baseline").at("median"), 1.0) << file;
     EXPECT_FALSE(held.at("gated").get<bool>()) << file;
-    EXPECT_LT(MetricEntry(tiny, "real_time").at("noise_percent").get<double>(), 1.0) << file;
+    EXPECT_LT(MetricEntry(tiny, counter::kRealTime).at("noise_percent").get<double>(), 1.0) << file;
   }
 }
 
@@ -1455,7 +1470,8 @@ TEST(CutOff, ACutOffContenderFailsWithTheVerdictsOfItsRecoveredRows) {
   EXPECT_EQ(report.at("summary").at("compared"), 2);
   EXPECT_EQ(report.at("summary").at("missing"), 3);
   EXPECT_EQ(report.at("summary").at("failing"), 0);
-  EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "Gate_Fma/"), "real_time").at("verdict"), "same");
+  EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "Gate_Fma/"), counter::kRealTime).at("verdict"),
+            "same");
   EXPECT_EQ(BenchmarkEntry(report, "Gate_Tiny/").at("status"), "missing");
   EXPECT_THAT(RunTool({baseline, contender}).out,
               HasSubstr("FAIL (exit 1): the contender file was cut off mid-write (a cut-off "
@@ -1490,7 +1506,7 @@ TEST(CutOff, ARegressionBeforeTheCutIsReported) {
   std::remove(contender.c_str());
   const nlohmann::json report = nlohmann::json::parse(run.out);
   EXPECT_EQ(report.at("summary").at("failing"), 1) << FailingRows(report);
-  EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "Gate_Fma/"), "real_time").at("verdict"),
+  EXPECT_EQ(MetricEntry(BenchmarkEntry(report, "Gate_Fma/"), counter::kRealTime).at("verdict"),
             "regression");
   EXPECT_EQ(report.at("contender").at("cut_off").at("benchmarks_recovered"), 1);
   EXPECT_THAT(console.out, HasSubstr("the contender file was cut off mid-write (a cut-off "
@@ -1665,8 +1681,9 @@ std::string RunWithoutGpu(const std::string& source, const std::string& message)
     for (const nlohmann::json& row : run.at("benchmarks")) {
       if (row.value("run_type", "") != "iteration") continue;
       nlohmann::json failed;
-      for (const char* key : {"name", "run_name", "run_type", "repetitions", "repetition_index",
-                              "threads", "iterations", "real_time", "cpu_time", "time_unit"}) {
+      for (const char* key :
+           {"name", "run_name", "run_type", "repetitions", "repetition_index", "threads",
+            "iterations", counter::kRealTime, counter::kCpuTime, "time_unit"}) {
         if (row.contains(key)) failed[key] = row.at(key);
       }
       failed["error_occurred"] = true;
@@ -1907,9 +1924,10 @@ TEST(RealH200HistoryV4, TheConsoleShowsTheGatedMetricsWithTheirUnits) {
     }
     return rows;
   };
-  EXPECT_EQ(rows_of(gated.out, "real_time").size(), 6u);
-  EXPECT_EQ(rows_of(gated.out, "bytes_moved").size(), 6u);
-  for (const char* hidden : {"cpu_time", "stop_reason", "gpu_duration", "dram_bandwidth"}) {
+  EXPECT_EQ(rows_of(gated.out, counter::kRealTime).size(), 6u);
+  EXPECT_EQ(rows_of(gated.out, counter::kBytesMoved).size(), 6u);
+  for (const char* hidden :
+       {counter::kCpuTime, counter::kStopReason, counter::kGpuDuration, counter::kDramBandwidth}) {
     EXPECT_TRUE(rows_of(gated.out, hidden).empty()) << hidden;
   }
   EXPECT_THAT(gated.out, HasSubstr("report-only metric row(s) not shown: --metrics all"));
@@ -1919,17 +1937,19 @@ TEST(RealH200HistoryV4, TheConsoleShowsTheGatedMetricsWithTheirUnits) {
   while (std::getline(lines, line)) EXPECT_LE(line.size(), 120u) << line;
   // Every value with its unit, as gpubench's own console prints counters.
   const std::map<std::string, std::string> units = {
-      {"real_time", " us"},         {"bytes_moved", " kB"},         {"gpu_duration", " us"},
-      {"dram_bandwidth", " MB/s"},  {"sm_clock_mhz", " MHz"},       {"gpu_power_w", " W"},
-      {"gpu_temp_start_c", " C"},   {"gpu_busy_pct", " %"},         {"wall_time", " ms"},
-      {"sm_clock_throttled", "no"}, {"clock_event_reasons", "none"}};
+      {counter::kRealTime, " us"},          {counter::kBytesMoved, " kB"},
+      {counter::kGpuDuration, " us"},       {counter::kDramBandwidth, " MB/s"},
+      {counter::kSmClockMhz, " MHz"},       {counter::kGpuPowerW, " W"},
+      {counter::kGpuTempStartC, " C"},      {counter::kGpuBusyPct, " %"},
+      {counter::kWallTime, " ms"},          {counter::kSmClockThrottled, "no"},
+      {counter::kClockEventReasons, "none"}};
   for (const auto& [metric, unit] : units) {
     const std::vector<std::string> rows = rows_of(all.out, metric);
     ASSERT_EQ(rows.size(), 6u) << metric;
     EXPECT_THAT(rows[0], HasSubstr(unit)) << metric;  // Gate_Fma
   }
   // A code by name, with no change, test or threshold: each distinct value of the repetitions.
-  for (const std::string& row : rows_of(all.out, "stop_reason")) {
+  for (const std::string& row : rows_of(all.out, counter::kStopReason)) {
     EXPECT_THAT(row, AllOf(HasSubstr("repetition"), Not(HasSubstr("%")), HasSubstr("report")));
     EXPECT_THAT(row, ::testing::AnyOf(HasSubstr("precision, repetition"),
                                       HasSubstr("max_seconds, repetition")));
@@ -1946,7 +1966,7 @@ TEST(RealH200HistoryV4, CodesAreNeverTestedGatedOrAveraged) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const nlohmann::json report = nlohmann::json::parse(run.out);
   for (const nlohmann::json& benchmark : report.at("benchmarks")) {
-    for (const char* code : {"stop_reason", "clock_event_reasons"}) {
+    for (const char* code : {counter::kStopReason, counter::kClockEventReasons}) {
       const nlohmann::json& metric = MetricEntry(benchmark, code);
       EXPECT_FALSE(metric.at("gated").get<bool>()) << code;
       EXPECT_TRUE(metric.at("p_value").is_null()) << code;
@@ -1966,7 +1986,7 @@ TEST(RealH200HistoryV4, CodesAreNeverTestedGatedOrAveraged) {
       if (row.value("aggregate_name", "") == "mean") rows.push_back(row);
     }
     ASSERT_EQ(rows.size(), 6u);
-    ASSERT_EQ(rows[0].at("stop_reason"), 5.5);  // the premise: GB averaged the codes
+    ASSERT_EQ(rows[0].at(counter::kStopReason), 5.5);  // the premise: GB averaged the codes
     run["benchmarks"] = rows;
   });
   const ToolRun aggregates = RunTool({means, means, "--format", "json"});
@@ -1975,8 +1995,8 @@ TEST(RealH200HistoryV4, CodesAreNeverTestedGatedOrAveraged) {
   // Parsed into a local: a range-for over parse(...).at(...) would walk a destroyed temporary.
   const nlohmann::json parsed = nlohmann::json::parse(aggregates.out);
   for (const nlohmann::json& benchmark : parsed.at("benchmarks")) {
-    EXPECT_NO_THROW(MetricEntry(benchmark, "real_time"));
-    for (const char* code : {"stop_reason", "clock_event_reasons"}) {
+    EXPECT_NO_THROW(MetricEntry(benchmark, counter::kRealTime));
+    for (const char* code : {counter::kStopReason, counter::kClockEventReasons}) {
       EXPECT_THROW(MetricEntry(benchmark, code), std::runtime_error) << benchmark.at("name");
     }
   }
@@ -2044,8 +2064,10 @@ TEST(RealH200HistoryV4, TheDocsQuoteWhatTheToolPrints) {
   // The sentences: the factor of the gate suite's 24 tests and of one test, the tiny kernel's
   // threshold and spread, the FMA chain's real 1% slowdown against the history minimum.
   const std::string tests = std::to_string(report.at("testing").at("history_tests").get<int>());
-  const nlohmann::json& tiny = MetricEntry(BenchmarkEntry(report, "Gate_Tiny/"), "real_time");
-  const nlohmann::json& fma = MetricEntry(BenchmarkEntry(report, "Gate_FmaLong/"), "real_time");
+  const nlohmann::json& tiny =
+      MetricEntry(BenchmarkEntry(report, "Gate_Tiny/"), counter::kRealTime);
+  const nlohmann::json& fma =
+      MetricEntry(BenchmarkEntry(report, "Gate_FmaLong/"), counter::kRealTime);
   const std::string source = tiny.at("threshold_source");
   const std::string factor = source.substr(0, source.find(" x sd"));
   const std::string sd = source.substr(source.rfind("between-run sd ") + 15);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "schema/counter_table.hpp"
 #include "tools/base/student_t.hpp"
 #include "tools/compare/report_format.hpp"
 #include "tools/load/loader.hpp"
@@ -38,8 +39,8 @@ BenchmarkFile MakeFile(const std::string& path, const std::vector<FakeBenchmark>
                             {"run_type", "iteration"},
                             {"repetitions", repetitions},
                             {"repetition_index", r},
-                            {"real_time", benchmark.real_time_us[r]},
-                            {"cpu_time", benchmark.real_time_us[r]},
+                            {counter::kRealTime, benchmark.real_time_us[r]},
+                            {counter::kCpuTime, benchmark.real_time_us[r]},
                             {"time_unit", "us"}};
       for (const auto& [counter, values] : benchmark.counters) row[counter] = values.at(r);
       doc["benchmarks"].push_back(row);
@@ -78,14 +79,14 @@ TEST(Compare, RegressionNeedsSignificanceAndThreshold) {
   const auto cont =
       MakeFile("c.json", {{"slow", Scaled(kFive, 1.2)}, {"tiny", Scaled(kFive, 1.005)}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
-  const MetricComparison& slow = Metric(report, "slow", "real_time");
+  const MetricComparison& slow = Metric(report, "slow", counter::kRealTime);
   EXPECT_EQ(slow.verdict, Verdict::kRegression);
   EXPECT_NEAR(slow.change_percent, 20.0, 1e-9);
   ASSERT_TRUE(slow.p_value.has_value());
   EXPECT_NEAR(*slow.p_value, 0.007936507936507936, 1e-12);  // exact, 5 vs 5 separated
   EXPECT_TRUE(slow.fails_gate);
   // Significant, but +0.5% is inside the 1.75% minimum.
-  EXPECT_EQ(Metric(report, "tiny", "real_time").verdict, Verdict::kSame);
+  EXPECT_EQ(Metric(report, "tiny", counter::kRealTime).verdict, Verdict::kSame);
   EXPECT_EQ(report.exit_code, kExitRegression);
   EXPECT_EQ(report.summary.regressions, 1u);
 }
@@ -94,7 +95,7 @@ TEST(Compare, ImprovementNeverFails) {
   const auto base = MakeFile("b.json", {{"fast", kFive}});
   const auto cont = MakeFile("c.json", {{"fast", Scaled(kFive, 0.5)}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
-  EXPECT_EQ(Metric(report, "fast", "real_time").verdict, Verdict::kImprovement);
+  EXPECT_EQ(Metric(report, "fast", counter::kRealTime).verdict, Verdict::kImprovement);
   EXPECT_EQ(report.exit_code, kExitOk);
   EXPECT_EQ(report.summary.improvements, 1u);
 }
@@ -105,9 +106,9 @@ TEST(Compare, OverlappingSamplesAreSameEvenBeyondThreshold) {
   const auto base = MakeFile("b.json", {{"noisy", {100, 130, 90, 125, 95, 128}}});
   const auto cont = MakeFile("c.json", {{"noisy", {125, 92, 131, 89, 127, 126}}});
   CompareOptions options;
-  options.overrides.thresholds["real_time"] = 5.0;  // as given: the noise does not raise it
+  options.overrides.thresholds[counter::kRealTime] = 5.0;  // as given: the noise does not raise it
   const ComparisonReport report = CompareFiles(base, cont, options).value();
-  const MetricComparison& noisy = Metric(report, "noisy", "real_time");
+  const MetricComparison& noisy = Metric(report, "noisy", counter::kRealTime);
   EXPECT_GT(std::fabs(noisy.change_percent), 5.0);
   EXPECT_EQ(noisy.verdict, Verdict::kSame);
   EXPECT_THAT(noisy.notes.at(0), HasSubstr("not significant"));
@@ -118,7 +119,7 @@ TEST(Compare, NoRepetitionsGivesUnconfirmedWhichFailsByDefault) {
   const auto cont = MakeFile("c.json", {{"one", {120}}});
   CompareOptions options;
   ComparisonReport report = CompareFiles(base, cont, options).value();
-  const MetricComparison& one = Metric(report, "one", "real_time");
+  const MetricComparison& one = Metric(report, "one", counter::kRealTime);
   EXPECT_EQ(one.verdict, Verdict::kUnconfirmed);
   EXPECT_TRUE(one.worse);
   EXPECT_FALSE(one.p_value.has_value());
@@ -135,17 +136,17 @@ TEST(Compare, TwoRepetitionsCannotReachSignificanceAndSaySo) {
   const auto base = MakeFile("b.json", {{"two", {100, 101}}});
   const auto cont = MakeFile("c.json", {{"two", {130, 131}}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
-  const MetricComparison& two = Metric(report, "two", "real_time");
+  const MetricComparison& two = Metric(report, "two", counter::kRealTime);
   EXPECT_EQ(two.verdict, Verdict::kUnconfirmed);
   EXPECT_NEAR(*two.p_value, 1.0 / 3, 1e-12);
   EXPECT_THAT(two.notes.at(0), HasSubstr("p can never be < 0.05; needs >= 4 repetitions"));
 }
 
 TEST(Compare, DeterministicCountersAreJudgedOnMediansWithoutRepetitions) {
-  const auto base = MakeFile("b.json", {{"k", {100}, {{"dram_write_bytes", {1e9}}}}});
-  const auto cont = MakeFile("c.json", {{"k", {100}, {{"dram_write_bytes", {1.02e9}}}}});
+  const auto base = MakeFile("b.json", {{"k", {100}, {{counter::kDramWriteBytes, {1e9}}}}});
+  const auto cont = MakeFile("c.json", {{"k", {100}, {{counter::kDramWriteBytes, {1.02e9}}}}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
-  EXPECT_EQ(Metric(report, "k", "dram_write_bytes").verdict, Verdict::kRegression);
+  EXPECT_EQ(Metric(report, "k", counter::kDramWriteBytes).verdict, Verdict::kRegression);
   EXPECT_EQ(report.exit_code, kExitRegression);
 }
 
@@ -154,20 +155,25 @@ TEST(Compare, DeterministicCountersAreJudgedOnMediansWithoutRepetitions) {
 TEST(Compare, BandwidthIsReportedUnlessGivenAThresholdAndHigherIsBetter) {
   const std::vector<double> moved(5, 1e8);
   const auto base = MakeFile(
-      "b.json", {{"k", kFive, {{"dram_bandwidth", Scaled(kFive, 1e9)}, {"bytes_moved", moved}}}});
+      "b.json", {{"k",
+                  kFive,
+                  {{counter::kDramBandwidth, Scaled(kFive, 1e9)}, {counter::kBytesMoved, moved}}}});
   const auto cont = MakeFile(
-      "c.json", {{"k", kFive, {{"dram_bandwidth", Scaled(kFive, 0.8e9)}, {"bytes_moved", moved}}}});
+      "c.json",
+      {{"k",
+        kFive,
+        {{counter::kDramBandwidth, Scaled(kFive, 0.8e9)}, {counter::kBytesMoved, moved}}}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
-  const MetricComparison& reported = Metric(report, "k", "dram_bandwidth");
+  const MetricComparison& reported = Metric(report, "k", counter::kDramBandwidth);
   EXPECT_EQ(reported.verdict, Verdict::kReportOnly);
   EXPECT_NEAR(reported.change_percent, -20.0, 1e-9);
   EXPECT_EQ(report.exit_code, kExitOk);
   CompareOptions options;
-  options.overrides.thresholds["dram_bandwidth"] = 5.0;
+  options.overrides.thresholds[counter::kDramBandwidth] = 5.0;
   const ComparisonReport gated = CompareFiles(base, cont, options).value();
-  EXPECT_EQ(Metric(gated, "k", "dram_bandwidth").verdict, Verdict::kRegression);
+  EXPECT_EQ(Metric(gated, "k", counter::kDramBandwidth).verdict, Verdict::kRegression);
   // The other way round it is an improvement: higher is better.
-  EXPECT_EQ(Metric(CompareFiles(cont, base, options).value(), "k", "dram_bandwidth").verdict,
+  EXPECT_EQ(Metric(CompareFiles(cont, base, options).value(), "k", counter::kDramBandwidth).verdict,
             Verdict::kImprovement);
 }
 
@@ -189,10 +195,10 @@ TEST(Compare, ThresholdOverrideChangesTheVerdict) {
   const auto base = MakeFile("b.json", {{"k", kFive}});
   const auto cont = MakeFile("c.json", {{"k", Scaled(kFive, 1.2)}});
   CompareOptions options;
-  options.overrides.thresholds["real_time"] = 25.0;
+  options.overrides.thresholds[counter::kRealTime] = 25.0;
   EXPECT_EQ(CompareFiles(base, cont, options).value().exit_code, kExitOk);
-  options.overrides.thresholds["real_time"] = std::nullopt;
-  EXPECT_EQ(Metric(CompareFiles(base, cont, options).value(), "k", "real_time").verdict,
+  options.overrides.thresholds[counter::kRealTime] = std::nullopt;
+  EXPECT_EQ(Metric(CompareFiles(base, cont, options).value(), "k", counter::kRealTime).verdict,
             Verdict::kReportOnly);
 }
 
@@ -240,14 +246,14 @@ TEST(Compare, ZeroBaselineTimeIsBadInputButZeroCountersAreInfiniteChange) {
   EXPECT_THAT(refused.status().message(),
               HasSubstr("zero_time_baseline.json: benchmark \"BM_NeverTimed\": real_time is 0"));
   CompareOptions options;
-  options.overrides.thresholds["real_time"] = std::nullopt;  // as the message suggests
+  options.overrides.thresholds[counter::kRealTime] = std::nullopt;  // as the message suggests
   const ComparisonReport report = CompareFiles(base, cont, options).value();
-  const MetricComparison& bytes = Metric(report, "BM_Fine", "dram_read_bytes");
+  const MetricComparison& bytes = Metric(report, "BM_Fine", counter::kDramReadBytes);
   EXPECT_TRUE(std::isinf(bytes.change_percent));
   // 0 -> 4096 bytes: an infinite relative change, but below the 2 MiB floor.
   EXPECT_EQ(bytes.verdict, Verdict::kSame);
   EXPECT_THAT(bytes.threshold_source, HasSubstr("floor 2 MiB"));
-  EXPECT_TRUE(std::isinf(Metric(report, "BM_NeverTimed", "real_time").change_percent));
+  EXPECT_TRUE(std::isinf(Metric(report, "BM_NeverTimed", counter::kRealTime).change_percent));
 }
 
 // Ten repetitions around `center` with a coefficient of variation of about `cv_percent`.
@@ -263,7 +269,7 @@ TEST(Compare, TwoPercentSlowerLowNoiseKernelFailsAtTheMinimum) {
   const auto base = MakeFile("b.json", {{"fma", Repetitions(80, 0.1)}});
   const auto cont = MakeFile("c.json", {{"fma", Scaled(Repetitions(80, 0.1), 1.02)}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
-  const MetricComparison& time = Metric(report, "fma", "real_time");
+  const MetricComparison& time = Metric(report, "fma", counter::kRealTime);
   EXPECT_EQ(time.verdict, Verdict::kRegression);
   EXPECT_DOUBLE_EQ(*time.applied_threshold_percent, 1.75);
   EXPECT_THAT(time.threshold_source, HasSubstr("minimum; noise 0."));
@@ -277,7 +283,7 @@ TEST(Compare, FivePercentChangeWithinSevenPercentNoisePasses) {
   const auto base = MakeFile("b.json", {{"launch", Repetitions(200, 7)}});
   const auto cont = MakeFile("c.json", {{"launch", Scaled(Repetitions(200, 7), 1.05)}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
-  const MetricComparison& time = Metric(report, "launch", "real_time");
+  const MetricComparison& time = Metric(report, "launch", counter::kRealTime);
   // A 14% threshold cannot tell a change from this noise: undecided, with what would narrow it.
   EXPECT_EQ(time.verdict, Verdict::kUndecided);
   EXPECT_GT(time.noise_percent, 6.0);
@@ -295,17 +301,17 @@ TEST(Compare, TimeChangesBelowTheFloorNeverFail) {
   const auto cont = MakeFile("c.json", {{"tiny", Scaled(Repetitions(4, 0.1), 1.10)},
                                         {"tiny2", Scaled(Repetitions(4, 0.1), 1.20)}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
-  const MetricComparison& small = Metric(report, "tiny", "real_time");
+  const MetricComparison& small = Metric(report, "tiny", counter::kRealTime);
   // Within a 12.5% threshold: not "same", but undecided, and a history would decide it.
   EXPECT_EQ(small.verdict, Verdict::kUndecided);
   EXPECT_NEAR(*small.applied_threshold_percent, 12.5, 0.01);  // 500 ns of 4 us
   EXPECT_THAT(small.threshold_source, HasSubstr("floor 500 ns"));
   EXPECT_THAT(small.notes.back(), HasSubstr("a history of 3 or more runs"));
-  EXPECT_EQ(Metric(report, "tiny2", "real_time").verdict, Verdict::kRegression);
+  EXPECT_EQ(Metric(report, "tiny2", counter::kRealTime).verdict, Verdict::kRegression);
   // --threshold is used as given: no floor.
   CompareOptions options;
-  options.overrides.thresholds["real_time"] = 5.0;
-  EXPECT_EQ(Metric(CompareFiles(base, cont, options).value(), "tiny", "real_time").verdict,
+  options.overrides.thresholds[counter::kRealTime] = 5.0;
+  EXPECT_EQ(Metric(CompareFiles(base, cont, options).value(), "tiny", counter::kRealTime).verdict,
             Verdict::kRegression);
 }
 
@@ -314,35 +320,37 @@ TEST(Compare, ByteCountersHaveFloorsInBytesAndAgainstTraffic) {
   auto same = [](double v) { return std::vector<double>(10, v); };
   // KB-scale changes of a compute kernel (seen between identical H200 reruns).
   const auto base = MakeFile(
-      "b.json", {{"fma", t, {{"dram_read_bytes", same(4500)}, {"bytes_moved", same(8900)}}},
-                 {"copy",
-                  t,
-                  {{"dram_read_bytes", same(1.0737e9)},
-                   {"dram_write_bytes", same(5500)},
-                   {"bytes_moved", same(1.0737e9)}}},
-                 {"mixed",
-                  t,
-                  {{"dram_read_bytes", same(4e9)},
-                   {"dram_write_bytes", same(1e8)},
-                   {"bytes_moved", same(4.1e9)}}}});
+      "b.json",
+      {{"fma", t, {{counter::kDramReadBytes, same(4500)}, {counter::kBytesMoved, same(8900)}}},
+       {"copy",
+        t,
+        {{counter::kDramReadBytes, same(1.0737e9)},
+         {counter::kDramWriteBytes, same(5500)},
+         {counter::kBytesMoved, same(1.0737e9)}}},
+       {"mixed",
+        t,
+        {{counter::kDramReadBytes, same(4e9)},
+         {counter::kDramWriteBytes, same(1e8)},
+         {counter::kBytesMoved, same(4.1e9)}}}});
   const auto cont = MakeFile(
-      "c.json", {{"fma", t, {{"dram_read_bytes", same(6100)}, {"bytes_moved", same(23000)}}},
-                 {"copy",
-                  t,
-                  {{"dram_read_bytes", same(1.0737e9 * 1.02)},
-                   {"dram_write_bytes", same(7200)},
-                   {"bytes_moved", same(1.0737e9 * 1.02)}}},
-                 {"mixed",
-                  t,
-                  {{"dram_read_bytes", same(4e9)},
-                   {"dram_write_bytes", same(1.02e8)},  // +2 MB of 4.1 GB traffic
-                   {"bytes_moved", same(4.102e9)}}}});
+      "c.json",
+      {{"fma", t, {{counter::kDramReadBytes, same(6100)}, {counter::kBytesMoved, same(23000)}}},
+       {"copy",
+        t,
+        {{counter::kDramReadBytes, same(1.0737e9 * 1.02)},
+         {counter::kDramWriteBytes, same(7200)},
+         {counter::kBytesMoved, same(1.0737e9 * 1.02)}}},
+       {"mixed",
+        t,
+        {{counter::kDramReadBytes, same(4e9)},
+         {counter::kDramWriteBytes, same(1.02e8)},  // +2 MB of 4.1 GB traffic
+         {counter::kBytesMoved, same(4.102e9)}}}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
-  EXPECT_EQ(Metric(report, "fma", "dram_read_bytes").verdict, Verdict::kSame);
-  EXPECT_EQ(Metric(report, "fma", "bytes_moved").verdict, Verdict::kSame);
-  EXPECT_EQ(Metric(report, "copy", "dram_write_bytes").verdict, Verdict::kSame);
-  EXPECT_EQ(Metric(report, "copy", "dram_read_bytes").verdict, Verdict::kRegression);
-  const MetricComparison& writes = Metric(report, "mixed", "dram_write_bytes");
+  EXPECT_EQ(Metric(report, "fma", counter::kDramReadBytes).verdict, Verdict::kSame);
+  EXPECT_EQ(Metric(report, "fma", counter::kBytesMoved).verdict, Verdict::kSame);
+  EXPECT_EQ(Metric(report, "copy", counter::kDramWriteBytes).verdict, Verdict::kSame);
+  EXPECT_EQ(Metric(report, "copy", counter::kDramReadBytes).verdict, Verdict::kRegression);
+  const MetricComparison& writes = Metric(report, "mixed", counter::kDramWriteBytes);
   EXPECT_EQ(writes.verdict, Verdict::kSame);  // +2% of the counter, 0.05% of the traffic
   EXPECT_THAT(writes.threshold_source, HasSubstr("of traffic"));
   EXPECT_EQ(Bench(report, "fma").fails_gate, false);
@@ -358,7 +366,7 @@ TEST(Compare, AppliedThresholdIsInEveryFormat) {
   EXPECT_THAT(FormatMarkdown(report), HasSubstr("1.75% (minimum; noise"));
   const nlohmann::json json = nlohmann::json::parse(FormatJson(report));
   const nlohmann::json& metric = json["benchmarks"][0]["metrics"][0];
-  EXPECT_EQ(metric["name"], "real_time");
+  EXPECT_EQ(metric["name"], counter::kRealTime);
   EXPECT_DOUBLE_EQ(metric["threshold_percent"].get<double>(), 1.75);
   EXPECT_THAT(metric["threshold_source"].get<std::string>(), HasSubstr("minimum; noise"));
   EXPECT_LT(metric["noise_percent"].get<double>(), 0.2);
@@ -366,7 +374,7 @@ TEST(Compare, AppliedThresholdIsInEveryFormat) {
 }
 
 TEST(Compare, NonFiniteValuesInGatedMetricsAreBadInput) {
-  const auto base = MakeFile("b.json", {{"k", {100}, {{"dram_read_bytes", {5}}}}});
+  const auto base = MakeFile("b.json", {{"k", {100}, {{counter::kDramReadBytes, {5}}}}});
   const BenchmarkFile cont =
       ParseBenchmarkJson(
           R"({"benchmarks": [{"name": "k", "real_time": 100, "time_unit": "us",
@@ -379,9 +387,9 @@ TEST(Compare, NonFiniteValuesInGatedMetricsAreBadInput) {
   EXPECT_THAT(refused.status().message(), HasSubstr("c.json: benchmark \"k\": metric "
                                                     "\"dram_read_bytes\" is nan in repetition 0"));
   CompareOptions options;
-  options.overrides.thresholds["dram_read_bytes"] = std::nullopt;
+  options.overrides.thresholds[counter::kDramReadBytes] = std::nullopt;
   const ComparisonReport report = CompareFiles(base, cont, options).value();
-  const MetricComparison& bytes = Metric(report, "k", "dram_read_bytes");
+  const MetricComparison& bytes = Metric(report, "k", counter::kDramReadBytes);
   EXPECT_EQ(bytes.verdict, Verdict::kReportOnly);
   EXPECT_THAT(bytes.notes.at(0), HasSubstr("non-finite value in the contender"));
 }
@@ -453,8 +461,8 @@ TEST(Compare, DifferentGpuIsProminentButDoesNotFail) {
 }
 
 TEST(Compare, ThrottledRunsAreFlagged) {
-  const auto base = MakeFile("b.json", {{"k", {100}, {{"sm_clock_throttled", {0}}}}});
-  const auto cont = MakeFile("c.json", {{"k", {100}, {{"sm_clock_throttled", {1}}}}});
+  const auto base = MakeFile("b.json", {{"k", {100}, {{counter::kSmClockThrottled, {0}}}}});
+  const auto cont = MakeFile("c.json", {{"k", {100}, {{counter::kSmClockThrottled, {1}}}}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   EXPECT_TRUE(Bench(report, "k").throttled_contender);
   EXPECT_EQ(report.summary.throttled, 1u);
@@ -524,7 +532,7 @@ TEST(History, FiveQuietRunsCatchAOnePercentSlowdown) {
   const std::vector<BenchmarkFile> runs = HistoryOf({1.0, 1.0005, 0.9995, 1.0008, 0.9993});
   const auto slower = MakeFile("c.json", {{"k", Scaled(kFive, 1.01)}}, kSettings);
   const ComparisonReport report = CompareWithHistory(Runs(runs), slower, CompareOptions{}).value();
-  const MetricComparison& time = Metric(report, "k", "real_time");
+  const MetricComparison& time = Metric(report, "k", counter::kRealTime);
   EXPECT_EQ(time.verdict, Verdict::kRegression);
   EXPECT_EQ(time.history_runs, 5u);
   EXPECT_LT(*time.applied_threshold_percent, 1.0);
@@ -534,7 +542,7 @@ TEST(History, FiveQuietRunsCatchAOnePercentSlowdown) {
   EXPECT_EQ(report.baseline_paths.size(), 5u);
 
   const ComparisonReport one = CompareFiles(runs[0], slower, CompareOptions{}).value();
-  EXPECT_EQ(Metric(one, "k", "real_time").verdict, Verdict::kSame);
+  EXPECT_EQ(Metric(one, "k", counter::kRealTime).verdict, Verdict::kSame);
 
   // Each run against the other four: no false alarm.
   for (std::size_t left_out = 0; left_out < runs.size(); ++left_out) {
@@ -555,7 +563,7 @@ TEST(History, ThresholdIsThePredictionBoundOfTheRunsMedians) {
   const std::vector<BenchmarkFile> runs = HistoryOf(factors);
   const auto same = MakeFile("c.json", {{"k", kFive}}, kSettings);
   const ComparisonReport report = CompareWithHistory(Runs(runs), same, CompareOptions{}).value();
-  const MetricComparison& time = Metric(report, "k", "real_time");
+  const MetricComparison& time = Metric(report, "k", counter::kRealTime);
   std::vector<double> medians;
   for (double f : factors) medians.push_back(Median(Scaled(kFive, f)));
   const double sd = SampleSdPercent(medians);
@@ -577,7 +585,7 @@ TEST(History, FewerThanThreeRunsPoolTheirRepetitionsUnderTheUsualRules) {
   const std::vector<BenchmarkFile> runs = HistoryOf({1.0, 1.001});
   const auto cont = MakeFile("c.json", {{"k", Scaled(kFive, 1.01)}}, kSettings);
   const ComparisonReport report = CompareWithHistory(Runs(runs), cont, CompareOptions{}).value();
-  const MetricComparison& time = Metric(report, "k", "real_time");
+  const MetricComparison& time = Metric(report, "k", counter::kRealTime);
   EXPECT_EQ(time.history_runs, 0u);
   EXPECT_EQ(time.baseline_values.size(), 10u);
   EXPECT_THAT(time.threshold_source, HasSubstr("minimum; noise"));
@@ -587,20 +595,22 @@ TEST(History, FewerThanThreeRunsPoolTheirRepetitionsUnderTheUsualRules) {
 
 TEST(History, RunsOnASharedGpuOrTimedAnotherWayAreLeftOut) {
   std::vector<BenchmarkFile> runs =
-      HistoryOf({1.0, 1.0005, 0.9995}, {{"launch_held", {1, 1, 1, 1, 1}}});
-  runs.push_back(MakeFile("shared.json",
-                          {{"k",
-                            Scaled(kFive, 3),
-                            {{"gpu_shared", {0, 1, 0, 0, 0}}, {"launch_held", {1, 0, 1, 1, 1}}}}},
-                          kSettings));
+      HistoryOf({1.0, 1.0005, 0.9995}, {{counter::kLaunchHeld, {1, 1, 1, 1, 1}}});
   runs.push_back(MakeFile(
-      "waits.json", {{"k", Scaled(kFive, 2), {{"launch_held", {0, 0, 0, 0, 0}}}}}, kSettings));
+      "shared.json",
+      {{"k",
+        Scaled(kFive, 3),
+        {{counter::kGpuShared, {0, 1, 0, 0, 0}}, {counter::kLaunchHeld, {1, 0, 1, 1, 1}}}}},
+      kSettings));
+  runs.push_back(MakeFile("waits.json",
+                          {{"k", Scaled(kFive, 2), {{counter::kLaunchHeld, {0, 0, 0, 0, 0}}}}},
+                          kSettings));
   const auto cont =
-      MakeFile("c.json", {{"k", kFive, {{"launch_held", {1, 1, 1, 1, 1}}}}}, kSettings);
+      MakeFile("c.json", {{"k", kFive, {{counter::kLaunchHeld, {1, 1, 1, 1, 1}}}}}, kSettings);
   const ComparisonReport report = CompareWithHistory(Runs(runs), cont, CompareOptions{}).value();
   EXPECT_EQ(report.exit_code, kExitOk);
   const BenchmarkComparison& k = Bench(report, "k");
-  EXPECT_EQ(Metric(report, "k", "real_time").history_runs, 3u);
+  EXPECT_EQ(Metric(report, "k", counter::kRealTime).history_runs, 3u);
   EXPECT_EQ(k.baseline_repetitions, 15u);
   EXPECT_THAT(k.notes, ::testing::Contains(HasSubstr(
                            "1 of 5 baseline runs left out (another process used the GPU")));
@@ -629,10 +639,12 @@ TEST(History, ARunWithOtherSettingsIsNamedAndRefused) {
 // --- launch_held between baseline and contender ----------------------------------------------
 
 TEST(LaunchHeld, OneToZeroFailsTheBenchmark) {
-  const auto base = MakeFile("b.json", {{"k", kFive, {{"launch_held", {1, 1, 1, 1, 1}}}},
-                                        {"other", kFive, {{"launch_held", {1, 1, 1, 1, 1}}}}});
-  const auto cont = MakeFile("c.json", {{"k", kFive, {{"launch_held", {1, 1, 0, 1, 1}}}},
-                                        {"other", kFive, {{"launch_held", {1, 1, 1, 1, 1}}}}});
+  const auto base =
+      MakeFile("b.json", {{"k", kFive, {{counter::kLaunchHeld, {1, 1, 1, 1, 1}}}},
+                          {"other", kFive, {{counter::kLaunchHeld, {1, 1, 1, 1, 1}}}}});
+  const auto cont =
+      MakeFile("c.json", {{"k", kFive, {{counter::kLaunchHeld, {1, 1, 0, 1, 1}}}},
+                          {"other", kFive, {{counter::kLaunchHeld, {1, 1, 1, 1, 1}}}}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   EXPECT_EQ(report.exit_code, kExitRegression);
   const BenchmarkComparison& k = Bench(report, "k");
@@ -646,25 +658,28 @@ TEST(LaunchHeld, OneToZeroFailsTheBenchmark) {
 TEST(LaunchHeld, ZeroToOneLeavesTimesUnjudgedButNotBytes) {
   const std::vector<double> bytes = {1e9, 1e9, 1e9, 1e9, 1e9};
   const auto base = MakeFile(
-      "b.json", {{"k", kFive, {{"launch_held", {0, 0, 0, 0, 0}}, {"dram_read_bytes", bytes}}}});
+      "b.json",
+      {{"k", kFive, {{counter::kLaunchHeld, {0, 0, 0, 0, 0}}, {counter::kDramReadBytes, bytes}}}});
   const auto cont = MakeFile(
-      "c.json", {{"k",
-                  Scaled(kFive, 0.5),
-                  {{"launch_held", {1, 1, 1, 1, 1}}, {"dram_read_bytes", Scaled(bytes, 1.1)}}}});
+      "c.json",
+      {{"k",
+        Scaled(kFive, 0.5),
+        {{counter::kLaunchHeld, {1, 1, 1, 1, 1}}, {counter::kDramReadBytes, Scaled(bytes, 1.1)}}}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
-  const MetricComparison& time = Metric(report, "k", "real_time");
+  const MetricComparison& time = Metric(report, "k", counter::kRealTime);
   EXPECT_EQ(time.verdict, Verdict::kSame);
   EXPECT_THAT(time.notes.back(), HasSubstr("not judged (was improvement): launch_held 0 -> 1"));
-  EXPECT_EQ(Metric(report, "k", "dram_read_bytes").verdict, Verdict::kRegression);
+  EXPECT_EQ(Metric(report, "k", counter::kDramReadBytes).verdict, Verdict::kRegression);
   EXPECT_EQ(report.exit_code, kExitRegression);
 }
 
 TEST(LaunchHeld, ASharedGpuExplainsTheChangeAndIsNotAFailure) {
-  const auto base = MakeFile("b.json", {{"k", kFive, {{"launch_held", {1, 1, 1, 1, 1}}}}});
-  const auto cont =
-      MakeFile("c.json", {{"k",
-                           Scaled(kFive, 2),
-                           {{"launch_held", {0, 0, 0, 0, 0}}, {"gpu_shared", {1, 1, 1, 1, 1}}}}});
+  const auto base = MakeFile("b.json", {{"k", kFive, {{counter::kLaunchHeld, {1, 1, 1, 1, 1}}}}});
+  const auto cont = MakeFile(
+      "c.json",
+      {{"k",
+        Scaled(kFive, 2),
+        {{counter::kLaunchHeld, {0, 0, 0, 0, 0}}, {counter::kGpuShared, {1, 1, 1, 1, 1}}}}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   EXPECT_EQ(Bench(report, "k").status, BenchmarkStatus::kCompared);
   EXPECT_EQ(report.exit_code, kExitOk);
@@ -676,14 +691,14 @@ TEST(LaunchHeld, ASharedGpuExplainsTheChangeAndIsNotAFailure) {
 // 49152% of it, and of a zero one inf%.
 TEST(Format, AFloorIsSaidInItsUnit) {
   const std::vector<double> small = {4096, 4096, 4096, 4096, 4096}, zero = {0, 0, 0, 0, 0};
-  const auto base = MakeFile("b.json", {{"k", kFive, {{"dram_read_bytes", small}}},
-                                        {"z", kFive, {{"dram_write_bytes", zero}}}});
+  const auto base = MakeFile("b.json", {{"k", kFive, {{counter::kDramReadBytes, small}}},
+                                        {"z", kFive, {{counter::kDramWriteBytes, zero}}}});
   const ComparisonReport report = CompareFiles(base, base, CompareOptions{}).value();
-  const MetricComparison& read = Metric(report, "k", "dram_read_bytes");
+  const MetricComparison& read = Metric(report, "k", counter::kDramReadBytes);
   EXPECT_TRUE(read.floor_decides);
   EXPECT_DOUBLE_EQ(*read.applied_threshold_percent, 2097152.0 / 4096 * 100);  // the JSON's share
-  EXPECT_TRUE(Metric(report, "z", "dram_write_bytes").floor_decides);
-  EXPECT_FALSE(Metric(report, "k", "real_time").floor_decides);
+  EXPECT_TRUE(Metric(report, "z", counter::kDramWriteBytes).floor_decides);
+  EXPECT_FALSE(Metric(report, "k", counter::kRealTime).floor_decides);
   for (const std::string& text : {FormatConsole(report, false), FormatMarkdown(report)}) {
     EXPECT_THAT(text, HasSubstr("floor 2 MiB (noise 0%)"));
     EXPECT_THAT(text, ::testing::Not(HasSubstr("51200")));
@@ -697,27 +712,29 @@ TEST(Format, AFloorIsSaidInItsUnit) {
 // of stop reasons 1, 1, 6, 6 is 3.5, and of clock-event reasons 0 and 4 would name bit 0x2).
 TEST(Format, CodesAreShownByNameAndNeverTested) {
   const auto base = MakeFile(
-      "b.json", {{"k",
-                  {100, 100.2, 99.8, 100.4},
-                  {{"stop_reason", {1, 1, 6, 6}}, {"clock_event_reasons", {0, 4, 0, 4}}}}});
+      "b.json",
+      {{"k",
+        {100, 100.2, 99.8, 100.4},
+        {{counter::kStopReason, {1, 1, 6, 6}}, {counter::kClockEventReasons, {0, 4, 0, 4}}}}});
   const auto cont = MakeFile(
-      "c.json", {{"k",
-                  {100, 100.2, 99.8, 100.4},
-                  {{"stop_reason", {2, 6, 6, 6}}, {"clock_event_reasons", {4, 4, 4, 4}}}}});
+      "c.json",
+      {{"k",
+        {100, 100.2, 99.8, 100.4},
+        {{counter::kStopReason, {2, 6, 6, 6}}, {counter::kClockEventReasons, {4, 4, 4, 4}}}}});
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
-  const MetricComparison& stop = Metric(report, "k", "stop_reason");
+  const MetricComparison& stop = Metric(report, "k", counter::kStopReason);
   EXPECT_EQ(stop.verdict, Verdict::kReportOnly);
   EXPECT_FALSE(stop.p_value.has_value());
   EXPECT_TRUE(std::isnan(stop.change_percent));
   EXPECT_EQ(stop.baseline_median, 1);  // of the tied 1 and 6, the smaller
   EXPECT_EQ(stop.contender_median, 6);
-  EXPECT_EQ(Metric(report, "k", "clock_event_reasons").baseline_median, 0);
+  EXPECT_EQ(Metric(report, "k", counter::kClockEventReasons).baseline_median, 0);
   const std::string all = FormatConsole(report, false, MetricRows::kAll);
   EXPECT_THAT(all, HasSubstr("precision, repetition"));
   EXPECT_THAT(all, HasSubstr("max_seconds, repetition"));
   EXPECT_THAT(all, HasSubstr("none, sw_power_cap"));
   EXPECT_THAT(all, ::testing::Not(HasSubstr("applications_clocks_setting")));
-  EXPECT_THAT(FormatConsole(report, false), ::testing::Not(HasSubstr("stop_reason")));
+  EXPECT_THAT(FormatConsole(report, false), ::testing::Not(HasSubstr(counter::kStopReason)));
   EXPECT_THAT(FormatJson(report), HasSubstr("\"test\": \"none\""));
 }
 

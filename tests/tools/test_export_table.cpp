@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "schema/counter_table.hpp"
 #include "tools/base/csv.hpp"
 #include "tools/export/run_table.hpp"
 #include "tools/load/loader.hpp"
@@ -193,16 +194,19 @@ TEST(RunTable, CodesAreWrittenInWordsAndNeverAsAggregates) {
     return "BM_C/manual_time,BM_C,,,iteration," + std::to_string(repetition) + ",," + counter +
            ",," + words + "," + unit + ",neither,false,00ab,5,false\n";
   };
-  EXPECT_NE(text.find(row(0, "stop_reason", "precision", "reason")), std::string::npos) << text;
-  EXPECT_NE(text.find(row(1, "stop_reason", "max_seconds", "reason")), std::string::npos) << text;
+  EXPECT_NE(text.find(row(0, counter::kStopReason, "precision", "reason")), std::string::npos)
+      << text;
+  EXPECT_NE(text.find(row(1, counter::kStopReason, "max_seconds", "reason")), std::string::npos)
+      << text;
   // A code this version does not know keeps its number, as text.
-  EXPECT_NE(text.find(row(2, "stop_reason", "8", "reason")), std::string::npos) << text;
-  EXPECT_NE(text.find(row(0, "clock_event_reasons", "none", "reasons")), std::string::npos) << text;
-  EXPECT_NE(text.find(row(1, "clock_event_reasons", "sw_power_cap|hw_slowdown", "reasons")),
+  EXPECT_NE(text.find(row(2, counter::kStopReason, "8", "reason")), std::string::npos) << text;
+  EXPECT_NE(text.find(row(0, counter::kClockEventReasons, "none", "reasons")), std::string::npos)
+      << text;
+  EXPECT_NE(text.find(row(1, counter::kClockEventReasons, "sw_power_cap|hw_slowdown", "reasons")),
             std::string::npos)
       << text;
   // 0x401: gpu_idle and a bit without a name.
-  EXPECT_NE(text.find(row(2, "clock_event_reasons", "gpu_idle|0x400", "reasons")),
+  EXPECT_NE(text.find(row(2, counter::kClockEventReasons, "gpu_idle|0x400", "reasons")),
             std::string::npos)
       << text;
   // The mean row keeps the times, not the codes.
@@ -215,14 +219,14 @@ TEST(RunTable, CodesAreWrittenInWordsAndNeverAsAggregates) {
 TEST(DashboardExport, RefusesCodesAndDoesNotListThem) {
   const BenchmarkFile file = Parse(kCodes);
   ExportOptions options;
-  options.metrics = {"time", "stop_reason"};
+  options.metrics = {"time", counter::kStopReason};
   const detail::Result<ExportResult> bencher = ExportBencher(file, options);
   ASSERT_FALSE(bencher.ok());
   EXPECT_NE(bencher.status().message().find("stop_reason (unit reason) is a code"),
             std::string::npos)
       << bencher.status().message();
-  options.metrics = {"clock_event_reasons"};
-  options.overrides.directions["clock_event_reasons"] = Direction::kLowerIsBetter;
+  options.metrics = {counter::kClockEventReasons};
+  options.overrides.directions[counter::kClockEventReasons] = Direction::kLowerIsBetter;
   const detail::Result<ExportResult> action = ExportGithubActionBenchmark(file, options);
   ASSERT_FALSE(action.ok());
   EXPECT_NE(action.status().message().find("clock_event_reasons (unit reasons) is a code"),
@@ -230,8 +234,8 @@ TEST(DashboardExport, RefusesCodesAndDoesNotListThem) {
       << action.status().message();
   for (const BenchmarkFile* listed : {&file, static_cast<const BenchmarkFile*>(nullptr)}) {
     for (const BencherMeasure& measure : ListBencherMeasures(listed)) {
-      EXPECT_NE(measure.metric, "stop_reason");
-      EXPECT_NE(measure.metric, "clock_event_reasons");
+      EXPECT_NE(measure.metric, counter::kStopReason);
+      EXPECT_NE(measure.metric, counter::kClockEventReasons);
     }
   }
 }

@@ -128,10 +128,10 @@ BenchmarkFile RunWithBusy(const std::string& host_calls) {
     for (std::size_t i = 0; i < time_ns.size(); ++i) {
       busy_s.push_back(time_ns[i] * 1e-9 * busy_pct[i] / 100);
     }
-    record.metrics = {{"real_time", time_ns},
-                      {"gpu_busy_time", busy_s},
-                      {"gpu_busy_pct", busy_pct},
-                      {"gpu_shared", shared}};
+    record.metrics = {{counter::kRealTime, time_ns},
+                      {counter::kGpuBusyTime, busy_s},
+                      {counter::kGpuBusyPct, busy_pct},
+                      {counter::kGpuShared, shared}};
     run.index_by_name[name] = run.benchmarks.size();
     run.benchmarks.push_back(record);
   };
@@ -202,7 +202,7 @@ TEST(GpuBusyWarnings, ListsTwentyAndNamesTheRest) {
   for (int i = 0; i < 23; ++i) {
     BenchmarkRecord record;
     record.name = "BM_Idle/" + std::to_string(i);
-    record.metrics = {{"real_time", {1e6}}, {"gpu_busy_pct", {5}}};
+    record.metrics = {{counter::kRealTime, {1e6}}, {counter::kGpuBusyPct, {5}}};
     run.benchmarks.push_back(record);
   }
   const std::vector<std::string> warnings = GpuBusyWarnings(run);
@@ -244,10 +244,10 @@ TEST(GpuBusyWarnings, HeldOneKernelBodiesOfRealRunsAreNotWarnedTheirFloorIsNoIdl
   BenchmarkFile held = RunWithBusy(kExample);
   BenchmarkRecord record;
   record.name = "BM_SyncLoopConverted/1048576/manual_time";
-  record.metrics = {{"real_time", {16380}},
-                    {"gpu_busy_time", {10.9e-6}},
-                    {"gpu_busy_pct", {66.5}},
-                    {"launch_held", {1}}};
+  record.metrics = {{counter::kRealTime, {16380}},
+                    {counter::kGpuBusyTime, {10.9e-6}},
+                    {counter::kGpuBusyPct, {66.5}},
+                    {counter::kLaunchHeld, {1}}};
   held.benchmarks = {record};
   const std::vector<std::string> warnings = GpuBusyWarnings(held);
   ASSERT_THAT(warnings, SizeIs(1));
@@ -279,8 +279,8 @@ TEST(GpuBusyWarnings, OneWorkItemIsTheTimeAroundItNeverBetweenItems) {
     ASSERT_NE(items, nullptr) << record.name;
     for (MetricSeries& series : record.metrics) {
       // Ten times the idle time: 27 us around one item, and well below 80% for the pair.
-      if (series.name == "real_time") series.values = {series.values[0] * 10};
-      if (series.name == "gpu_busy_pct") series.values = {series.values[0] / 10};
+      if (series.name == counter::kRealTime) series.values = {series.values[0] * 10};
+      if (series.name == counter::kGpuBusyPct) series.values = {series.values[0] / 10};
     }
     kept.push_back(record);
   }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "json_report_dom.hpp"
+#include "schema/counter_table.hpp"
 #include "tools/base/halves.hpp"
 #include "tools/base/json_writer.hpp"
 #include "tools/compare/report_format.hpp"
@@ -157,8 +158,8 @@ ComparisonReport AwkwardReport() {
   report.contender_benchmark_count = 0;
   report.baseline_cut_off.push_back({"base.json", 12345, 6, 2});
   report.options.alpha = 0.05;
-  report.options.overrides.thresholds = {{"real_time", 5.0},
-                                         {"cpu_time", std::nullopt},
+  report.options.overrides.thresholds = {{counter::kRealTime, 5.0},
+                                         {counter::kCpuTime, std::nullopt},
                                          {"we\"ird\\\x02", 0.1},
                                          {"huge", 1e300},
                                          {"é", 3.0}};
@@ -278,7 +279,7 @@ TEST(JsonReport, LargeReportWrittenInRoundsAsTheDomBuilderWroteIt) {
     BenchmarkComparison benchmark;
     benchmark.name = "BM_Large/" + std::to_string(b);
     benchmark.baseline_repetitions = benchmark.contender_repetitions = 3;
-    for (const char* name : {"real_time", "dram_read_bytes"}) {
+    for (const char* name : {counter::kRealTime, counter::kDramReadBytes}) {
       MetricComparison metric;
       metric.name = name;
       for (int v = 0; v < 3; ++v) {
@@ -322,7 +323,8 @@ TEST(JsonReport, RealH200ComparisonsAsTheDomBuilderWroteThem) {
     for (const bool allow_mismatch : {false, true}) {
       CompareOptions options;
       options.allow_settings_mismatch = allow_mismatch;
-      options.overrides.thresholds = {{"real_time", 3.0}, {"dram_write_bytes", std::nullopt}};
+      options.overrides.thresholds = {{counter::kRealTime, 3.0},
+                                      {counter::kDramWriteBytes, std::nullopt}};
       const auto report = CompareFiles(baseline.value(), contender.value(), options);
       ASSERT_TRUE(report.ok()) << report.status().message();
       EXPECT_TRUE(SameText(FormatJson(report.value()), FormatJsonWithDom(report.value())));

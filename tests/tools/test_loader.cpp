@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "schema/counter_table.hpp"
+
 namespace gpubench::tools {
 namespace {
 
@@ -99,7 +101,7 @@ TEST(Loader, BareNanAndInfinityCountersAreParsed) {
   EXPECT_TRUE(std::isnan(record.FindMetric("old_style_nan")->values.at(0)));
   EXPECT_EQ(record.FindMetric("old_style_inf")->values.at(0), -INFINITY);
   EXPECT_EQ(record.label, "NaN in a label stays text");
-  EXPECT_DOUBLE_EQ(record.FindMetric("real_time")->values.at(0), 1500.0);  // us -> ns
+  EXPECT_DOUBLE_EQ(record.FindMetric(counter::kRealTime)->values.at(0), 1500.0);  // us -> ns
 }
 
 TEST(Loader, NanTimeIsRejected) {

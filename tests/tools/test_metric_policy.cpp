@@ -2,12 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "schema/counter_table.hpp"
+
 namespace gpubench::tools {
 namespace {
 
 TEST(MetricPolicy, VocabularyDefaults) {
   const PolicyOverrides none;
-  MetricPolicy real_time = ResolveMetricPolicy("real_time", none);
+  MetricPolicy real_time = ResolveMetricPolicy(counter::kRealTime, none);
   EXPECT_EQ(real_time.direction, Direction::kLowerIsBetter);
   EXPECT_EQ(real_time.threshold_percent, 1.75);  // a minimum: noise can raise it
   EXPECT_FALSE(real_time.threshold_from_user);
@@ -15,9 +17,10 @@ TEST(MetricPolicy, VocabularyDefaults) {
   EXPECT_EQ(real_time.gating, Gating::kTime);
   EXPECT_TRUE(real_time.statistical);
 
-  EXPECT_FALSE(ResolveMetricPolicy("cpu_time", none).threshold_percent.has_value());
+  EXPECT_FALSE(ResolveMetricPolicy(counter::kCpuTime, none).threshold_percent.has_value());
 
-  for (const char* bytes : {"dram_read_bytes", "dram_write_bytes", "bytes_moved"}) {
+  for (const char* bytes :
+       {counter::kDramReadBytes, counter::kDramWriteBytes, counter::kBytesMoved}) {
     MetricPolicy policy = ResolveMetricPolicy(bytes, none);
     EXPECT_EQ(policy.direction, Direction::kLowerIsBetter) << bytes;
     EXPECT_EQ(policy.threshold_percent, 1.0) << bytes;
@@ -26,15 +29,16 @@ TEST(MetricPolicy, VocabularyDefaults) {
     EXPECT_FALSE(policy.statistical) << bytes;
   }
   // A ratio of counters judged already (bytes_moved, and the time through real_time): reported.
-  MetricPolicy bandwidth = ResolveMetricPolicy("dram_bandwidth", none);
+  MetricPolicy bandwidth = ResolveMetricPolicy(counter::kDramBandwidth, none);
   EXPECT_EQ(bandwidth.direction, Direction::kHigherIsBetter);
   EXPECT_FALSE(bandwidth.threshold_percent.has_value());
   EXPECT_EQ(bandwidth.gating, Gating::kReportOnly);
   EXPECT_FALSE(bandwidth.statistical);  // measured once per run: nothing to test
 
   for (const char* report_only :
-       {"sm_clock_mhz", "sm_clock_throttled", "profile_passes", "bytes_per_second",
-        "items_per_second", "some_counter", "kernel_time/CopyKernel"}) {
+       {counter::kSmClockMhz, counter::kSmClockThrottled, counter::kProfilePasses,
+        counter::kBytesPerSecond, counter::kItemsPerSecond, "some_counter",
+        "kernel_time/CopyKernel"}) {
     EXPECT_FALSE(ResolveMetricPolicy(report_only, none).threshold_percent.has_value())
         << report_only;
   }
@@ -65,10 +69,11 @@ TEST(MetricPolicy, FileDeclaredUnitsAndDirections) {
   EXPECT_EQ(ResolveMetricPolicy("smsp__inst_executed.sum", none, declared).direction,
             Direction::kUnknown);
   ASSERT_NE(FindDeclared(declared, "kernel_time/Copy<float>(float const*, float*)"), nullptr);
-  EXPECT_EQ(FindDeclared(declared, "kernel_time/"), nullptr);
+  EXPECT_EQ(FindDeclared(declared, counter::kKernelTimePrefix), nullptr);
   // The vocabulary wins over a file's declaration of its own counters.
   const DeclaredCounters odd = ParseCounterUnits("real_time=ns:higher");
-  EXPECT_EQ(ResolveMetricPolicy("real_time", none, odd).direction, Direction::kLowerIsBetter);
+  EXPECT_EQ(ResolveMetricPolicy(counter::kRealTime, none, odd).direction,
+            Direction::kLowerIsBetter);
 
   PolicyOverrides threshold;
   threshold.thresholds["lts__t_sector_hit_rate.pct"] = 2.0;
@@ -80,11 +85,11 @@ TEST(MetricPolicy, FileDeclaredUnitsAndDirections) {
 
 TEST(MetricPolicy, OverridesWin) {
   PolicyOverrides overrides;
-  overrides.thresholds["real_time"] = std::nullopt;  // off
+  overrides.thresholds[counter::kRealTime] = std::nullopt;  // off
   overrides.thresholds["warps"] = 2.0;
   overrides.thresholds["occupancy"] = 3.0;
   overrides.directions["occupancy"] = Direction::kHigherIsBetter;
-  EXPECT_FALSE(ResolveMetricPolicy("real_time", overrides).threshold_percent.has_value());
+  EXPECT_FALSE(ResolveMetricPolicy(counter::kRealTime, overrides).threshold_percent.has_value());
   MetricPolicy warps = ResolveMetricPolicy("warps", overrides);
   EXPECT_EQ(warps.threshold_percent, 2.0);
   EXPECT_EQ(warps.direction, Direction::kLowerIsBetter);  // documented assumption
@@ -95,11 +100,11 @@ TEST(MetricPolicy, OverridesWin) {
 
 TEST(MetricPolicy, ParsesThresholdSpecs) {
   EXPECT_EQ(ParseThresholdSpec("real_time=5%").value(),
-            std::make_pair(std::string("real_time"), std::optional<double>(5.0)));
+            std::make_pair(std::string(counter::kRealTime), std::optional<double>(5.0)));
   EXPECT_EQ(ParseThresholdSpec("dram_write_bytes=0.5").value().second, 0.5);
   EXPECT_FALSE(ParseThresholdSpec("cpu_time=off").value().second.has_value());
-  for (const char* bad : {"real_time", "=5%", "real_time=", "real_time=-1%", "real_time=fast",
-                          "real_time=5%%", "real_time=nan"}) {
+  for (const char* bad : {counter::kRealTime, "=5%", "real_time=", "real_time=-1%",
+                          "real_time=fast", "real_time=5%%", "real_time=nan"}) {
     const auto parsed = ParseThresholdSpec(bad);
     ASSERT_FALSE(parsed.ok()) << bad;
     EXPECT_EQ(parsed.status().code(), gpubench::detail::Status::Code::kInvalidInput) << bad;
@@ -116,7 +121,7 @@ TEST(MetricPolicy, CodesAreNeverTestedOrGated) {
                                  {"stop_reason=lower"}, asked)
                   .ok());
   const DeclaredCounters declared = ParseCounterUnits("my_code=reason:neither");
-  for (const char* code : {"stop_reason", "clock_event_reasons", "my_code"}) {
+  for (const char* code : {counter::kStopReason, counter::kClockEventReasons, "my_code"}) {
     const MetricPolicy policy = ResolveMetricPolicy(code, asked, declared);
     EXPECT_TRUE(policy.code) << code;
     EXPECT_FALSE(policy.statistical) << code;
@@ -124,8 +129,9 @@ TEST(MetricPolicy, CodesAreNeverTestedOrGated) {
     EXPECT_EQ(policy.gating, Gating::kReportOnly) << code;
     EXPECT_EQ(policy.direction, Direction::kUnknown) << code;
   }
-  EXPECT_NE(ResolveMetricPolicy("stop_reason", asked).rule.find("never gated"), std::string::npos);
-  const MetricPolicy power = ResolveMetricPolicy("gpu_power_w", asked);
+  EXPECT_NE(ResolveMetricPolicy(counter::kStopReason, asked).rule.find("never gated"),
+            std::string::npos);
+  const MetricPolicy power = ResolveMetricPolicy(counter::kGpuPowerW, asked);
   EXPECT_FALSE(power.code);
   EXPECT_EQ(power.threshold_percent, 5.0);  // a quantity: --threshold gates it
   EXPECT_TRUE(IsCodeUnit("reason"));

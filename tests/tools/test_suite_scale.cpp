@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "schema/counter_table.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/load/loader.hpp"
 
@@ -57,7 +58,7 @@ std::vector<std::vector<BenchmarkFile>> RerunGroups() {
 }
 
 double MedianTime(const BenchmarkRecord& record) {
-  std::vector<double> values = record.FindMetric("real_time")->values;
+  std::vector<double> values = record.FindMetric(counter::kRealTime)->values;
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
@@ -139,7 +140,7 @@ std::vector<BenchmarkFile> ResampledFromRealNoise(const RealNoise& noise, std::m
       const double z = noise.pooled_deviations[deviation(random)];
       const double factor = kernel.mean * (1 + kernel.sd * z) / MedianTime(record);
       for (MetricSeries& series : record.metrics) {
-        if (series.name != "real_time") continue;
+        if (series.name != counter::kRealTime) continue;
         for (double& value : series.values) value *= factor;
       }
       records[r].push_back(std::move(record));
@@ -166,7 +167,7 @@ std::vector<BenchmarkFile> ScaledFromTheFirstRun(const RealNoise& noise, std::mt
       BenchmarkRecord record = Copy(gate.front().benchmarks[b % kernels], b);
       const double factor = draw(random);
       for (MetricSeries& series : record.metrics) {
-        if (series.name != "real_time") continue;
+        if (series.name != counter::kRealTime) continue;
         for (double& value : series.values) value *= factor;
       }
       records.push_back(std::move(record));

@@ -5,6 +5,7 @@
 
 #include "config/metric_groups.hpp"
 #include "frontend/setup/context.hpp"
+#include "support/fake_device.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -13,24 +14,6 @@ Settings Defaults() {
   Settings settings;
   settings.metrics = DefaultMetrics();
   return settings;
-}
-
-DeviceFacts H200() {
-  DeviceFacts facts;
-  facts.available = true;
-  facts.name = "NVIDIA H200";
-  facts.compute_capability_major = 9;
-  facts.compute_capability_minor = 0;
-  facts.sm_count = 132;
-  facts.l2_bytes = 62914560;
-  facts.sm_clock_rated_mhz = 1980;
-  facts.memory_clock_rated_mhz = 3201;
-  facts.memory_bus_width_bits = 6144;
-  facts.ecc_enabled = true;
-  facts.driver_version = 13000;
-  facts.runtime_version = 13000;
-  facts.cupti_api_version = 130001;
-  return facts;
 }
 
 std::map<std::string, std::string> AsMap(const KeyValues& context) {
@@ -42,7 +25,7 @@ std::map<std::string, std::string> AsMap(const KeyValues& context) {
 }
 
 TEST(Context, CarriesEverySettingAndDeviceFact) {
-  auto context = AsMap(BuildContext(Defaults(), H200(), "on: test"));
+  auto context = AsMap(BuildContext(Defaults(), testing::FakeH200(), "on: test"));
   const std::map<std::string, std::string> expected = {
       {"gpubench_timer", "events"},
       {"gpubench_cache", "flush"},
@@ -66,6 +49,7 @@ TEST(Context, CarriesEverySettingAndDeviceFact) {
       {"cuda_driver_version", "13.0"},
       {"cuda_runtime_version", "13.0"},
       {"cuda_cupti_api_version", "130001"},
+      {"gpu_pci_bus_id", "00000000:19:00.0"},
   };
   for (const auto& [key, value] : expected) {
     ASSERT_TRUE(context.count(key)) << key;
@@ -80,7 +64,7 @@ TEST(Context, CarriesEverySettingAndDeviceFact) {
 
 // The stream hold comes with cache=flush only, and the context says how each run was timed.
 TEST(Context, StatesTheLaunchHoldOfTheCachePolicy) {
-  auto flush = AsMap(BuildContext(Defaults(), H200(), "on"));
+  auto flush = AsMap(BuildContext(Defaults(), testing::FakeH200(), "on"));
   EXPECT_EQ(flush["gpubench_method_version"], "5");
   EXPECT_EQ(flush["gpubench_launch_hold"], "hold_kernel");
   EXPECT_EQ(flush["gpubench_warmup_iterations"], "2");
@@ -88,27 +72,28 @@ TEST(Context, StatesTheLaunchHoldOfTheCachePolicy) {
   EXPECT_NE(flush["gpubench_fingerprint_keys"].find("gpubench_launch_hold"), std::string::npos);
   Settings keep_settings = Defaults();
   keep_settings.cache = CachePolicy::kKeep;
-  auto keep = AsMap(BuildContext(keep_settings, H200(), "on"));
+  auto keep = AsMap(BuildContext(keep_settings, testing::FakeH200(), "on"));
   EXPECT_EQ(keep["gpubench_launch_hold"], "none");
   EXPECT_EQ(keep["gpubench_warmup_iterations"], "1");
   EXPECT_EQ(keep["gpubench_launch_hold_description"].rfind("none", 0), 0u);
 }
 
 TEST(Context, NamesTheMetricGroupsAndTheFlopMethod) {
-  auto defaults = AsMap(BuildContext(Defaults(), H200(), "on"));
+  auto defaults = AsMap(BuildContext(Defaults(), testing::FakeH200(), "on"));
   EXPECT_EQ(defaults["gpubench_metric_groups"], "none");
   EXPECT_EQ(defaults.count("gpubench_flop_method"), 0u);
   Settings flops = Defaults();
   for (const auto& metric : FindMetricGroup("flops")->metrics) flops.metrics.push_back(metric);
-  auto context = AsMap(BuildContext(flops, H200(), "on"));
+  auto context = AsMap(BuildContext(flops, testing::FakeH200(), "on"));
   EXPECT_EQ(context["gpubench_metric_groups"], "flops");
   EXPECT_NE(context["gpubench_flop_method"].find("peak_sustained"), std::string::npos);
   flops.profile_iterations = 0;
-  EXPECT_EQ(AsMap(BuildContext(flops, H200(), "off"))["gpubench_metric_groups"], "none");
+  EXPECT_EQ(AsMap(BuildContext(flops, testing::FakeH200(), "off"))["gpubench_metric_groups"],
+            "none");
 }
 
 TEST(Context, KeysAreSnakeCaseWithTheDocumentedPrefixes) {
-  for (const auto& [key, value] : BuildContext(Defaults(), H200(), "on")) {
+  for (const auto& [key, value] : BuildContext(Defaults(), testing::FakeH200(), "on")) {
     const bool prefixed =
         key.rfind("gpubench_", 0) == 0 || key.rfind("gpu_", 0) == 0 || key.rfind("cuda_", 0) == 0;
     EXPECT_TRUE(prefixed) << key;
@@ -126,7 +111,7 @@ TEST(Context, SaysWhenThereIsNoDevice) {
 }
 
 TEST(Context, FingerprintKeysNameExactlyTheHashedSettings) {
-  auto context = AsMap(BuildContext(Defaults(), H200(), "on"));
+  auto context = AsMap(BuildContext(Defaults(), testing::FakeH200(), "on"));
   std::string keys;
   for (const auto& [key, value] : FingerprintedSettings(Defaults())) {
     keys += (keys.empty() ? "" : ",") + key;

@@ -1,13 +1,11 @@
 // The counter vocabulary (schema/counter_table.hpp, with the gate's rules of
 // tools/gate/gate_tuning.hpp) against what reads and shows it: the user guide's counter table, the
 // context block's gpubench_counter_units, the default metrics.
+#include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -16,6 +14,7 @@
 #include "frontend/setup/context.hpp"
 #include "gpubench/counters.hpp"
 #include "measure/profiling/metrics.hpp"
+#include "schema/counter_sink.hpp"
 #include "schema/counter_table.hpp"
 #include "support/guide_table.hpp"
 #include "tools/gate/gate_tuning.hpp"
@@ -78,10 +77,10 @@ TEST(Counters, NamesAreUniqueAndFindable) {
     EXPECT_FALSE(counter.meaning.empty()) << counter.name;
   }
   // Usable at compile time (a pointer comparison is not, under gcc's UBSan).
-  static_assert(FindCounter("dram_read_bytes")->measured == Measured::kPerRun);
-  static_assert(GateRuleOf(FindCounter("dram_read_bytes")->name).gating == Gating::kBytes);
+  static_assert(FindCounter(counter::kDramReadBytes)->measured == Measured::kPerRun);
+  static_assert(GateRuleOf(FindCounter(counter::kDramReadBytes)->name).gating == Gating::kBytes);
   EXPECT_NE(FindCounter("kernel_time/CopyKernel(float const*, float*)"), nullptr);
-  EXPECT_EQ(FindCounter("kernel_time/"), nullptr);
+  EXPECT_EQ(FindCounter(counter::kKernelTimePrefix), nullptr);
   EXPECT_EQ(FindCounter("lts__t_sector_hit_rate.pct"), nullptr);
 }
 
@@ -109,15 +108,15 @@ TEST(Counters, ContextNamesTheUnitOfEveryCounterTheRunCanWrite) {
   settings.metrics.push_back("lts__t_sector_hit_rate.pct");
   settings.metrics.push_back("smsp__inst_executed.sum");
   auto units = UnitsEntries(CounterUnits(settings, {{"lts__t_sector_hit_rate.pct", "%"}}));
-  EXPECT_EQ(units["dram_read_bytes"], "bytes:lower");
-  EXPECT_EQ(units["bytes_moved"], "bytes:lower");
-  EXPECT_EQ(units["dram_bandwidth"], "bytes/s:higher");
-  EXPECT_EQ(units["gpu_duration"], "s:lower");
-  EXPECT_EQ(units["sm_clock_mhz"], "MHz:higher");
-  EXPECT_EQ(units["sm_clock_throttled"], "flag:lower");
+  EXPECT_EQ(units[counter::kDramReadBytes], "bytes:lower");
+  EXPECT_EQ(units[counter::kBytesMoved], "bytes:lower");
+  EXPECT_EQ(units[counter::kDramBandwidth], "bytes/s:higher");
+  EXPECT_EQ(units[counter::kGpuDuration], "s:lower");
+  EXPECT_EQ(units[counter::kSmClockMhz], "MHz:higher");
+  EXPECT_EQ(units[counter::kSmClockThrottled], "flag:lower");
   EXPECT_EQ(units["lts__t_sector_hit_rate.pct"], "%:neither");  // CUPTI's unit
   EXPECT_EQ(units["smsp__inst_executed.sum"], "-:neither");     // CUPTI named none
-  EXPECT_EQ(units.count("real_time"), 0u);                      // GB's field, not a counter
+  EXPECT_EQ(units.count(counter::kRealTime), 0u);               // GB's field, not a counter
   EXPECT_EQ(units.count("dram__bytes_read.sum"), 0u);           // written as dram_read_bytes
   EXPECT_EQ(units.count("kernel_time/*"), 0u);                  // timer=events
 
@@ -125,8 +124,8 @@ TEST(Counters, ContextNamesTheUnitOfEveryCounterTheRunCanWrite) {
   settings.profile_iterations = 0;  // profiling off: no metric counters
   units = UnitsEntries(CounterUnits(settings, {}));
   EXPECT_EQ(units["kernel_time/*"], "s:lower");
-  EXPECT_EQ(units["sm_clock_mhz"], "MHz:higher");
-  EXPECT_EQ(units.count("dram_read_bytes"), 0u);
+  EXPECT_EQ(units[counter::kSmClockMhz], "MHz:higher");
+  EXPECT_EQ(units.count(counter::kDramReadBytes), 0u);
   EXPECT_EQ(units.count("lts__t_sector_hit_rate.pct"), 0u);
 }
 
@@ -143,8 +142,8 @@ TEST(Counters, DerivedCountersAreTheVocabularyNames) {
   for (const auto& [name, value] : counters) {
     EXPECT_TRUE(FindCounter(name) != nullptr || name == "lts__t_sector_hit_rate.pct") << name;
   }
-  EXPECT_DOUBLE_EQ(counters.at("gpu_duration"), 2e-6);
-  EXPECT_DOUBLE_EQ(counters.at("profiled_sm_clock_mhz"), 1980);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kGpuDuration), 2e-6);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kProfiledSmClockMhz), 1980);
 }
 
 TEST(Counters, GroupCountersNameATableGroupAndReadItsMetrics) {
@@ -166,19 +165,19 @@ TEST(Counters, ContextListsAGroupsCountersOnlyWhenItIsOn) {
   Settings settings;
   settings.metrics = DefaultMetrics();
   auto units = UnitsEntries(CounterUnits(settings, {}));
-  EXPECT_EQ(units.count("flop_rate"), 0u);
-  EXPECT_EQ(units.count("l2_hit_rate"), 0u);
-  EXPECT_EQ(units["declared_bytes"], "bytes:neither");
-  EXPECT_EQ(units["dram_traffic_ratio"], "ratio:lower");
+  EXPECT_EQ(units.count(counter::kFlopRate), 0u);
+  EXPECT_EQ(units.count(counter::kL2HitRate), 0u);
+  EXPECT_EQ(units[counter::kDeclaredBytes], "bytes:neither");
+  EXPECT_EQ(units[counter::kDramTrafficRatio], "ratio:lower");
   for (const char* group : {"flops", "l2"}) {
     for (const auto& metric : FindMetricGroup(group)->metrics) settings.metrics.push_back(metric);
   }
   units = UnitsEntries(CounterUnits(settings, {{"lts__t_sector_hit_rate.pct", "%"}}));
-  EXPECT_EQ(units["flop_count_fp32"], "FLOP:neither");
-  EXPECT_EQ(units["flop_rate"], "FLOP/s:higher");
-  EXPECT_EQ(units["arithmetic_intensity"], "FLOP/byte:neither");
-  EXPECT_EQ(units["l2_hit_rate"], "%:higher");
-  EXPECT_EQ(units["l2_read_bytes"], "bytes:neither");
+  EXPECT_EQ(units[counter::kFlopCountFp32], "FLOP:neither");
+  EXPECT_EQ(units[counter::kFlopRate], "FLOP/s:higher");
+  EXPECT_EQ(units[counter::kArithmeticIntensity], "FLOP/byte:neither");
+  EXPECT_EQ(units[counter::kL2HitRate], "%:higher");
+  EXPECT_EQ(units[counter::kL2ReadBytes], "bytes:neither");
   // The groups' metrics are written as the groups' counters only.
   EXPECT_EQ(units.count("lts__t_sector_hit_rate.pct"), 0u);
   EXPECT_EQ(units.count("sm__sass_thread_inst_executed_op_ffma_pred_on.sum"), 0u);
@@ -191,91 +190,43 @@ TEST(Counters, ContextListsAGroupsCountersOnlyWhenItIsOn) {
   }
 }
 
-// Each counter's writer (schema/counter_table.hpp Writer) and the files that may write it: the
-// library's writes of a counter by name, as source text, against the table.
-struct CounterWrite {
-  std::string name;  // the literal; a prefix where the name is built ("kernel_time/" + kernel)
-  bool built;
-  int line;
-};
-
-std::vector<CounterWrite> CounterWritesIn(const std::string& text) {
-  // counters["name"] = ..., (*counters)["name"] = ..., run->counters["prefix/" + kernel] = ...
-  static const std::regex write(R"re(counters\)?\["([^"]+)"(\s*\+[^\]]*)?\]\s*=[^=])re");
-  std::vector<CounterWrite> writes;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), write);
-       it != std::sregex_iterator(); ++it) {
-    const int line =
-        1 + static_cast<int>(std::count(text.begin(), text.begin() + it->position(), '\n'));
-    writes.push_back({(*it)[1].str(), (*it)[2].matched, line});
-  }
-  return writes;
+// The library writes counters through CounterSink (schema/counter_sink.hpp): which writer owns
+// a counter is checked at compile time there (tests/unit/compile_fail, ctest
+// counter_writes_refused); these check what a write does at run time.
+TEST(Counters, ASinkWritesUnderTheTableName) {
+  std::map<std::string, double> values;
+  CounterSink<Writer::kCallEnd> out(values);
+  out.Set<counter::kGpuShared>(1);
+  out.SetUnder<counter::kKernelTimePrefix>("copy", 2);
+  out.SetFromTable(counter::kFlopCountFp32, 3);
+  out.SetMetric("sm__cycles_elapsed.max", 4);
+  const std::map<std::string, double> expected = {{counter::kGpuShared, 1},
+                                                  {"kernel_time/copy", 2},
+                                                  {counter::kFlopCountFp32, 3},
+                                                  {"sm__cycles_elapsed.max", 4}};
+  EXPECT_EQ(values, expected);
+  // A second write replaces the value, as the map's operator[] did.
+  out.Set<counter::kGpuShared>(0);
+  EXPECT_EQ(values.at(counter::kGpuShared), 0);
 }
 
-TEST(Counters, TheSourceScanFindsEachFormOfWrite) {
-  const auto writes = CounterWritesIn(
-      "state.counters[\"gpu_shared\"] = 1;\n(*counters)[\"flop_count\"] = total;\n"
-      "run->counters[\"kernel_time/\" + kernel] = seconds;\nif (counters[\"x\"] == 1) {}\n");
-  ASSERT_EQ(writes.size(), 3u);
-  EXPECT_EQ(writes[0].name, "gpu_shared");
-  EXPECT_EQ(writes[1].name, "flop_count");
-  EXPECT_EQ(writes[2].name, "kernel_time/");
-  EXPECT_FALSE(writes[1].built);
-  EXPECT_TRUE(writes[2].built);
-  EXPECT_EQ(writes[2].line, 3);
+TEST(Counters, ASinkOverGbCountersWritesAPlainCounter) {
+  benchmark::UserCounters counters;
+  counters[counter::kWallTime] = benchmark::Counter(5, benchmark::Counter::kIsRate);
+  CounterSink<Writer::kRowCost> cost(counters);
+  cost.Set<counter::kWallTime>(1.5);
+  ASSERT_EQ(counters.count(counter::kWallTime), 1u);
+  EXPECT_EQ(counters.at(counter::kWallTime).value, 1.5);
+  // Replaced with GB's default flags, as `counters[name] = value` did.
+  EXPECT_EQ(counters.at(counter::kWallTime).flags, benchmark::Counter::kDefaults);
 }
 
-TEST(Counters, EveryNameWrittenInTheSourcesIsInTheTableWithItsWriter) {
-  const std::map<std::string, std::set<Writer>> writers_of_file = {
-      {"src/measure/publish/publish.cpp", {Writer::kCallEnd, Writer::kRowCost}},
-      {"src/measure/profiling/metrics.cpp", {Writer::kCallEnd}},
-      {"src/measure/stages/phases.cpp", {Writer::kCallEnd}},
-      {"src/measure/publish/declared_work.cpp", {Writer::kFunctionEnd, Writer::kRowCost}},
-      {"src/frontend/hooks/paused_rows.cpp", {Writer::kReporter}},
-      {"include/gpubench/loop.hpp", {Writer::kBenchmarkFunction}},
-  };
-  const std::string root = GPUBENCH_SOURCE_DIR;
-  size_t found = 0;
-  std::set<std::string> files_seen;
-  for (const char* folder :
-       {"src/common", "src/config", "src/gpu", "src/measure", "src/frontend", "include/gpubench"}) {
-    // Recursive: the layers have sub-folders (src/measure/publish/, ...).
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(root + "/" + folder)) {
-      if (!entry.is_regular_file()) continue;
-      const std::string relative = std::filesystem::relative(entry.path(), root).generic_string();
-      std::ifstream in(entry.path());
-      std::stringstream text;
-      text << in.rdbuf();
-      for (const CounterWrite& write : CounterWritesIn(text.str())) {
-        ++found;
-        files_seen.insert(relative);
-        const std::string where = relative + ":" + std::to_string(write.line);
-        // A name built from a prefix ("kernel_time/" + kernel) is one of the table's prefix
-        // counters; other built names would escape this check, so they are refused.
-        const CounterInfo* counter = FindCounter(write.built ? write.name + "x" : write.name);
-        ASSERT_TRUE(!write.built || write.name.back() == '/')
-            << where << " builds a counter name from '" << write.name
-            << "': name it in schema/counter_table.hpp (counter::k...) instead";
-        ASSERT_NE(counter, nullptr)
-            << where << " writes counter '" << write.name << (write.built ? "...'" : "'")
-            << ", which is not in schema/counter_table.hpp kCounters";
-        const auto allowed = writers_of_file.find(relative);
-        ASSERT_NE(allowed, writers_of_file.end())
-            << where << " writes counter '" << write.name
-            << "', but no counter's writer is that file (counter_table.hpp Writer)";
-        EXPECT_EQ(allowed->second.count(counter->writer), 1u)
-            << where << " writes counter '" << write.name
-            << "', whose writer in counter_table.hpp is another (Writer "
-            << static_cast<int>(counter->writer) << ")";
-      }
-    }
-  }
-  // The scan reads what it should: every writer's file, dozens of writes.
-  EXPECT_GT(found, 40u);
-  for (const auto& [file, writers] : writers_of_file) {
-    EXPECT_EQ(files_seen.count(file), 1u) << file << " writes no counter any more: update the map";
-  }
-}
+// The compile-time lookup the sink's static_asserts use.
+static_assert(CounterRowOf(counter::kRealTime) == 0, "real_time is the table's first row");
+static_assert(CounterRowOf("gpu_sharedx") < 0, "a name not in the table has no row");
+static_assert(CounterRowOf("kernel_time/copy") < 0, "a prefix row is found by its prefix only");
+static_assert(IsPrefixName(counter::kKernelTimePrefix) && !IsPrefixName(counter::kGpuShared),
+              "a prefix name ends in '/'");
 
 }  // namespace
 }  // namespace gpubench::detail
@@ -302,12 +253,12 @@ TEST(CounterGating, EachCounterIsGatedByWhatItIs) {
     }
   }
   // A ratio of gated inputs is reported, not gated a second time.
-  EXPECT_EQ(GateRuleOf("dram_bandwidth").gating, Gating::kReportOnly);
-  EXPECT_EQ(GateRuleOf("bytes_moved").gating, Gating::kBytes);
-  EXPECT_EQ(GateRuleOf("real_time").gating, Gating::kTime);
+  EXPECT_EQ(GateRuleOf(counter::kDramBandwidth).gating, Gating::kReportOnly);
+  EXPECT_EQ(GateRuleOf(counter::kBytesMoved).gating, Gating::kBytes);
+  EXPECT_EQ(GateRuleOf(counter::kRealTime).gating, Gating::kTime);
   // The busy measurement comes from the profiling child too.
-  EXPECT_EQ(FindCounter("gpu_busy_time")->measured, Measured::kPerRun);
-  EXPECT_EQ(FindCounter("precision_pct")->measured, Measured::kPerRepetition);
+  EXPECT_EQ(FindCounter(counter::kGpuBusyTime)->measured, Measured::kPerRun);
+  EXPECT_EQ(FindCounter(counter::kPrecisionPct)->measured, Measured::kPerRepetition);
   // Every stop_reason code has a name.
   for (int code = 1; code <= 6; ++code) EXPECT_FALSE(StopReasonNameOf(code).empty()) << code;
   EXPECT_TRUE(StopReasonNameOf(7).empty());

@@ -1,21 +1,22 @@
 #include <gtest/gtest.h>
 
 #include "common/format.hpp"
+#include "schema/counter_table.hpp"
 
 namespace gpubench::detail {
 namespace {
 
 TEST(Format, UnitsFollowCounterNames) {
-  EXPECT_EQ(UnitOfCounter("dram_read_bytes"), CounterUnit::kBytes);
-  EXPECT_EQ(UnitOfCounter("bytes_moved"), CounterUnit::kBytes);
-  EXPECT_EQ(UnitOfCounter("dram_bandwidth"), CounterUnit::kBytesPerSecond);
-  EXPECT_EQ(UnitOfCounter("bytes_per_second"), CounterUnit::kBytesPerSecond);
-  EXPECT_EQ(UnitOfCounter("items_per_second"), CounterUnit::kPerSecond);
-  EXPECT_EQ(UnitOfCounter("gpu_duration"), CounterUnit::kSeconds);
+  EXPECT_EQ(UnitOfCounter(counter::kDramReadBytes), CounterUnit::kBytes);
+  EXPECT_EQ(UnitOfCounter(counter::kBytesMoved), CounterUnit::kBytes);
+  EXPECT_EQ(UnitOfCounter(counter::kDramBandwidth), CounterUnit::kBytesPerSecond);
+  EXPECT_EQ(UnitOfCounter(counter::kBytesPerSecond), CounterUnit::kBytesPerSecond);
+  EXPECT_EQ(UnitOfCounter(counter::kItemsPerSecond), CounterUnit::kPerSecond);
+  EXPECT_EQ(UnitOfCounter(counter::kGpuDuration), CounterUnit::kSeconds);
   EXPECT_EQ(UnitOfCounter("kernel_time/CopyKernel"), CounterUnit::kSeconds);
-  EXPECT_EQ(UnitOfCounter("sm_clock_mhz"), CounterUnit::kMegahertz);
-  EXPECT_EQ(UnitOfCounter("sm_clock_rated_mhz"), CounterUnit::kMegahertz);
-  EXPECT_EQ(UnitOfCounter("dram_bandwidth_pct"), CounterUnit::kPercent);
+  EXPECT_EQ(UnitOfCounter(counter::kSmClockMhz), CounterUnit::kMegahertz);
+  EXPECT_EQ(UnitOfCounter(counter::kSmClockRatedMhz), CounterUnit::kMegahertz);
+  EXPECT_EQ(UnitOfCounter(counter::kDramBandwidthPct), CounterUnit::kPercent);
   // Metrics added by name: CUPTI's unit, not a guess from the name.
   const std::map<std::string, std::string> cupti = {
       {"lts__t_sector_hit_rate.pct", "%"},
@@ -30,8 +31,8 @@ TEST(Format, UnitsFollowCounterNames) {
   EXPECT_EQ(UnitOfCounter("smsp__inst_executed.sum", cupti), CounterUnit::kPlain);
   EXPECT_EQ(UnitOfCounter("sm__throughput.avg.pct_of_peak_sustained_elapsed", cupti),
             CounterUnit::kPercent);
-  EXPECT_EQ(UnitOfCounter("sm_clock_throttled"), CounterUnit::kFlag);
-  EXPECT_EQ(UnitOfCounter("profile_passes"), CounterUnit::kCount);
+  EXPECT_EQ(UnitOfCounter(counter::kSmClockThrottled), CounterUnit::kFlag);
+  EXPECT_EQ(UnitOfCounter(counter::kProfilePasses), CounterUnit::kCount);
   EXPECT_EQ(UnitOfCounter("my_counter"), CounterUnit::kPlain);
 }
 

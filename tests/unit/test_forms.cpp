@@ -15,6 +15,7 @@
 
 #include "gb/gb_internals.hpp"
 #include "gpu/plan/range_names.hpp"
+#include "schema/counter_table.hpp"
 #include "support/fakes.hpp"
 #include "support/gb_version.hpp"
 
@@ -322,7 +323,7 @@ TEST_F(FormsTest, GbReportsEachFormUnderGbsNameWithGpuTime) {
     const GbRun& run = it->second;
     EXPECT_EQ(detail::RunErrorMessage(run), "") << form.name;
     EXPECT_EQ(run.benchmark_name(), form.name + "/manual_time");
-    EXPECT_EQ(run.counters.count("sm_clock_mhz"), 1u) << form.name;
+    EXPECT_EQ(run.counters.count(counter::kSmClockMhz), 1u) << form.name;
   }
   std::set<std::string> reported;
   for (const auto& [name, run] : forms) reported.insert(name);

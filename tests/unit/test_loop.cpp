@@ -27,6 +27,7 @@
 #include "frontend/setup/context.hpp"
 #include "frontend/setup/devices.hpp"
 #include "gb/gb_internals.hpp"
+#include "schema/counter_table.hpp"
 #include "support/fakes.hpp"
 
 #include "measure/call/abort_note.hpp"
@@ -445,12 +446,12 @@ TEST_F(LoopTest, TheRuleStopsAtTheMinimumSamplesWhenTheyArePreciseAlready) {
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   EXPECT_EQ(runs[0].iterations, 10);  // --gpubench_min_samples
   EXPECT_EQ(log_.Count("timer_begin"), 10);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("stop_reason").value, 1);  // precision
-  EXPECT_LT(runs[0].counters.at("precision_pct").value, 0.1);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("samples").value, 10);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kStopReason).value, 1);  // precision
+  EXPECT_LT(runs[0].counters.at(counter::kPrecisionPct).value, 0.1);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kSamples).value, 10);
   // GB's time and rates are over the samples taken: 1 ms per sample.
   EXPECT_NEAR(runs[0].real_accumulated_time / runs[0].iterations, 1e-3, 1e-9);
-  EXPECT_NEAR(runs[0].counters.at("items_per_second").value, 1000, 1e-6);
+  EXPECT_NEAR(runs[0].counters.at(counter::kItemsPerSecond).value, 1000, 1e-6);
   // GB calls it "LoopTest_Stops/iterations:2/manual_time"; gpubench's reporter restores the name.
   EXPECT_EQ(runs[0].benchmark_name(), "LoopTest_Stops/manual_time");
 }
@@ -467,8 +468,8 @@ TEST_F(LoopTest, NoisySamplesAreTakenUntilTheMeanIsPrecise) {
   // t x 5% / sqrt(n) <= 1% needs about (1.96 x 5)^2 = 96 samples.
   EXPECT_GT(runs[0].iterations, 80);
   EXPECT_LT(runs[0].iterations, 120);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("stop_reason").value, 1);
-  EXPECT_LE(runs[0].counters.at("precision_pct").value, 1.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kStopReason).value, 1);
+  EXPECT_LE(runs[0].counters.at(counter::kPrecisionPct).value, 1.0);
   // Without gpubench's reporter the row keeps GB's name, count included.
   EXPECT_EQ(runs[0].benchmark_name(), "LoopTest_Stops/iterations:2/manual_time");
 }
@@ -480,18 +481,18 @@ TEST_F(LoopTest, TheWallBudgetEndsARepetitionBeforeThePrecisionTarget) {
   settings_.max_seconds = 0.05;
   auto runs = Run("^LoopTest_StopsSlow/");  // 2 ms of host time per body
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("stop_reason").value, 2);  // max_seconds
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kStopReason).value, 2);  // max_seconds
   // Warm-up, hold check and samples of 2 ms each within 50 ms: at most 23 samples (fewer on a
   // loaded machine, where a 2 ms sleep takes longer); the precision target would need ~150000.
   EXPECT_GE(runs[0].iterations, 5);
   EXPECT_LE(runs[0].iterations, 24);
-  EXPECT_GT(runs[0].counters.at("precision_pct").value, 0.1);
+  EXPECT_GT(runs[0].counters.at(counter::kPrecisionPct).value, 0.1);
   // The call's warm-up and samples stayed within the budget (the next sample would not have,
   // judged by the samples' mean; a slow last one may overshoot by a little).
-  const double spent =
-      runs[0].counters.at("wall_warmup").value + runs[0].counters.at("wall_timed").value;
+  const double spent = runs[0].counters.at(counter::kWallWarmup).value +
+                       runs[0].counters.at(counter::kWallTimed).value;
   EXPECT_LE(spent, 0.05 + 0.01);
-  EXPECT_GE(runs[0].counters.at("wall_time").value, spent);
+  EXPECT_GE(runs[0].counters.at(counter::kWallTime).value, spent);
 }
 
 // GB's statistics (mean, median, stddev rows) check that every repetition has the same count
@@ -509,13 +510,13 @@ TEST_F(LoopTest, LaterRepetitionsTakeTheFirstOnesCount) {
     if (run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration) repetitions.push_back(run);
   }
   ASSERT_EQ(repetitions.size(), 3u);
-  EXPECT_DOUBLE_EQ(repetitions[0].counters.at("stop_reason").value, 1);  // precision
+  EXPECT_DOUBLE_EQ(repetitions[0].counters.at(counter::kStopReason).value, 1);  // precision
   for (const auto& run : repetitions) {
     EXPECT_EQ(run.iterations, repetitions[0].iterations);
     EXPECT_EQ(run.benchmark_name(), "LoopTest_StopsRepeated/64/repeats:3/manual_time");
   }
-  EXPECT_DOUBLE_EQ(repetitions[1].counters.at("stop_reason").value, 6);  // repetition
-  EXPECT_DOUBLE_EQ(repetitions[2].counters.at("stop_reason").value, 6);
+  EXPECT_DOUBLE_EQ(repetitions[1].counters.at(counter::kStopReason).value, 6);  // repetition
+  EXPECT_DOUBLE_EQ(repetitions[2].counters.at(counter::kStopReason).value, 6);
   // GB's aggregates are there, with the restored name.
   EXPECT_EQ(runs.back().run_name.str(), "LoopTest_StopsRepeated/64/repeats:3/manual_time");
   EXPECT_EQ(runs.size(), 3u + 4u);  // mean, median, stddev, cv
@@ -529,8 +530,8 @@ TEST_F(LoopTest, KeepStopsAtTheMinimumsForItHasOneRegion) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].iterations, 10);
   EXPECT_EQ(log_.Count("timer_begin"), 1);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("stop_reason").value, 3);  // minimum
-  EXPECT_EQ(runs[0].counters.count("precision_pct"), 0u);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kStopReason).value, 3);  // minimum
+  EXPECT_EQ(runs[0].counters.count(counter::kPrecisionPct), 0u);
   EXPECT_NEAR(runs[0].real_accumulated_time, 1e-3, 1e-12);  // the one region, spread over 10
 }
 
@@ -541,18 +542,20 @@ TEST_F(LoopTest, AnExplicitCountKeepsGbsRuleAndSaysSo) {
   auto counted = Run("^LoopTest_Lambda/");
   ASSERT_EQ(counted.size(), 1u);
   EXPECT_EQ(counted[0].iterations, 1);
-  EXPECT_DOUBLE_EQ(counted[0].counters.at("stop_reason").value, 5);  // iterations
-  EXPECT_DOUBLE_EQ(counted[0].counters.at("samples").value, 1);
+  EXPECT_DOUBLE_EQ(counted[0].counters.at(counter::kStopReason).value, 5);  // iterations
+  EXPECT_DOUBLE_EQ(counted[0].counters.at(counter::kSamples).value, 1);
 }
 
 TEST_F(LoopTest, GbsMinTimeRuleSaysSoAndCarriesWhatItsTrialCallsCost) {
   auto timed = Run("^LoopTest_Search/");  // GB's growth to --benchmark_min_time
   ASSERT_EQ(timed.size(), 1u);
-  EXPECT_DOUBLE_EQ(timed[0].counters.at("stop_reason").value, 4);  // min_time
+  EXPECT_DOUBLE_EQ(timed[0].counters.at(counter::kStopReason).value, 4);  // min_time
   // Its row carries what its trial calls cost: their samples, and their wall time.
-  EXPECT_GT(timed[0].counters.at("samples").value, static_cast<double>(timed[0].iterations));
-  EXPECT_GT(timed[0].counters.at("wall_time").value,
-            timed[0].counters.at("wall_timed").value + timed[0].counters.at("wall_warmup").value);
+  EXPECT_GT(timed[0].counters.at(counter::kSamples).value,
+            static_cast<double>(timed[0].iterations));
+  EXPECT_GT(timed[0].counters.at(counter::kWallTime).value,
+            timed[0].counters.at(counter::kWallTimed).value +
+                timed[0].counters.at(counter::kWallWarmup).value);
 }
 
 TEST(WidenFilterForCounts, MatchesTheNamesGbGivesWhereTheUserWroteTheNamesGpubenchPrints) {
@@ -590,10 +593,10 @@ TEST_F(LoopTest, FlushPolicyWarmsUpThenTimesEachIterationInsideItsRange) {
   EXPECT_EQ(runs[0].iterations, 3);
   // GB's time is the manual (GPU) time: 1 ms per iteration from the fake timer.
   EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 3e-3);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("sm_clock_mhz").value, 1900.0);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("sm_clock_rated_mhz").value, 1980.0);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("sm_clock_throttled").value, 0.0);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 1.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kSmClockMhz).value, 1900.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kSmClockRatedMhz).value, 1980.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kSmClockThrottled).value, 0.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kLaunchHeld).value, 1.0);
 }
 
 // A body that waits for the GPU makes the hold check's hold time out: the timed iterations are
@@ -612,7 +615,7 @@ TEST_F(LoopTest, BodyThatWaitsForTheGpuIsTimedWithoutHolds) {
       {"probe_end", "after loop"},
   });
   EXPECT_EQ(log_.events, expected);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 0.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kLaunchHeld).value, 0.0);
   EXPECT_NE(messages.find("LoopTest_Flush: the loop body waits for the GPU"), std::string::npos)
       << messages;
   EXPECT_NE(messages.find("launch_held=0"), std::string::npos) << messages;
@@ -627,7 +630,7 @@ TEST_F(LoopTest, HoldTimingOutInTheTimedIterationsClearsLaunchHeld) {
   ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(log_.Count("hold"), 4);  // hold check + 3 timed: the verdict comes after the run
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 0.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kLaunchHeld).value, 0.0);
 }
 
 TEST_F(LoopTest, KeepPolicyTimesTheWholeRunWithOneRegionAndNoFlush) {
@@ -643,8 +646,8 @@ TEST_F(LoopTest, KeepPolicyTimesTheWholeRunWithOneRegionAndNoFlush) {
   });
   EXPECT_EQ(log_.events, expected);
   EXPECT_EQ(runs[0].iterations, 4);
-  EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2e-3);  // the region, spread over 4
-  EXPECT_EQ(runs[0].counters.count("launch_held"), 0u);   // no holds without a flush
+  EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2e-3);        // the region, spread over 4
+  EXPECT_EQ(runs[0].counters.count(counter::kLaunchHeld), 0u);  // no holds without a flush
 }
 
 // The flush buffer and the hold are prepared for cache=flush only, once per call.
@@ -710,8 +713,8 @@ TEST_F(LoopTest, WorkOnAnotherStreamIsForkedToAndJoinedInEverySpan) {
   });
   EXPECT_EQ(log_.events, expected);
   EXPECT_EQ(streams_->bodies, 1);  // the warm-up only: the timed bodies run unwatched
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("streams_joined").value, 1.0);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 1.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kStreamsJoined).value, 1.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kLaunchHeld).value, 1.0);
   EXPECT_NE(messages.find("LoopTest_Flush: the body also puts GPU work on stream 0x5000 (1 "
                           "call(s), first cuLaunchKernel)"),
             std::string::npos)
@@ -734,7 +737,7 @@ TEST_F(LoopTest, KeepPolicyForksOnceAndJoinsOnceAroundTheRun) {
       {"push LoopTest_Keep", "body", "join 2", "timer_end", "pop", "probe_end"},
   });
   EXPECT_EQ(log_.events, expected);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("streams_joined").value, 2.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kStreamsJoined).value, 2.0);
 }
 
 // Work only on the loop's own stream: nothing to fork or join, and the row says so.
@@ -744,7 +747,7 @@ TEST_F(LoopTest, WorkOnTheTimedStreamAloneJoinsNothing) {
   auto runs = Run("^LoopTest_Flush/");
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(log_.Count("fork 1"), 0);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("streams_joined").value, 0.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kStreamsJoined).value, 0.0);
 }
 
 // A stream created and destroyed in every iteration cannot be waited for: the call ends before
@@ -773,7 +776,7 @@ TEST_F(LoopTest, WithoutAStreamWatchTheRowHasNoStreamsCounter) {
   streams_owner_->unavailable = "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED";
   auto runs = Run("^LoopTest_Flush/");
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].counters.count("streams_joined"), 0u);
+  EXPECT_EQ(runs[0].counters.count(counter::kStreamsJoined), 0u);
   EXPECT_EQ(log_.Count("fork 1"), 0);
 }
 
@@ -808,7 +811,7 @@ TEST_F(LoopTest, RangeNamesCarryTheArgumentsAndRatesUseGpuTime) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(log_.Count("push LoopTest_Args/7/9"), 2);
   // 2000 bytes over 2 ms of GPU time.
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("bytes_per_second").value, 1e6);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kBytesPerSecond).value, 1e6);
 }
 
 TEST_F(LoopTest, ProfiledIterationsFollowTheTimedOnesPassByPass) {
@@ -834,13 +837,13 @@ TEST_F(LoopTest, ProfiledIterationsFollowTheTimedOnesPassByPass) {
   });
   EXPECT_EQ(log_.events, expected);
   const auto& counters = runs[0].counters;
-  EXPECT_DOUBLE_EQ(counters.at("dram_read_bytes").value, 200.0);  // mean of 100, 200, 300
-  EXPECT_DOUBLE_EQ(counters.at("dram_write_bytes").value, 50.0);
-  EXPECT_DOUBLE_EQ(counters.at("bytes_moved").value, 250.0);
-  EXPECT_DOUBLE_EQ(counters.at("gpu_duration").value, 1e-6);
-  EXPECT_DOUBLE_EQ(counters.at("dram_bandwidth").value, 250.0 / 1e-6);
-  EXPECT_DOUBLE_EQ(counters.at("profiled_sm_clock_mhz").value, 1900.0);
-  EXPECT_DOUBLE_EQ(counters.at("profile_passes").value, 2.0);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kDramReadBytes).value, 200.0);  // mean of 100, 200, 300
+  EXPECT_DOUBLE_EQ(counters.at(counter::kDramWriteBytes).value, 50.0);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kBytesMoved).value, 250.0);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kGpuDuration).value, 1e-6);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kDramBandwidth).value, 250.0 / 1e-6);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kProfiledSmClockMhz).value, 1900.0);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kProfilePasses).value, 2.0);
   EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 3e-3);  // profiling is not timed
 }
 
@@ -855,7 +858,7 @@ TEST_F(LoopTest, GbTrialCallsCopyTheCountersAndOnlyCallsGbMayReportAreProfiled) 
   EXPECT_GE(runs[0].real_accumulated_time, detail::kDefaultMinTimeSeconds);
   // Profiled: the first call (it could have been ->Iterations(1)) and the reported one.
   EXPECT_EQ(profiler_->sessions, 2);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("dram_write_bytes").value, 100.0);  // its own session
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kDramWriteBytes).value, 100.0);  // its own session
   EXPECT_EQ(log_.Count("range_end"), 2 * 2 * 3);  // sessions x passes x ranges
   EXPECT_EQ(detail::ProcessState::Get().policy.trials().Finish(), "");
 }
@@ -867,7 +870,7 @@ TEST_F(LoopTest, ProfileRunsAllProfilesEveryCall) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_GE(log_.Count("prepare"), 3);
   EXPECT_EQ(profiler_->sessions, log_.Count("prepare"));
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("dram_write_bytes").value, 50.0 * profiler_->sessions);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kDramWriteBytes).value, 50.0 * profiler_->sessions);
 }
 
 TEST_F(LoopTest, EveryRepetitionIsProfiledOnItsOwn) {
@@ -876,7 +879,7 @@ TEST_F(LoopTest, EveryRepetitionIsProfiledOnItsOwn) {
   std::vector<double> writes;
   for (const auto& run : runs) {
     if (run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration) {
-      writes.push_back(run.counters.at("dram_write_bytes").value);
+      writes.push_back(run.counters.at(counter::kDramWriteBytes).value);
     }
   }
   // The first repetition profiles its first call and its reported one; the others repeat the
@@ -918,7 +921,7 @@ TEST_F(LoopTest, ProfilingChildProfilesEachInstanceOnceAndTimesNothing) {
   EXPECT_EQ(lines[0]["units"]["dram__bytes_read.sum"], "byte");
   EXPECT_EQ(lines[1]["instance"], "LoopTest_ThreeRepetitions");
   EXPECT_EQ(lines[1]["profiled"], true);
-  EXPECT_DOUBLE_EQ(lines[1]["counters"]["dram_read_bytes"].get<double>(), 150.0);  // 100, 200
+  EXPECT_DOUBLE_EQ(lines[1]["counters"][counter::kDramReadBytes].get<double>(), 150.0);  // 100, 200
   EXPECT_EQ(lines[1]["passes"], 2);
 }
 
@@ -984,8 +987,8 @@ TEST_F(LoopTest, ParentTimesWithTheChildsCounters) {
     ++rows;
     EXPECT_EQ(detail::RunErrorMessage(run), "");
     EXPECT_EQ(run.iterations, 5);
-    EXPECT_DOUBLE_EQ(run.counters.at("dram_read_bytes").value, 4096.0);
-    EXPECT_EQ(run.counters.count("profiled_inline"), 0u);
+    EXPECT_DOUBLE_EQ(run.counters.at(counter::kDramReadBytes).value, 4096.0);
+    EXPECT_EQ(run.counters.count(counter::kProfiledInline), 0u);
   }
   EXPECT_EQ(rows, 3);
   EXPECT_EQ(log_.Count("timer_begin"), 15);
@@ -1003,7 +1006,7 @@ TEST_F(LoopTest, ParentSaysWhichInstancesTheChildCouldNotProfile) {
   const std::string messages = ::testing::internal::GetCapturedStderr();
   for (const auto& run : runs) {
     EXPECT_EQ(detail::RunErrorMessage(run), "");
-    EXPECT_EQ(run.counters.count("dram_read_bytes"), 0u);
+    EXPECT_EQ(run.counters.count(counter::kDramReadBytes), 0u);
   }
   const std::string failed =
       "LoopTest_ThreeRepetitions: hardware metrics not collected: passes differ";
@@ -1025,7 +1028,7 @@ TEST_F(LoopTest, ParentOfAChildWithoutProfilerHasNoMetrics) {
   const std::string messages = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
-  EXPECT_EQ(runs[0].counters.count("dram_read_bytes"), 0u);
+  EXPECT_EQ(runs[0].counters.count(counter::kDramReadBytes), 0u);
   EXPECT_EQ(messages.find("hardware metrics not collected"), std::string::npos) << messages;
 }
 
@@ -1052,7 +1055,7 @@ TEST_F(LoopTest, InlineProfilingMarksItsRowsAndSaysSo) {
   const std::string messages = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(profiler_->sessions, 1);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("profiled_inline").value, 1.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kProfiledInline).value, 1.0);
   EXPECT_NE(messages.find("--gpubench_profile_process=same"), std::string::npos) << messages;
 }
 
@@ -1110,8 +1113,8 @@ TEST_F(LoopTest, ParentPublishesBusyTimeAndNamesTheHostCallsOnce) {
   for (const auto& run : runs) {
     if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) continue;
     ++rows;
-    EXPECT_DOUBLE_EQ(run.counters.at("gpu_busy_time").value, 0.25e-3);
-    EXPECT_DOUBLE_EQ(run.counters.at("gpu_busy_pct").value, 25.0);  // of 1 ms per iteration
+    EXPECT_DOUBLE_EQ(run.counters.at(counter::kGpuBusyTime).value, 0.25e-3);
+    EXPECT_DOUBLE_EQ(run.counters.at(counter::kGpuBusyPct).value, 25.0);  // of 1 ms per iteration
   }
   EXPECT_EQ(rows, 3);
   const std::string expected =
@@ -1132,7 +1135,7 @@ TEST_F(LoopTest, AHeldBodyBelowEightyPercentIsToldWhereTheGapsAre) {
   auto runs = Run("^LoopTest_ThreeRepetitions/", /*with_profiler=*/false);
   const std::string messages = ::testing::internal::GetCapturedStderr();
   ASSERT_FALSE(runs.empty());
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 1.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kLaunchHeld).value, 1.0);
   EXPECT_NE(messages.find("LoopTest_ThreeRepetitions: GPU time 1 ms, GPU busy 0.25 ms (25%): the "
                           "launches were held (launch_held=1)"),
             std::string::npos)
@@ -1147,8 +1150,8 @@ TEST_F(LoopTest, BusyTimeAboveTheGpuTimeIsAHundredPercentBusy) {
   parent_of_ = std::string(kChildHeader) + "\n" + ChildBusyLine("1.05e-3");
   auto runs = Run("^LoopTest_ThreeRepetitions/", /*with_profiler=*/false);
   ASSERT_FALSE(runs.empty());
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("gpu_busy_time").value, 1.05e-3);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("gpu_busy_pct").value, 100.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kGpuBusyTime).value, 1.05e-3);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kGpuBusyPct).value, 100.0);
 }
 
 TEST_F(LoopTest, BusyForEightyPercentOrMoreIsPublishedWithoutAMessage) {
@@ -1158,7 +1161,7 @@ TEST_F(LoopTest, BusyForEightyPercentOrMoreIsPublishedWithoutAMessage) {
   auto runs = Run("^LoopTest_ThreeRepetitions/", /*with_profiler=*/false);
   const std::string messages = ::testing::internal::GetCapturedStderr();
   ASSERT_FALSE(runs.empty());
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("gpu_busy_pct").value, 80.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kGpuBusyPct).value, 80.0);
   EXPECT_EQ(messages.find("GPU busy"), std::string::npos) << messages;
 }
 
@@ -1230,7 +1233,7 @@ TEST_F(LoopTest, UntimedScopeInBusyIterationsLeavesItsWorkOut) {
   ASSERT_NE(busy, events.end());
   EXPECT_EQ(std::count(session, busy, "timer_pause") + std::count(session, busy, "busy_pause"), 0);
   EXPECT_EQ(std::count(busy, events.end(), "busy_pause"), 1);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("gpu_busy_time").value, 0.25e-3 - 0.1e-3);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kGpuBusyTime).value, 0.25e-3 - 0.1e-3);
 }
 
 // Without a working tracer (another CUPTI client, an error) the rows carry no busy counters and
@@ -1244,8 +1247,8 @@ TEST_F(LoopTest, ABusyTracerThatCannotRunLeavesOnlyItsCountersOut) {
   ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
-  EXPECT_EQ(runs[0].counters.count("gpu_busy_time"), 0u);
-  EXPECT_EQ(runs[0].counters.count("dram_read_bytes"), 1u);
+  EXPECT_EQ(runs[0].counters.count(counter::kGpuBusyTime), 0u);
+  EXPECT_EQ(runs[0].counters.count(counter::kDramReadBytes), 1u);
   EXPECT_EQ(log_.Count("busy_start"), 0);
 }
 
@@ -1300,8 +1303,8 @@ TEST_F(LoopTest, PauseTimingOutsideGbsIterationsIsExplainedOrMarked) {
   const std::string err = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
-  ASSERT_EQ(runs[0].counters.count("timing_paused"), 1u) << err;
-  EXPECT_EQ(runs[0].counters.at("timing_paused").value, 1.0);
+  ASSERT_EQ(runs[0].counters.count(counter::kTimingPaused), 1u) << err;
+  EXPECT_EQ(runs[0].counters.at(counter::kTimingPaused).value, 1.0);
   EXPECT_NE(err.find("LoopTest_PausedEverywhere: GB's CPU time of the timed iterations is"),
             std::string::npos)
       << err;
@@ -1319,7 +1322,7 @@ TEST_F(LoopTest, PauseTimingInTimedBodiesIsMarkedOnEveryRowAndSaidOnce) {
   int paused_rows = 0, unpaused_rows = 0;
   for (const auto& run : runs) {
     ASSERT_EQ(detail::RunErrorMessage(run), "");
-    const bool marked = run.counters.count("timing_paused") != 0;
+    const bool marked = run.counters.count(counter::kTimingPaused) != 0;
     if (run.run_name.function_name == "LoopTest_PausedWhenTimed") {
       EXPECT_TRUE(marked) << run.benchmark_name();
       paused_rows += marked;
@@ -1448,12 +1451,12 @@ TEST_F(LoopTest, RowsCarryTheGpusTemperaturePowerAndClockEvents) {
   auto runs = Run("^LoopTest_Flush/");
   ASSERT_EQ(runs.size(), 1u);
   const auto& counters = runs[0].counters;
-  EXPECT_EQ(counters.at("gpu_temp_start_c").value, 40);
-  EXPECT_EQ(counters.at("gpu_temp_end_c").value, 45);
-  EXPECT_EQ(counters.at("clock_event_reasons").value, 4);  // gpu_idle left out
-  EXPECT_GT(counters.at("gpu_power_w").value, 100);        // the mean of the readings: a short span
-  EXPECT_LE(counters.at("gpu_power_w").value, 600);
-  EXPECT_EQ(counters.count("thermal_wait_time"), 0u);
+  EXPECT_EQ(counters.at(counter::kGpuTempStartC).value, 40);
+  EXPECT_EQ(counters.at(counter::kGpuTempEndC).value, 45);
+  EXPECT_EQ(counters.at(counter::kClockEventReasons).value, 4);  // gpu_idle left out
+  EXPECT_GT(counters.at(counter::kGpuPowerW).value, 100);  // the mean of the readings: a short span
+  EXPECT_LE(counters.at(counter::kGpuPowerW).value, 600);
+  EXPECT_EQ(counters.count(counter::kThermalWaitTime), 0u);
   const auto& events = log_.events;
   const auto probe_end = std::find(events.begin(), events.end(), "probe_end");
   ASSERT_NE(probe_end, events.end());
@@ -1465,8 +1468,8 @@ TEST_F(LoopTest, RowsCarryTheGpusTemperaturePowerAndClockEvents) {
 TEST_F(LoopTest, WithoutNvmlTheRowsHaveNoThermalCounters) {
   auto runs = Run("^LoopTest_Flush/");
   ASSERT_EQ(runs.size(), 1u);
-  for (const char* name : {"gpu_temp_start_c", "gpu_temp_end_c", "gpu_power_w",
-                           "clock_event_reasons", "thermal_wait_time"}) {
+  for (const char* name : {counter::kGpuTempStartC, counter::kGpuTempEndC, counter::kGpuPowerW,
+                           counter::kClockEventReasons, counter::kThermalWaitTime}) {
     EXPECT_EQ(runs[0].counters.count(name), 0u) << name;
   }
 }
@@ -1482,7 +1485,7 @@ TEST_F(LoopTest, AThrottledRowNamesNvmlsClockEventReasons) {
   auto runs = Run("^LoopTest_Flush/");
   const std::string err = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].counters.at("sm_clock_throttled").value, 1);
+  EXPECT_EQ(runs[0].counters.at(counter::kSmClockThrottled).value, 1);
   EXPECT_NE(err.find("LoopTest_Flush: the SM clock averaged 1500 MHz, below 90% of the rated "
                      "1980 MHz (sm_clock_throttled=1); NVML's clock-event reasons during the "
                      "timed iterations: sw_power_cap, sw_thermal_slowdown (GPU 61 C to 66 C"),
@@ -1510,8 +1513,8 @@ TEST_F(LoopTest, ThermalWaitWaitsForACoolGpuBeforeTheTimedIterations) {
       &log_, std::vector<detail::ThermalSample>{Nvml(50, 90, 0), Nvml(38, 80, 0)});
   auto runs = Run("^LoopTest_Flush/");
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("thermal_wait_time").value, 0.25);
-  EXPECT_EQ(runs[0].counters.at("gpu_temp_start_c").value, 38);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kThermalWaitTime).value, 0.25);
+  EXPECT_EQ(runs[0].counters.at(counter::kGpuTempStartC).value, 38);
   const auto& events = log_.events;
   const auto probe_begin = std::find(events.begin(), events.end(), "probe_begin");
   // Two readings of the wait on the loop's thread, before the probe (the watch reads on its own).
@@ -1524,7 +1527,7 @@ TEST_F(LoopTest, ThermalWaitWithoutNvmlSaysSoOnceAndDoesNotWait) {
   auto runs = Run("^LoopTest_(Flush|Keep)/");
   const std::string err = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 2u);
-  EXPECT_EQ(runs[0].counters.count("thermal_wait_time"), 0u);
+  EXPECT_EQ(runs[0].counters.count(counter::kThermalWaitTime), 0u);
   const std::string said =
       "--gpubench_thermal=wait cannot read the GPU's temperature (not read (test backends)): "
       "the benchmarks run without waiting";
@@ -1672,16 +1675,18 @@ TEST_F(LoopTest, DeclaredBytesAndFlopsBecomePerIterationCountersAndRatios) {
     if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) continue;
     EXPECT_EQ(detail::RunErrorMessage(run), "");
     const auto& counters = run.counters;
-    EXPECT_DOUBLE_EQ(counters.at("declared_bytes").value, 1000.0);
-    EXPECT_DOUBLE_EQ(counters.at("declared_flop").value, 500.0);
-    EXPECT_DOUBLE_EQ(counters.at("dram_traffic_ratio").value,
-                     counters.at("bytes_moved").value / 1000.0);
-    EXPECT_DOUBLE_EQ(counters.at("flop_count_ratio").value,
-                     counters.at("flop_count").value / 500.0);
-    // GB's own rates stay GB's: the totals over 4 ms of (fake) GPU time.
-    EXPECT_DOUBLE_EQ(counters.at("bytes_per_second").value, 4000 / 4e-3);
-    EXPECT_DOUBLE_EQ(counters.at("flops_per_second").value, 2000 / 4e-3);
-    ratios.push_back(counters.at("dram_traffic_ratio").value);
+    EXPECT_DOUBLE_EQ(counters.at(counter::kDeclaredBytes).value, 1000.0);
+    EXPECT_DOUBLE_EQ(counters.at(counter::kDeclaredFlop).value, 500.0);
+    EXPECT_DOUBLE_EQ(counters.at(counter::kDramTrafficRatio).value,
+                     counters.at(counter::kBytesMoved).value / 1000.0);
+    EXPECT_DOUBLE_EQ(counters.at(counter::kFlopCountRatio).value,
+                     counters.at(counter::kFlopCount).value / 500.0);
+    // GB's own rates stay GB's: the totals over 4 ms of (fake) GPU time. The public inline
+    // SetFlopsProcessed spells its counter (include/gpubench cannot include src/schema): found
+    // here under the table's name.
+    EXPECT_DOUBLE_EQ(counters.at(counter::kBytesPerSecond).value, 4000 / 4e-3);
+    EXPECT_DOUBLE_EQ(counters.at(counter::kFlopsPerSecond).value, 2000 / 4e-3);
+    ratios.push_back(counters.at(counter::kDramTrafficRatio).value);
   }
   // bytes_moved = 100 read + 50 x session written: 150, 200, 250 bytes against 1000 declared.
   EXPECT_EQ(ratios, (std::vector<double>{0.15, 0.2, 0.25}));
@@ -1704,13 +1709,14 @@ TEST_F(LoopTest, AggregateRowsOfDerivedCountersAreGbsStatisticsOfTheRepetitionsV
       aggregates[run.aggregate_name] = &run;
     }
   }
-  ASSERT_EQ(per_repetition["dram_traffic_ratio"].size(), 3u);
+  ASSERT_EQ(per_repetition[counter::kDramTrafficRatio].size(), 3u);
   for (const char* stat : {"mean", "median", "stddev", "cv"}) {
     ASSERT_TRUE(aggregates.count(stat)) << stat;
   }
   for (const char* name :
-       {"dram_traffic_ratio", "declared_bytes", "flop_count_ratio", "flop_count_fp32", "flop_rate",
-        "flop_rate_pct", "arithmetic_intensity", "dram_bandwidth"}) {
+       {counter::kDramTrafficRatio, counter::kDeclaredBytes, counter::kFlopCountRatio,
+        counter::kFlopCountFp32, counter::kFlopRate, counter::kFlopRatePct,
+        counter::kArithmeticIntensity, counter::kDramBandwidth}) {
     const std::vector<double>& values = per_repetition[name];
     ASSERT_EQ(values.size(), 3u) << name;
     EXPECT_NEAR(aggregates["mean"]->counters.at(name).value, Mean(values), 1e-12 * Mean(values))
@@ -1722,7 +1728,7 @@ TEST_F(LoopTest, AggregateRowsOfDerivedCountersAreGbsStatisticsOfTheRepetitionsV
     EXPECT_NEAR(aggregates["cv"]->counters.at(name).value, cv, 1e-9) << name;
   }
   // The mean row's ratio is the mean of 0.15, 0.2 and 0.25.
-  EXPECT_NEAR(aggregates["mean"]->counters.at("dram_traffic_ratio").value, 0.2, 1e-15);
+  EXPECT_NEAR(aggregates["mean"]->counters.at(counter::kDramTrafficRatio).value, 0.2, 1e-15);
 }
 
 TEST(OwnMinTime, IsReadFromGbsBenchmarkObject) {
@@ -1745,7 +1751,7 @@ TEST_F(LoopTest, ABenchmarksOwnMinTimeDecidesWhichCallsAreTrials) {
   EXPECT_GE(log_.Count("prepare"), 3);  // 1, 10, then enough for 50 ms
   // Profiled: the first call and the reported one, whose counters are its own session's.
   EXPECT_EQ(profiler_->sessions, 2);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("dram_write_bytes").value, 100.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kDramWriteBytes).value, 100.0);
   EXPECT_EQ(said.find("GB reported the call"), std::string::npos) << said;
   EXPECT_EQ(detail::ProcessState::Get().policy.trials().Finish(), "");
 }
@@ -1811,8 +1817,8 @@ TEST_F(LoopTest, ProfileFailureKeepsTheTimingAndDropsOnlyTheMetrics) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 3e-3);
-  EXPECT_EQ(runs[0].counters.count("dram_read_bytes"), 0u);
-  EXPECT_EQ(runs[0].counters.count("sm_clock_mhz"), 1u);
+  EXPECT_EQ(runs[0].counters.count(counter::kDramReadBytes), 0u);
+  EXPECT_EQ(runs[0].counters.count(counter::kSmClockMhz), 1u);
   EXPECT_EQ(log_.Count("abort"), 1);
 }
 
@@ -1883,7 +1889,7 @@ TEST_F(LoopTest, AloneOnTheGpuTheRunIsMarkedNotShared) {
   auto runs = Run("^LoopTest_Flush/");
   const std::string warning = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].counters.at("gpu_shared").value, 0.0);
+  EXPECT_EQ(runs[0].counters.at(counter::kGpuShared).value, 0.0);
   EXPECT_EQ(warning.find("GPU is shared"), std::string::npos) << warning;
   EXPECT_EQ(sharing_->calls, 2);  // before and after the timed iterations
 }
@@ -1896,8 +1902,8 @@ TEST_F(LoopTest, AnotherProcessMarksTheRunSharedAndWarnsOnce) {
   auto runs = Run("^LoopTest_(Flush|Keep)/");
   const std::string warning = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 2u);
-  EXPECT_EQ(runs[0].counters.at("gpu_shared").value, 1.0);
-  EXPECT_EQ(runs[1].counters.at("gpu_shared").value, 1.0);
+  EXPECT_EQ(runs[0].counters.at(counter::kGpuShared).value, 1.0);
+  EXPECT_EQ(runs[1].counters.at(counter::kGpuShared).value, 1.0);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");  // warn: the run is kept
   EXPECT_NE(warning.find("gpubench: the GPU is shared: pid 4242 (python3, 3 GB)"),
             std::string::npos)
@@ -1913,7 +1919,7 @@ TEST_F(LoopTest, WithoutNvmlNothingIsClaimed) {
       std::make_unique<FakeSharingMonitor>(std::vector<detail::SharingSample>{unknown});
   auto runs = Run("^LoopTest_Flush/");
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].counters.count("gpu_shared"), 0u);
+  EXPECT_EQ(runs[0].counters.count(counter::kGpuShared), 0u);
 }
 
 TEST_F(LoopTest, ExclusiveFailSkipsASharedGpuWithTheReason) {
@@ -1938,7 +1944,7 @@ TEST_F(LoopTest, ExclusiveWaitRunsOnceTheGpuIsFree) {
   const std::string messages = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
-  EXPECT_EQ(runs[0].counters.at("gpu_shared").value, 0.0);  // it ran alone
+  EXPECT_EQ(runs[0].counters.at(counter::kGpuShared).value, 0.0);  // it ran alone
   EXPECT_NE(messages.find("LoopTest_Flush: waiting for the GPU, used by pid 4242 (python3, 3 GB)"),
             std::string::npos)
       << messages;
@@ -1960,7 +1966,7 @@ TEST_F(LoopTest, AProfilerHeldByAnotherProcessMarksTheRunShared) {
   benchmark::RunSpecifiedBenchmarks(&reporter, "^LoopTest_Flush/");
   const std::string warning = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(reporter.runs.size(), 1u);
-  EXPECT_EQ(reporter.runs[0].counters.at("gpu_shared").value, 1.0);
+  EXPECT_EQ(reporter.runs[0].counters.at(counter::kGpuShared).value, 1.0);
   EXPECT_NE(warning.find("another process profiles this GPU"), std::string::npos) << warning;
 }
 
@@ -1978,7 +1984,7 @@ TEST_F(LoopTest, ARepetitionFarSlowerThanTheEarlierOnesIsMarkedShared) {
   std::vector<double> shared;
   for (const auto& run : runs) {
     if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) continue;
-    auto flag = run.counters.find("gpu_shared");
+    auto flag = run.counters.find(counter::kGpuShared);
     shared.push_back(flag == run.counters.end() ? -1 : flag->second.value);
   }
   EXPECT_EQ(shared, (std::vector<double>{-1, -1, 1}));  // unknown, unknown, slow
@@ -1995,7 +2001,7 @@ TEST_F(LoopTest, RepetitionsOfTheUsualSpreadAreNotMarked) {
   auto runs = Run("^LoopTest_ThreeRepetitions/");
   for (const auto& run : runs) {
     if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) continue;
-    EXPECT_EQ(run.counters.at("gpu_shared").value, 0.0);
+    EXPECT_EQ(run.counters.at(counter::kGpuShared).value, 0.0);
   }
 }
 
@@ -2017,8 +2023,8 @@ TEST_F(LoopTest, AnotherProcessAtTheStartIsTimedWithoutHolds) {
       {"probe_end", "after loop"},
   });
   EXPECT_EQ(log_.events, expected);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 0.0);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("gpu_shared").value, 1.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kLaunchHeld).value, 0.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kGpuShared).value, 1.0);
   EXPECT_NE(messages.find("another process uses the GPU, so the timed iterations run without "
                           "stream holds (launch_held=0)"),
             std::string::npos)
@@ -2041,8 +2047,8 @@ TEST_F(LoopTest, AProcessArrivingDuringHeldIterationsEndsTheHolds) {
   const int timed_holds = log_.Count("hold") - 1;  // less the hold check's
   EXPECT_GE(timed_holds, 1);
   EXPECT_LT(timed_holds, 12) << "holding went on after the other process was seen";
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 0.0);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("gpu_shared").value, 1.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kLaunchHeld).value, 0.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kGpuShared).value, 1.0);
   EXPECT_NE(messages.find("pid 4242 (python3, 3 GB)"), std::string::npos) << messages;
 }
 
@@ -2058,8 +2064,8 @@ TEST_F(LoopTest, SlowFlushesEndTheHoldsWithoutNvml) {
   const std::string messages = ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(log_.Count("hold") - 1, detail::kSlowFlushWaitsInWindow);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 0.0);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("gpu_shared").value, 1.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kLaunchHeld).value, 0.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kGpuShared).value, 1.0);
   EXPECT_NE(messages.find("8 of the last 8 L2 flushes took over 0.63 ms to finish"),
             std::string::npos)
       << messages;
@@ -2075,10 +2081,10 @@ TEST_F(LoopTest, AfterTheNeighbourLeftTheNextCallIsHeldAndClean) {
   ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].benchmark_name(), "LoopTest_Flush/iterations:3/manual_time");
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("launch_held").value, 0.0);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("gpu_shared").value, 1.0);
-  EXPECT_DOUBLE_EQ(runs[1].counters.at("launch_held").value, 1.0);
-  EXPECT_DOUBLE_EQ(runs[1].counters.at("gpu_shared").value, 0.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kLaunchHeld).value, 0.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kGpuShared).value, 1.0);
+  EXPECT_DOUBLE_EQ(runs[1].counters.at(counter::kLaunchHeld).value, 1.0);
+  EXPECT_DOUBLE_EQ(runs[1].counters.at(counter::kGpuShared).value, 0.0);
 }
 
 TEST(HeldIterationWatch, LooksForOtherProcessesEveryTenthOfASecond) {
@@ -2134,7 +2140,7 @@ TEST_F(LoopTest, ProfilerThatCannotStartKeepsTheTiming) {
   auto runs = Run("^LoopTest_Flush/", true);
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
-  EXPECT_EQ(runs[0].counters.count("dram_read_bytes"), 0u);
+  EXPECT_EQ(runs[0].counters.count(counter::kDramReadBytes), 0u);
   EXPECT_EQ(log_.Count("body"), 5);  // warm-up + hold check + 3 timed, no profiled ones
 }
 
@@ -2204,9 +2210,9 @@ TEST_F(LoopTest, AFixturesDeclaredBytesAreComparedWithTheMeasuredOnes) {
   auto runs = Run("^LoopFixture/Declared", true);
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("declared_bytes").value, 250.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kDeclaredBytes).value, 250.0);
   // bytes_moved: reads 100 and 200 (mean 150) + 50 written = 200 bytes against 250 declared.
-  EXPECT_DOUBLE_EQ(runs[0].counters.at("dram_traffic_ratio").value, 0.8);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kDramTrafficRatio).value, 0.8);
 }
 
 TEST_F(LoopTest, ASkippedCallGetsNoDeclaredCounters) {
@@ -2215,7 +2221,7 @@ TEST_F(LoopTest, ASkippedCallGetsNoDeclaredCounters) {
   auto runs = Run("^LoopTest_DeclaredSkipped/");
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_NE(detail::RunErrorMessage(runs[0]), "");
-  EXPECT_EQ(runs[0].counters.count("declared_bytes"), 0u);
+  EXPECT_EQ(runs[0].counters.count(counter::kDeclaredBytes), 0u);
 }
 
 TEST_F(LoopTest, LambdaRegistrationWorks) {

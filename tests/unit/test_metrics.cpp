@@ -3,18 +3,11 @@
 #include "config/metric_groups.hpp"
 #include "measure/profiling/metrics.hpp"
 #include "measure/publish/declared_work.hpp"
+#include "schema/counter_table.hpp"
+#include "support/fake_device.hpp"
 
 namespace gpubench::detail {
 namespace {
-
-DeviceFacts H200() {
-  DeviceFacts facts;
-  facts.available = true;
-  facts.sm_clock_rated_mhz = 1980;
-  facts.memory_clock_rated_mhz = 3201;
-  facts.memory_bus_width_bits = 6144;
-  return facts;
-}
 
 TEST(Metrics, AverageOverRanges) {
   auto mean = AverageRanges({{{"a", 1.0}, {"b", 10.0}}, {{"a", 3.0}}, {{"a", 5.0}, {"b", 20.0}}});
@@ -28,15 +21,15 @@ TEST(Metrics, DefaultMetricsBecomeTheDocumentedCounters) {
       {"gpu__time_duration.sum", 233000.0},  // ns
       {"sm__cycles_elapsed.avg.per_second", 1.98e9}, {"lts__t_sector_hit_rate.pct", 12.5},
   };
-  auto counters = DeriveMetricCounters(averaged, H200());
-  EXPECT_DOUBLE_EQ(counters["dram_read_bytes"], 536870912.0);
-  EXPECT_DOUBLE_EQ(counters["dram_write_bytes"], 268435456.0);
-  EXPECT_DOUBLE_EQ(counters["bytes_moved"], 805306368.0);
-  EXPECT_DOUBLE_EQ(counters["gpu_duration"], 233e-6);
-  EXPECT_DOUBLE_EQ(counters["profiled_sm_clock_mhz"], 1980.0);
+  auto counters = DeriveMetricCounters(averaged, testing::FakeH200());
+  EXPECT_DOUBLE_EQ(counters[counter::kDramReadBytes], 536870912.0);
+  EXPECT_DOUBLE_EQ(counters[counter::kDramWriteBytes], 268435456.0);
+  EXPECT_DOUBLE_EQ(counters[counter::kBytesMoved], 805306368.0);
+  EXPECT_DOUBLE_EQ(counters[counter::kGpuDuration], 233e-6);
+  EXPECT_DOUBLE_EQ(counters[counter::kProfiledSmClockMhz], 1980.0);
   // Literals computed by hand: 805306368 B / 233 us; peak 2 x 3201 MHz x 6144 bit / 8.
-  EXPECT_NEAR(counters["dram_bandwidth"], 3456250506437.768, 1e-3);
-  EXPECT_NEAR(counters["dram_bandwidth_pct"], 70.2956291824041, 1e-9);
+  EXPECT_NEAR(counters[counter::kDramBandwidth], 3456250506437.768, 1e-3);
+  EXPECT_NEAR(counters[counter::kDramBandwidthPct], 70.2956291824041, 1e-9);
   EXPECT_DOUBLE_EQ(counters["lts__t_sector_hit_rate.pct"], 12.5);
   // The renamed metrics do not appear twice.
   EXPECT_EQ(counters.count("dram__bytes_read.sum"), 0u);
@@ -44,24 +37,26 @@ TEST(Metrics, DefaultMetricsBecomeTheDocumentedCounters) {
 }
 
 TEST(Metrics, DerivedCountersNeedTheirInputs) {
-  auto counters = DeriveMetricCounters({{"dram__bytes_read.sum", 100.0}}, H200());
-  EXPECT_EQ(counters.count("bytes_moved"), 0u);
-  EXPECT_EQ(counters.count("dram_bandwidth"), 0u);
+  auto counters = DeriveMetricCounters({{"dram__bytes_read.sum", 100.0}}, testing::FakeH200());
+  EXPECT_EQ(counters.count(counter::kBytesMoved), 0u);
+  EXPECT_EQ(counters.count(counter::kDramBandwidth), 0u);
   auto zero_time = DeriveMetricCounters({{"dram__bytes_read.sum", 1.0},
                                          {"dram__bytes_write.sum", 1.0},
                                          {"gpu__time_duration.sum", 0.0}},
-                                        H200());
-  EXPECT_EQ(zero_time.count("dram_bandwidth"), 0u);  // no division by zero
+                                        testing::FakeH200());
+  EXPECT_EQ(zero_time.count(counter::kDramBandwidth), 0u);  // no division by zero
 }
 
 TEST(Metrics, ClockCountersFlagRunsBelowNinetyPercentOfRated) {
-  auto full = ClockCounters(1975.0, H200());
-  EXPECT_DOUBLE_EQ(full["sm_clock_mhz"], 1975.0);
-  EXPECT_DOUBLE_EQ(full["sm_clock_rated_mhz"], 1980.0);
-  EXPECT_DOUBLE_EQ(full["sm_clock_throttled"], 0.0);
-  EXPECT_DOUBLE_EQ(ClockCounters(1783.0, H200())["sm_clock_throttled"], 0.0);  // 90.05%
-  EXPECT_DOUBLE_EQ(ClockCounters(1781.0, H200())["sm_clock_throttled"], 1.0);  // 89.9%
-  EXPECT_DOUBLE_EQ(ClockCounters(345.0, H200())["sm_clock_throttled"], 1.0);
+  auto full = ClockCounters(1975.0, testing::FakeH200());
+  EXPECT_DOUBLE_EQ(full[counter::kSmClockMhz], 1975.0);
+  EXPECT_DOUBLE_EQ(full[counter::kSmClockRatedMhz], 1980.0);
+  EXPECT_DOUBLE_EQ(full[counter::kSmClockThrottled], 0.0);
+  EXPECT_DOUBLE_EQ(ClockCounters(1783.0, testing::FakeH200())[counter::kSmClockThrottled],
+                   0.0);  // 90.05%
+  EXPECT_DOUBLE_EQ(ClockCounters(1781.0, testing::FakeH200())[counter::kSmClockThrottled],
+                   1.0);  // 89.9%
+  EXPECT_DOUBLE_EQ(ClockCounters(345.0, testing::FakeH200())[counter::kSmClockThrottled], 1.0);
 }
 
 TEST(Metrics, SuggestionsForUnknownMetrics) {
@@ -109,21 +104,22 @@ std::map<std::string, double> WithGroups() {
 }
 
 TEST(Metrics, FlopsGroupCountsAddMulAndTwiceFmaPerPrecision) {
-  auto counters = DeriveMetricCounters(WithGroups(), H200());
-  EXPECT_DOUBLE_EQ(counters.at("flop_count_fp32"), 1000 + 2000 + 2 * 4e9);
-  EXPECT_DOUBLE_EQ(counters.at("flop_count_fp64"), 10 + 20 + 2 * 1e6);
-  EXPECT_DOUBLE_EQ(counters.at("flop_count_fp16"), 0);  // written: no FP16 work is information
+  auto counters = DeriveMetricCounters(WithGroups(), testing::FakeH200());
+  EXPECT_DOUBLE_EQ(counters.at(counter::kFlopCountFp32), 1000 + 2000 + 2 * 4e9);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kFlopCountFp64), 10 + 20 + 2 * 1e6);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kFlopCountFp16),
+                   0);  // written: no FP16 work is information
   const double total = 8e9 + 3000 + 2e6 + 30;
-  EXPECT_DOUBLE_EQ(counters.at("flop_count"), total);
-  EXPECT_DOUBLE_EQ(counters.at("flop_rate"), total / 100e-6);
-  EXPECT_DOUBLE_EQ(counters.at("arithmetic_intensity"), total / 4e6);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kFlopCount), total);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kFlopRate), total / 100e-6);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kArithmeticIntensity), total / 4e6);
   // Peaks at the measured 2 GHz: FP32 2 x 16896 x 2e9, FP64 2 x 8448 x 2e9 FLOP/s; the mix's
   // peak weighs each precision's FLOPs with its own peak.
   const double fp32_peak = 2 * 16896 * 2e9, fp64_peak = 2 * 8448 * 2e9;
   const double seconds_at_peak = (8e9 + 3000) / fp32_peak + (2e6 + 30) / fp64_peak;
-  EXPECT_DOUBLE_EQ(counters.at("flop_rate_peak"), total / seconds_at_peak);
-  EXPECT_NEAR(counters.at("flop_rate_pct"), 100 * seconds_at_peak / 100e-6, 1e-9);
-  EXPECT_DOUBLE_EQ(counters.at("tensor_pipe_pct"), 0.5);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kFlopRatePeak), total / seconds_at_peak);
+  EXPECT_NEAR(counters.at(counter::kFlopRatePct), 100 * seconds_at_peak / 100e-6, 1e-9);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kTensorPipePct), 0.5);
   // The group's metrics become its counters, not columns of their own.
   for (const auto& metric : FindMetricGroup("flops")->metrics) {
     EXPECT_EQ(counters.count(metric), 0u) << metric;
@@ -131,61 +127,62 @@ TEST(Metrics, FlopsGroupCountsAddMulAndTwiceFmaPerPrecision) {
 }
 
 TEST(Metrics, FlopRatePctOfOnePrecisionIsAgainstThatPrecisionsPeak) {
-  std::map<std::string, double> counters = {{"gpu_duration", 1e-3}, {"bytes_moved", 1e6}};
+  std::map<std::string, double> counters = {{counter::kGpuDuration, 1e-3},
+                                            {counter::kBytesMoved, 1e6}};
   std::map<std::string, double> averaged = {
       {"sm__cycles_elapsed.avg.per_second", 1.98e9},
       {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", 16896 * 1.98e6 / 2},  // half of 1 ms
       {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained", 16896},
       {"sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained", 8448}};
   AddFlopCounters(averaged, &counters);
-  EXPECT_DOUBLE_EQ(counters.at("flop_rate_peak"), 2 * 16896 * 1.98e9);  // 66.9 TFLOP/s
-  EXPECT_NEAR(counters.at("flop_rate_pct"), 50.0, 1e-9);
-  EXPECT_DOUBLE_EQ(counters.at("flop_count_fp64"), 0);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kFlopRatePeak), 2 * 16896 * 1.98e9);  // 66.9 TFLOP/s
+  EXPECT_NEAR(counters.at(counter::kFlopRatePct), 50.0, 1e-9);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kFlopCountFp64), 0);
 
   // No FP work: 0% of FP32's peak, the usual roof.
-  std::map<std::string, double> idle = {{"gpu_duration", 1e-3}};
+  std::map<std::string, double> idle = {{counter::kGpuDuration, 1e-3}};
   averaged.erase("sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
   AddFlopCounters(averaged, &idle);
-  EXPECT_DOUBLE_EQ(idle.at("flop_rate_pct"), 0);
-  EXPECT_DOUBLE_EQ(idle.at("flop_rate_peak"), 2 * 16896 * 1.98e9);
-  EXPECT_EQ(idle.count("arithmetic_intensity"), 0u);  // no bytes_moved: no division
+  EXPECT_DOUBLE_EQ(idle.at(counter::kFlopRatePct), 0);
+  EXPECT_DOUBLE_EQ(idle.at(counter::kFlopRatePeak), 2 * 16896 * 1.98e9);
+  EXPECT_EQ(idle.count(counter::kArithmeticIntensity), 0u);  // no bytes_moved: no division
 }
 
 TEST(Metrics, L2GroupGivesHitRateAndBytesBetweenSmsAndL2) {
-  auto counters = DeriveMetricCounters(WithGroups(), H200());
-  EXPECT_DOUBLE_EQ(counters.at("l2_hit_rate"), 37.5);
-  EXPECT_DOUBLE_EQ(counters.at("l2_read_bytes"), 125000 * 32.0);
-  EXPECT_DOUBLE_EQ(counters.at("l2_write_bytes"), 31250 * 32.0);
+  auto counters = DeriveMetricCounters(WithGroups(), testing::FakeH200());
+  EXPECT_DOUBLE_EQ(counters.at(counter::kL2HitRate), 37.5);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kL2ReadBytes), 125000 * 32.0);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kL2WriteBytes), 31250 * 32.0);
   EXPECT_EQ(counters.count("lts__t_sector_hit_rate.pct"), 0u);
 }
 
 TEST(Metrics, AGroupsMetricNamedAloneKeepsItsNameAndAddsNoGroupCounter) {
   auto counters = DeriveMetricCounters({{"lts__t_sector_hit_rate.pct", 12.5},
                                         {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", 8}},
-                                       H200());
+                                       testing::FakeH200());
   EXPECT_DOUBLE_EQ(counters.at("lts__t_sector_hit_rate.pct"), 12.5);
   EXPECT_DOUBLE_EQ(counters.at("sm__sass_thread_inst_executed_op_ffma_pred_on.sum"), 8);
-  EXPECT_EQ(counters.count("l2_hit_rate"), 0u);
-  EXPECT_EQ(counters.count("flop_count_fp32"), 0u);
+  EXPECT_EQ(counters.count(counter::kL2HitRate), 0u);
+  EXPECT_EQ(counters.count(counter::kFlopCountFp32), 0u);
 }
 
 TEST(Metrics, DeclaredCountersArePerIterationAndRatiosOfTheMeasuredOnes) {
   // SetBytesProcessed(4 x 1 MB) and SetFlopsProcessed(4 x 2 MFLOP) over 4 iterations.
-  auto counters = DeclaredCounters({{"bytes_per_second", 4e6},
-                                    {"flops_per_second", 8e6},
-                                    {"bytes_moved", 1.01e6},
-                                    {"flop_count", 2e6}},
+  auto counters = DeclaredCounters({{counter::kBytesPerSecond, 4e6},
+                                    {counter::kFlopsPerSecond, 8e6},
+                                    {counter::kBytesMoved, 1.01e6},
+                                    {counter::kFlopCount, 2e6}},
                                    4);
-  EXPECT_DOUBLE_EQ(counters.at("declared_bytes"), 1e6);
-  EXPECT_DOUBLE_EQ(counters.at("dram_traffic_ratio"), 1.01);
-  EXPECT_DOUBLE_EQ(counters.at("declared_flop"), 2e6);
-  EXPECT_DOUBLE_EQ(counters.at("flop_count_ratio"), 1.0);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kDeclaredBytes), 1e6);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kDramTrafficRatio), 1.01);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kDeclaredFlop), 2e6);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kFlopCountRatio), 1.0);
   // Without measurements (profiling off) only what was declared.
-  auto declared_only = DeclaredCounters({{"bytes_per_second", 4e6}}, 4);
+  auto declared_only = DeclaredCounters({{counter::kBytesPerSecond, 4e6}}, 4);
   EXPECT_EQ(declared_only.size(), 1u);
-  EXPECT_DOUBLE_EQ(declared_only.at("declared_bytes"), 1e6);
-  EXPECT_TRUE(DeclaredCounters({{"bytes_moved", 1e6}}, 4).empty());  // nothing declared
-  EXPECT_TRUE(DeclaredCounters({{"bytes_per_second", 4e6}}, 0).empty());
+  EXPECT_DOUBLE_EQ(declared_only.at(counter::kDeclaredBytes), 1e6);
+  EXPECT_TRUE(DeclaredCounters({{counter::kBytesMoved, 1e6}}, 4).empty());  // nothing declared
+  EXPECT_TRUE(DeclaredCounters({{counter::kBytesPerSecond, 4e6}}, 0).empty());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "frontend/hooks/paused_rows.hpp"
 #include "measure/checks/paused_timing.hpp"
 #include "measure/process/process_state.hpp"
+#include "schema/counter_table.hpp"
 
 namespace gpubench::testing {
 namespace {
@@ -68,7 +69,7 @@ Row GpuRow(const std::string& family, const std::string& args, int64_t iteration
   run.run_name.time_type = "manual_time";
   run.iterations = iterations;
   run.cpu_accumulated_time = cpu_seconds;
-  run.counters["sm_clock_mhz"] = 1980;
+  run.counters[counter::kSmClockMhz] = 1980;
   return run;
 }
 
@@ -103,7 +104,7 @@ TEST_F(MarkPausedTimingTest, NamesMatchGbsRowsWithNamedArgumentsAndDeviceTags) {
   ::testing::internal::CaptureStderr();
   detail::MarkPausedTiming(&rows, process_);
   const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(rows[0].counters.count("timing_paused"), 1u);
+  EXPECT_EQ(rows[0].counters.count(counter::kTimingPaused), 1u);
   EXPECT_NE(err.find("gpubench: BM_Copy/4/gpu:1: GB's CPU time"), std::string::npos) << err;
 }
 
@@ -120,11 +121,11 @@ TEST_F(MarkPausedTimingTest, AggregatesOnlyAreJudgedThroughTheirMean) {
   for (int i = 0; i < 3; ++i) repetitions[i].repetition_index = i;
   detail::MarkPausedTiming(&repetitions, process_);
   const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(aggregates[0].counters.count("timing_paused"), 1u);
-  EXPECT_EQ(aggregates[1].counters.count("timing_paused"), 1u);
-  EXPECT_EQ(repetitions[0].counters.count("timing_paused"), 1u);
-  EXPECT_EQ(repetitions[1].counters.count("timing_paused"), 0u);  // 0.12 s as read
-  EXPECT_EQ(repetitions[2].counters.count("timing_paused"), 1u);
+  EXPECT_EQ(aggregates[0].counters.count(counter::kTimingPaused), 1u);
+  EXPECT_EQ(aggregates[1].counters.count(counter::kTimingPaused), 1u);
+  EXPECT_EQ(repetitions[0].counters.count(counter::kTimingPaused), 1u);
+  EXPECT_EQ(repetitions[1].counters.count(counter::kTimingPaused), 0u);  // 0.12 s as read
+  EXPECT_EQ(repetitions[2].counters.count(counter::kTimingPaused), 1u);
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "said once: " << err;
 }
 
@@ -136,7 +137,7 @@ TEST_F(MarkPausedTimingTest, RowsWithoutAReadingOrNotGpuTimedPassUnchanged) {
   ::testing::internal::CaptureStderr();
   detail::MarkPausedTiming(&rows, process_);
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
-  for (const Row& row : rows) EXPECT_EQ(row.counters.count("timing_paused"), 0u);
+  for (const Row& row : rows) EXPECT_EQ(row.counters.count(counter::kTimingPaused), 0u);
 }
 
 }  // namespace

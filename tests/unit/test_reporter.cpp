@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "measure/process/process_state.hpp"
+#include "schema/counter_table.hpp"
 
 namespace gpubench {
 namespace {
@@ -43,12 +44,12 @@ benchmark::BenchmarkReporter::Run CopyRun() {
   run.time_unit = benchmark::kMicrosecond;
   run.real_accumulated_time = 100 * 233e-6;
   run.cpu_accumulated_time = 100 * 240e-6;
-  run.counters["bytes_moved"] = benchmark::Counter(2147483648.0);
-  run.counters["dram_bandwidth"] = benchmark::Counter(4.21e12);
-  run.counters["gpu_duration"] = benchmark::Counter(2.33e-4);
-  run.counters["sm_clock_mhz"] = benchmark::Counter(1980.0);
-  run.counters["dram_bandwidth_pct"] = benchmark::Counter(85.6);
-  run.counters["sm_clock_throttled"] = benchmark::Counter(0.0);
+  run.counters[counter::kBytesMoved] = benchmark::Counter(2147483648.0);
+  run.counters[counter::kDramBandwidth] = benchmark::Counter(4.21e12);
+  run.counters[counter::kGpuDuration] = benchmark::Counter(2.33e-4);
+  run.counters[counter::kSmClockMhz] = benchmark::Counter(1980.0);
+  run.counters[counter::kDramBandwidthPct] = benchmark::Counter(85.6);
+  run.counters[counter::kSmClockThrottled] = benchmark::Counter(0.0);
   return run;
 }
 
@@ -70,9 +71,9 @@ TEST(Reporter, MarksRowsOfASharedGpu) {
   TestableReporter reporter;
   benchmark::BenchmarkReporter::Run run = CopyRun();
   EXPECT_EQ(reporter.Print(run).find("GPU SHARED"), std::string::npos);
-  run.counters["gpu_shared"] = benchmark::Counter(0.0);
+  run.counters[counter::kGpuShared] = benchmark::Counter(0.0);
   EXPECT_EQ(reporter.Print(run).find("GPU SHARED"), std::string::npos);
-  run.counters["gpu_shared"] = benchmark::Counter(1.0);
+  run.counters[counter::kGpuShared] = benchmark::Counter(1.0);
   const std::string line = reporter.Print(run);
   EXPECT_NE(line.find("gpu_shared=yes"), std::string::npos) << line;
   EXPECT_NE(line.find("[GPU SHARED: another process used the GPU]"), std::string::npos) << line;
@@ -86,7 +87,7 @@ TEST(Reporter, PrintsErrorsInsteadOfNumbers) {
   EXPECT_NE(line.find("ERROR OCCURRED: 'gpubench: no usable CUDA device: cudaErrorNoDevice'"),
             std::string::npos)
       << line;
-  EXPECT_EQ(line.find("bytes_moved"), std::string::npos) << line;
+  EXPECT_EQ(line.find(counter::kBytesMoved), std::string::npos) << line;
 }
 
 // GB >= 1.8's deliberate skip (state.SkipWithMessage) is no error.
@@ -144,8 +145,8 @@ TEST(Reporter, CoefficientOfVariationIsShownAsPercent) {
   run.real_accumulated_time = 0.012;
   run.cpu_accumulated_time = 0.25;
   run.counters.clear();
-  run.counters["bytes_moved"] = benchmark::Counter(0.001);
-  run.counters["sm_clock_mhz"] = benchmark::Counter(0.0005);  // every GPU row carries it
+  run.counters[counter::kBytesMoved] = benchmark::Counter(0.001);
+  run.counters[counter::kSmClockMhz] = benchmark::Counter(0.0005);  // every GPU row carries it
   const std::string line = reporter.Print(run);
   EXPECT_NE(line.find("  1.20 %"), std::string::npos) << line;
   EXPECT_NE(line.find("  25.00 %"), std::string::npos) << line;
@@ -180,13 +181,13 @@ bool StartsWith(const std::string& text, const std::string& prefix) {
 // a stop_reason of 5.5). The reporters keep codes in the repetitions' rows only.
 TEST(Reporter, CodesAreNeverAveragedIntoAggregateRows) {
   std::vector<benchmark::BenchmarkReporter::Run> runs(2, CopyRun());
-  runs[0].counters["stop_reason"] = benchmark::Counter(1.0);
-  runs[0].counters["clock_event_reasons"] = benchmark::Counter(4.0);
+  runs[0].counters[counter::kStopReason] = benchmark::Counter(1.0);
+  runs[0].counters[counter::kClockEventReasons] = benchmark::Counter(4.0);
   runs[1].run_type = benchmark::BenchmarkReporter::Run::RT_Aggregate;
   runs[1].aggregate_name = "mean";
-  runs[1].counters["stop_reason"] = benchmark::Counter(5.5);
-  runs[1].counters["clock_event_reasons"] = benchmark::Counter(2.0);
-  runs[1].counters["precision_pct"] = benchmark::Counter(0.1);
+  runs[1].counters[counter::kStopReason] = benchmark::Counter(5.5);
+  runs[1].counters[counter::kClockEventReasons] = benchmark::Counter(2.0);
+  runs[1].counters[counter::kPrecisionPct] = benchmark::Counter(0.1);
   std::ostringstream out;
   TestableReporter reporter;
   reporter.SetOutputStream(&out);
@@ -197,8 +198,8 @@ TEST(Reporter, CodesAreNeverAveragedIntoAggregateRows) {
   const std::string& mean = lines.back();
   EXPECT_NE(repetition.find("stop_reason=precision"), std::string::npos) << repetition;
   EXPECT_NE(repetition.find("clock_event_reasons=sw_power_cap"), std::string::npos) << repetition;
-  EXPECT_EQ(mean.find("stop_reason"), std::string::npos) << mean;
-  EXPECT_EQ(mean.find("clock_event_reasons"), std::string::npos) << mean;
+  EXPECT_EQ(mean.find(counter::kStopReason), std::string::npos) << mean;
+  EXPECT_EQ(mean.find(counter::kClockEventReasons), std::string::npos) << mean;
   EXPECT_NE(mean.find("precision_pct=0.1 %"), std::string::npos) << mean;
 }
 

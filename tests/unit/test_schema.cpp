@@ -16,28 +16,10 @@
 #include "measure/publish/profile_log.hpp"
 #include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
+#include "support/fake_device.hpp"
 
 namespace gpubench::detail {
 namespace {
-
-DeviceFacts FakeDevice() {
-  DeviceFacts facts;
-  facts.available = true;
-  facts.name = "NVIDIA H200";
-  facts.compute_capability_major = 9;
-  facts.compute_capability_minor = 0;
-  facts.sm_count = 132;
-  facts.l2_bytes = 62914560;
-  facts.sm_clock_rated_mhz = 1980;
-  facts.memory_clock_rated_mhz = 3201;
-  facts.memory_bus_width_bits = 6144;
-  facts.ecc_enabled = true;
-  facts.pci_bus_id = "00000000:19:00.0";
-  facts.driver_version = 13000;
-  facts.runtime_version = 13000;
-  facts.cupti_api_version = 130001;
-  return facts;
-}
 
 // Settings that between them make BuildContext write every key it can.
 std::vector<Settings> SettingsVariants() {
@@ -70,8 +52,8 @@ std::set<std::string> WrittenKeys() {
     for (const auto& entry : context) keys.insert(entry.first);
   };
   for (const Settings& settings : SettingsVariants()) {
-    add(BuildContext(settings, FakeDevice(), "on: test"));
-    add(BuildContext(settings, FakeDevice(), "on: test", {}, "unknown: not checked", 1,
+    add(BuildContext(settings, testing::FakeH200(), "on: test"));
+    add(BuildContext(settings, testing::FakeH200(), "on: test", {}, "unknown: not checked", 1,
                      "another CUPTI client"));
     add(BuildContext(settings, DeviceFacts(), "unavailable: no usable CUDA device"));
     ProfilingPass pass;

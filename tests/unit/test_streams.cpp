@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpu/plan/stream_plan.hpp"
+#include "schema/counter_table.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -188,9 +189,10 @@ TEST(Undercount, CommittedH200RowsPassAgainstTheirBusyTime) {
         continue;
       }
       // Aggregates are not calls (their stddev and cv hold a spread, not a time).
-      if (!row.contains("gpu_busy_time") || row.value("run_type", "") != "iteration") continue;
-      const double gpu = row.at("real_time").get<double>() * unit.at(row.at("time_unit"));
-      const double busy = row.at("gpu_busy_time").get<double>();
+      if (!row.contains(counter::kGpuBusyTime) || row.value("run_type", "") != "iteration")
+        continue;
+      const double gpu = row.at(counter::kRealTime).get<double>() * unit.at(row.at("time_unit"));
+      const double busy = row.at(counter::kGpuBusyTime).get<double>();
       EXPECT_EQ(CheckUndercount(name, gpu, Busy(busy)), "") << file;
       if (gpu / busy < lowest) {
         lowest = gpu / busy;

@@ -13,6 +13,7 @@
 #include "config/settings_table.hpp"
 #include "frontend/setup/context.hpp"
 #include "measure/checks/thermal_watch.hpp"
+#include "schema/counter_table.hpp"
 #include "support/fakes.hpp"
 
 namespace gpubench::detail {
@@ -161,11 +162,11 @@ TEST(ClockEventReasons, NamedInBitOrderWithUnknownBitsInHex) {
   EXPECT_EQ(DescribeClockEventReasons(kClockEventSwPowerCap | kClockEventHwThermalSlowdown),
             "sw_power_cap, hw_thermal_slowdown");
   EXPECT_EQ(DescribeClockEventReasons(0x4 | 0x1000, "|"), "sw_power_cap|0x1000");
-  EXPECT_EQ(FormatValue(0x24, UnitOfCounter("clock_event_reasons")),
+  EXPECT_EQ(FormatValue(0x24, UnitOfCounter(counter::kClockEventReasons)),
             "sw_power_cap|sw_thermal_slowdown");
-  EXPECT_EQ(FormatValue(0, UnitOfCounter("clock_event_reasons")), "none");
-  EXPECT_EQ(FormatValue(41.0, UnitOfCounter("gpu_temp_end_c")), "41 C");
-  EXPECT_EQ(FormatValue(312.4, UnitOfCounter("gpu_power_w")), "312 W");
+  EXPECT_EQ(FormatValue(0, UnitOfCounter(counter::kClockEventReasons)), "none");
+  EXPECT_EQ(FormatValue(41.0, UnitOfCounter(counter::kGpuTempEndC)), "41 C");
+  EXPECT_EQ(FormatValue(312.4, UnitOfCounter(counter::kGpuPowerW)), "312 W");
 }
 
 ParseResult Parse(std::vector<std::string> args) {

@@ -8,6 +8,7 @@
 #include "gb/gb_internals.hpp"
 #include "gpu/plan/range_names.hpp"
 #include "measure/checks/paused_timing.hpp"
+#include "schema/counter_sink.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -60,14 +61,16 @@ void MarkInstance(const std::string& instance, const std::vector<Run*>& rows,
     if (!pair) continue;
     const bool paused = judge(pair->gpubench, pair->gb, IsProcessTime(*run));
     if (IsIteration(*run)) {
-      if (paused) run->counters["timing_paused"] = 1;
+      if (paused) CounterSink<Writer::kReporter>(run->counters).Set<counter::kTimingPaused>(1);
     } else {
       aggregates_paused = paused;
     }
   }
   if (aggregates_paused) {
     for (Run* run : rows) {
-      if (IsAggregate(*run)) run->counters["timing_paused"] = 1;
+      if (IsAggregate(*run)) {
+        CounterSink<Writer::kReporter>(run->counters).Set<counter::kTimingPaused>(1);
+      }
     }
   }
   if (worst != PausedTiming::kConsistent) {
@@ -103,7 +106,7 @@ std::vector<std::pair<std::string, std::vector<Run*>>> GpuRowsByInstance(
   // Rows of one instance arrive together (its repetitions, or its aggregates).
   std::vector<std::pair<std::string, std::vector<Run*>>> instances;
   for (Run& run : *runs) {
-    if (RunFailed(run) || run.counters.count("sm_clock_mhz") == 0) continue;  // not GPU-timed
+    if (RunFailed(run) || run.counters.count(counter::kSmClockMhz) == 0) continue;  // not GPU-timed
     std::string instance = InstanceNameOfRun(run);
     if (process.tagged_device) instance = TagInstanceName(instance, *process.tagged_device);
     if (instances.empty() || instances.back().first != instance) {

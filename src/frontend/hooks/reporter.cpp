@@ -12,6 +12,7 @@
 #include "gb/gb_internals.hpp"
 #include "gpubench/version.hpp"
 #include "measure/process/process_state.hpp"
+#include "schema/counter_table.hpp"
 
 namespace gpubench {
 namespace {
@@ -63,7 +64,7 @@ bool CounterReporter::ReportContext(const Context& context) {
 }
 
 bool CounterReporter::IsGpuTimed(const Run& run) {
-  return !detail::RunFailed(run) && run.counters.count("sm_clock_mhz") != 0;
+  return !detail::RunFailed(run) && run.counters.count(counter::kSmClockMhz) != 0;
 }
 
 CounterReporter::RowKind CounterReporter::KindOf(const Run& run) {
@@ -157,7 +158,7 @@ void CounterReporter::PrintRunData(const Run& run) {
                                          detail::UnitOfCounter(counter, harness.metric_units()));
     out << "  " << counter << "=" << paint(kCyan, text);
   }
-  if (auto shared = run.counters.find("gpu_shared");
+  if (auto shared = run.counters.find(counter::kGpuShared);
       !percentage && shared != run.counters.end() && shared->second.value >= 0.5) {
     out << "  " << paint(kRed, "[GPU SHARED: another process used the GPU]");
   }

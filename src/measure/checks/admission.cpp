@@ -5,6 +5,7 @@
 #include "gpu/plan/range_names.hpp"
 #include "gpu/plan/stream_plan.hpp"
 #include "measure/call/instance.hpp"
+#include "schema/counter_table.hpp"
 
 namespace gpubench::detail {
 
@@ -50,7 +51,7 @@ Status AdmitCall(benchmark::State& state, ProcessState& process, bool count_call
 
 UndercountReference UndercountReferenceOf(const CallResult& call) {
   double profiled = 0;
-  if (const auto found = call.profile.counters.find("gpu_duration");
+  if (const auto found = call.profile.counters.find(counter::kGpuDuration);
       found != call.profile.counters.end()) {
     profiled = found->second;
   }

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "config/metric_groups.hpp"
+#include "schema/counter_sink.hpp"
 #include "schema/counter_table.hpp"
 
 namespace gpubench::detail {
@@ -44,6 +45,7 @@ std::set<std::string_view> ActiveGroups(const std::map<std::string, double>& ave
 
 void AddFlopCounters(const std::map<std::string, double>& averaged,
                      std::map<std::string, double>* counters) {
+  CounterSink<Writer::kCallEnd> out(*counters);
   const double clock_hz = ValueOr(averaged, "sm__cycles_elapsed.avg.per_second", 0);
   double total = 0;
   double seconds_at_peak = 0;  // how long the FP units would take for this work at their peak
@@ -51,7 +53,7 @@ void AddFlopCounters(const std::map<std::string, double>& averaged,
   for (const FlopMetrics& precision : kFlopMetrics) {
     const double flop = ValueOr(averaged, precision.add, 0) + ValueOr(averaged, precision.mul, 0) +
                         2 * ValueOr(averaged, precision.fma, 0);
-    (*counters)[std::string(precision.counter)] = flop;
+    out.SetFromTable(precision.counter, flop);
     total += flop;
     // An FMA is 2 FLOP per cycle and lane; adds and multiplies issue at the same rate on the same
     // pipe but do 1, so only FMA-only code can reach the peak (as in Nsight Compute's roofline).
@@ -59,23 +61,24 @@ void AddFlopCounters(const std::map<std::string, double>& averaged,
     if (peak > 0) seconds_at_peak += flop / peak;
     if (precision.precision == "fp32") fp32_peak = peak;
   }
-  (*counters)["flop_count"] = total;
+  out.Set<counter::kFlopCount>(total);
   // The peak of this mix: each precision's FLOPs against its own peak. For one precision it is
   // that precision's peak; without FP work, FP32's (the usual roof).
   const double peak = total > 0 && seconds_at_peak > 0 ? total / seconds_at_peak : fp32_peak;
-  if (peak > 0) (*counters)["flop_rate_peak"] = peak;
-  const double duration = ValueOr(*counters, "gpu_duration", 0);
+  if (peak > 0) out.Set<counter::kFlopRatePeak>(peak);
+  const double duration = ValueOr(*counters, counter::kGpuDuration, 0);
   if (duration > 0) {
-    (*counters)["flop_rate"] = total / duration;
-    if (peak > 0) (*counters)["flop_rate_pct"] = 100.0 * (total / duration) / peak;
+    out.Set<counter::kFlopRate>(total / duration);
+    if (peak > 0) out.Set<counter::kFlopRatePct>(100.0 * (total / duration) / peak);
   }
-  const double bytes = ValueOr(*counters, "bytes_moved", 0);
-  if (bytes > 0) (*counters)["arithmetic_intensity"] = total / bytes;
+  const double bytes = ValueOr(*counters, counter::kBytesMoved, 0);
+  if (bytes > 0) out.Set<counter::kArithmeticIntensity>(total / bytes);
 }
 
 std::map<std::string, double> DeriveMetricCounters(const std::map<std::string, double>& averaged,
                                                    const DeviceFacts& facts) {
   std::map<std::string, double> counters;
+  CounterSink<Writer::kCallEnd> out(counters);
   const std::set<std::string_view> active = ActiveGroups(averaged);
   std::set<std::string> renamed;  // metrics that become a vocabulary counter or a group's input
   for (const MetricGroup& group : MetricGroups()) {
@@ -88,35 +91,40 @@ std::map<std::string, double> DeriveMetricCounters(const std::map<std::string, d
     const std::string metric(counter.source_metric);
     renamed.insert(metric);
     if (auto found = averaged.find(metric); found != averaged.end()) {
-      counters[std::string(counter.name)] = found->second * counter.source_scale;
+      out.SetFromTable(counter.name, found->second * counter.source_scale);
     }
   }
-  const bool read = counters.count("dram_read_bytes") > 0;
-  const bool write = counters.count("dram_write_bytes") > 0;
-  const bool duration = counters.count("gpu_duration") > 0;
+  const bool read = counters.count(counter::kDramReadBytes) > 0;
+  const bool write = counters.count(counter::kDramWriteBytes) > 0;
+  const bool duration = counters.count(counter::kGpuDuration) > 0;
   if (read && write) {
-    counters["bytes_moved"] = counters["dram_read_bytes"] + counters["dram_write_bytes"];
-    if (duration && counters["gpu_duration"] > 0) {
-      counters["dram_bandwidth"] = counters["bytes_moved"] / counters["gpu_duration"];
+    out.Set<counter::kBytesMoved>(counters.at(counter::kDramReadBytes) +
+                                  counters.at(counter::kDramWriteBytes));
+    if (duration && counters.at(counter::kGpuDuration) > 0) {
+      out.Set<counter::kDramBandwidth>(counters.at(counter::kBytesMoved) /
+                                       counters.at(counter::kGpuDuration));
       const double peak = facts.DramBandwidthBytesPerSecond();
-      if (peak > 0) counters["dram_bandwidth_pct"] = 100.0 * counters["dram_bandwidth"] / peak;
+      if (peak > 0) {
+        out.Set<counter::kDramBandwidthPct>(100.0 * counters.at(counter::kDramBandwidth) / peak);
+      }
     }
   }
   if (active.count("flops") > 0) AddFlopCounters(averaged, &counters);
   for (const auto& [name, value] : averaged) {
-    if (renamed.count(name) == 0) counters[name] = value;
+    if (renamed.count(name) == 0) out.SetMetric(name, value);
   }
   return counters;
 }
 
 std::map<std::string, double> ClockCounters(double sm_clock_mhz, const DeviceFacts& facts) {
   std::map<std::string, double> counters;
-  counters["sm_clock_mhz"] = sm_clock_mhz;
-  counters["sm_clock_rated_mhz"] = facts.sm_clock_rated_mhz;
-  counters["sm_clock_throttled"] =
+  CounterSink<Writer::kCallEnd> out(counters);
+  out.Set<counter::kSmClockMhz>(sm_clock_mhz);
+  out.Set<counter::kSmClockRatedMhz>(facts.sm_clock_rated_mhz);
+  out.Set<counter::kSmClockThrottled>(
       (facts.sm_clock_rated_mhz > 0 && sm_clock_mhz < kThrottleFraction * facts.sm_clock_rated_mhz)
           ? 1.0
-          : 0.0;
+          : 0.0);
   return counters;
 }
 

@@ -6,6 +6,7 @@
 
 #include "measure/call/instance.hpp"
 #include "measure/process/process_state.hpp"
+#include "schema/counter_sink.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -21,21 +22,22 @@ double Total(const std::map<std::string, double>& call, const char* name) {
 std::map<std::string, double> DeclaredCounters(const std::map<std::string, double>& call,
                                                int64_t iterations) {
   std::map<std::string, double> counters;
+  CounterSink<Writer::kFunctionEnd> out(counters);
   if (iterations <= 0) return counters;
   // GB's SetBytesProcessed and gpubench::SetFlopsProcessed hold totals over the call's
   // iterations until GB divides them by the time, after the benchmark function returns.
-  const double bytes = Total(call, "bytes_per_second") / static_cast<double>(iterations);
+  const double bytes = Total(call, counter::kBytesPerSecond) / static_cast<double>(iterations);
   if (bytes > 0) {
-    counters["declared_bytes"] = bytes;
-    if (auto moved = call.find("bytes_moved"); moved != call.end()) {
-      counters["dram_traffic_ratio"] = moved->second / bytes;
+    out.Set<counter::kDeclaredBytes>(bytes);
+    if (auto moved = call.find(counter::kBytesMoved); moved != call.end()) {
+      out.Set<counter::kDramTrafficRatio>(moved->second / bytes);
     }
   }
-  const double flop = Total(call, "flops_per_second") / static_cast<double>(iterations);
+  const double flop = Total(call, counter::kFlopsPerSecond) / static_cast<double>(iterations);
   if (flop > 0) {
-    counters["declared_flop"] = flop;
-    if (auto counted = call.find("flop_count"); counted != call.end()) {
-      counters["flop_count_ratio"] = counted->second / flop;
+    out.Set<counter::kDeclaredFlop>(flop);
+    if (auto counted = call.find(counter::kFlopCount); counted != call.end()) {
+      out.Set<counter::kFlopCountRatio>(counted->second / flop);
     }
   }
   return counters;
@@ -44,7 +46,7 @@ std::map<std::string, double> DeclaredCounters(const std::map<std::string, doubl
 void PublishDeclared(benchmark::State& state) {
   // Publish sets sm_clock_mhz on every call whose loop finished; a skipped call, or a function
   // that never ran gpubench::Loop, has nothing measured to compare with.
-  if (state.counters.count("sm_clock_mhz") == 0) return;
+  if (state.counters.count(counter::kSmClockMhz) == 0) return;
   std::map<std::string, double> call;
   for (const auto& [name, counter] : state.counters) call[name] = counter.value;
   for (const auto& [name, value] : DeclaredCounters(call, state.iterations())) {
@@ -55,8 +57,9 @@ void PublishDeclared(benchmark::State& state) {
                                                                 GetCurrentInstance().call_start)
                                       .count();
   if (const auto row = ProcessState::Get().cost.FunctionDone(function_seconds)) {
-    state.counters["wall_time"] = row->wall_seconds;
-    state.counters["samples"] = static_cast<double>(row->samples);
+    CounterSink<Writer::kRowCost> cost(state.counters);
+    cost.Set<counter::kWallTime>(row->wall_seconds);
+    cost.Set<counter::kSamples>(static_cast<double>(row->samples));
   }
 }
 

@@ -11,13 +11,22 @@
 #include "measure/checks/sharing_check.hpp"
 #include "measure/profiling/busy_phase.hpp"
 #include "measure/profiling/metrics.hpp"
+#include "schema/counter_sink.hpp"
 
 namespace gpubench::detail {
 namespace {
 
+// The row's counters this file writes: the call's own (kCallEnd), and the row's cost (kRowCost).
+CounterSink<Writer::kCallEnd> CallEnd(benchmark::State& state) {
+  return CounterSink<Writer::kCallEnd>(state.counters);
+}
+CounterSink<Writer::kRowCost> RowCost(benchmark::State& state) {
+  return CounterSink<Writer::kRowCost>(state.counters);
+}
+
 void PublishSharing(const CallResult& call, benchmark::State& state, ProfilingPolicy& policy) {
   if (!call.sharing.known) return;  // without NVML nothing is claimed either way
-  state.counters["gpu_shared"] = call.sharing.shared ? 1.0 : 0.0;
+  CallEnd(state).Set<counter::kGpuShared>(call.sharing.shared ? 1.0 : 0.0);
   if (call.sharing.shared && policy.FirstTime("shared:")) {
     std::cerr << "gpubench: the GPU is shared: " << call.sharing.who << " (seen around "
               << call.instance
@@ -33,7 +42,7 @@ void PublishInlineProfiling(const CallResult& call, benchmark::State& state,
   const auto kind = call.profile.kind;
   if (!process.route().ProfilesAfterTiming()) return;
   if (kind != ProfileOutcome::Kind::kProfiled && kind != ProfileOutcome::Kind::kCopied) return;
-  state.counters["profiled_inline"] = 1;
+  CallEnd(state).Set<counter::kProfiledInline>(1);
   if (process.policy.FirstTime("profiled_inline")) {
     std::cerr << "gpubench: hardware metrics are profiled in this process after each timed run "
                  "(--gpubench_profile_process=same): CUPTI's profiler is set up here, and held "
@@ -78,7 +87,7 @@ void PublishProfile(const CallResult& call, benchmark::State& state, ProcessStat
 void PublishLaunchHold(const CallResult& call, benchmark::State& state, ProfilingPolicy& policy) {
   if (call.launch_hold == LaunchHold::kNotApplicable) return;
   const bool held = call.launch_hold == LaunchHold::kHeld;
-  state.counters["launch_held"] = held ? 1.0 : 0.0;
+  CallEnd(state).Set<counter::kLaunchHeld>(held ? 1.0 : 0.0);
   if (call.launch_hold == LaunchHold::kShared) {
     if (policy.FirstTime("launch_held:shared")) {
       std::cerr << "gpubench: " << call.instance
@@ -104,7 +113,7 @@ void PublishLaunchHold(const CallResult& call, benchmark::State& state, Profilin
 void PublishStreams(const CallResult& call, benchmark::State& state, ProfilingPolicy& policy) {
   if (!call.streams.known) return;  // no stream watch: nothing is claimed
   const size_t joined = call.streams.joined.size();
-  state.counters["streams_joined"] = static_cast<double>(joined);
+  CallEnd(state).Set<counter::kStreamsJoined>(static_cast<double>(joined));
   if (joined > 0 && policy.FirstTime("streams:" + call.streams.note)) {
     std::cerr << "gpubench: " << call.instance << ": the body also puts GPU work on "
               << call.streams.note << "; each timed span waits for it (streams_joined=" << joined
@@ -119,11 +128,12 @@ void PublishStreams(const CallResult& call, benchmark::State& state, ProfilingPo
 void PublishBusy(const CallResult& call, benchmark::State& state, ProfilingPolicy& policy) {
   if (call.busy.iterations == 0 || call.iterations == 0 || call.gpu_seconds <= 0) return;
   const double per_iteration = call.gpu_seconds / static_cast<double>(call.iterations);
-  state.counters["gpu_busy_time"] = call.busy.busy_seconds;
+  CallEnd(state).Set<counter::kGpuBusyTime>(call.busy.busy_seconds);
   // CUPTI's tracing slows memory-bound kernels (H200: +2-9%), so the traced iterations' busy
   // time can exceed the untraced GPU time; the GPU was then busy for all of it.
-  state.counters["gpu_busy_pct"] = std::min(100.0, 100 * call.busy.busy_seconds / per_iteration);
-  state.counters["gpu_work_items"] = call.busy.work_items;
+  CallEnd(state).Set<counter::kGpuBusyPct>(
+      std::min(100.0, 100 * call.busy.busy_seconds / per_iteration));
+  CallEnd(state).Set<counter::kGpuWorkItems>(call.busy.work_items);
   // Shared runs are slow for another reason, which their own message names.
   if (call.sharing.shared) return;
   const std::string message =
@@ -154,7 +164,7 @@ void PublishThermal(const CallResult& call, bool throttled, benchmark::State& st
                   << wait.unknown_reason << "): the benchmarks run without waiting\n";
       }
     } else {
-      state.counters["thermal_wait_time"] = wait.waited_seconds;
+      CallEnd(state).Set<counter::kThermalWaitTime>(wait.waited_seconds);
       if (wait.timed_out && policy.FirstTime("thermal_wait:" + call.instance)) {
         std::cerr << "gpubench: " << call.instance << ": --gpubench_thermal=wait: after "
                   << FormatSeconds(wait.waited_seconds) << " the GPU is at "
@@ -167,11 +177,12 @@ void PublishThermal(const CallResult& call, bool throttled, benchmark::State& st
   }
   const ThermalSummary& thermal = call.thermal;
   if (thermal.known) {
-    state.counters["gpu_temp_start_c"] = thermal.temperature_start_c;
-    state.counters["gpu_temp_end_c"] = thermal.temperature_end_c;
-    if (thermal.power_w >= 0) state.counters["gpu_power_w"] = thermal.power_w;
+    CallEnd(state).Set<counter::kGpuTempStartC>(thermal.temperature_start_c);
+    CallEnd(state).Set<counter::kGpuTempEndC>(thermal.temperature_end_c);
+    if (thermal.power_w >= 0) CallEnd(state).Set<counter::kGpuPowerW>(thermal.power_w);
     if (thermal.reasons_known) {
-      state.counters["clock_event_reasons"] = static_cast<double>(thermal.clock_event_reasons);
+      CallEnd(state).Set<counter::kClockEventReasons>(
+          static_cast<double>(thermal.clock_event_reasons));
     }
   }
   const DeviceFacts& facts = process.harness.facts();
@@ -214,28 +225,30 @@ void PublishPrecision(const CallResult& call, bool trial, benchmark::State& stat
     so_far.push_back(current);
   }
   if (const auto half_width = RelativeHalfWidthBetweenCalls(current, so_far)) {
-    state.counters["precision_pct"] = 100 * *half_width;
+    CallEnd(state).Set<counter::kPrecisionPct>(100 * *half_width);
   }
   if (so_far.size() >= 2) {
-    state.counters["call_spread_pct"] = 100 * RelativeSpreadBetweenCalls(so_far);
+    CallEnd(state).Set<counter::kCallSpreadPct>(100 * RelativeSpreadBetweenCalls(so_far));
   }
 }
 
 // How the timed samples ended, how precise their mean is, and what the call cost.
 void PublishSampling(const CallResult& call, benchmark::State& state, ProcessState& process) {
-  if (call.stop_reason) state.counters["stop_reason"] = static_cast<double>(*call.stop_reason);
+  if (call.stop_reason) {
+    CallEnd(state).Set<counter::kStopReason>(static_cast<double>(*call.stop_reason));
+  }
   const CurrentInstance& current = GetCurrentInstance();
   // GB grows the count only under its own rule without an explicit count.
   const bool grown = !current.gpubench_stops && !current.own_iterations;
   const bool trial = grown && process.policy.trials().IsDiscarded(call.gpu_seconds);
   PublishPrecision(call, trial, state, process);
-  state.counters["wall_warmup"] = call.wall_warmup_seconds;
-  state.counters["wall_timed"] = call.wall_timed_seconds;
-  state.counters["wall_profiling"] = call.wall_profiling_seconds;
+  CallEnd(state).Set<counter::kWallWarmup>(call.wall_warmup_seconds);
+  CallEnd(state).Set<counter::kWallTimed>(call.wall_timed_seconds);
+  CallEnd(state).Set<counter::kWallProfiling>(call.wall_profiling_seconds);
   const bool here = process.route().ProfilesAfterTiming();
   if (const auto row = process.cost.LoopDone(call, trial, current.family != nullptr, here)) {
-    state.counters["wall_time"] = row->wall_seconds;
-    state.counters["samples"] = static_cast<double>(row->samples);
+    RowCost(state).Set<counter::kWallTime>(row->wall_seconds);
+    RowCost(state).Set<counter::kSamples>(static_cast<double>(row->samples));
   }
 }
 
@@ -248,10 +261,11 @@ void Publish(const CallResult& call, benchmark::State& state, ProcessState& proc
   PublishBusy(call, state, process.policy);
   PublishUndercountReach(call, process.policy);
   const auto clock = ClockCounters(call.sm_clock_mhz, process.harness.facts());
-  PublishThermal(call, clock.at("sm_clock_throttled") != 0, state, process);
+  PublishThermal(call, clock.at(counter::kSmClockThrottled) != 0, state, process);
   for (const auto& [name, value] : clock) state.counters[name] = value;
   for (const auto& [kernel, seconds] : call.kernel_seconds) {
-    state.counters["kernel_time/" + kernel] = seconds / static_cast<double>(call.iterations);
+    CallEnd(state).SetUnder<counter::kKernelTimePrefix>(
+        kernel, seconds / static_cast<double>(call.iterations));
   }
   PublishProfile(call, state, process);
   PublishSampling(call, state, process);

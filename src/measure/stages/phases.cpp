@@ -7,6 +7,7 @@
 
 #include "gpu/plan/range_names.hpp"
 #include "measure/profiling/metrics.hpp"
+#include "schema/counter_sink.hpp"
 
 namespace gpubench::detail {
 
@@ -139,7 +140,7 @@ Status ProfilingPhase::Finish(const DeviceFacts& facts, ProfileOutcome* outcome)
   open_ = false;
   GPUBENCH_RETURN_IF_ERROR(harness_.profiler()->EndSession(&outcome->ranges));
   outcome->counters = DeriveMetricCounters(AverageRanges(outcome->ranges), facts);
-  outcome->counters["profile_passes"] = outcome->passes;
+  CounterSink<Writer::kCallEnd>(outcome->counters).Set<counter::kProfilePasses>(outcome->passes);
   outcome->seconds = Seconds();
   outcome->kind = ProfileOutcome::Kind::kProfiled;
   return Status::Ok();
