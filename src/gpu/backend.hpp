@@ -135,6 +135,13 @@ class IterationTimer {
   virtual void SetScopeOverhead(double seconds) { (void)seconds; }
   /// Kernel time per kernel name in this run's collected regions (timer=cupti only).
   virtual std::map<std::string, double> KernelSeconds() const { return {}; }
+  /// Whether a region's time can be collected as soon as it ends (the event timer); the CUPTI
+  /// timer hands its records over at the end of the call. The stopping rule judges each sample
+  /// while the call runs only with such a timer.
+  virtual bool DeliversEachRegion() const { return true; }
+  /// Whether a gpubench::UntimedScope's own pause and resume add GPU time to the region, to be
+  /// measured and taken out (SetScopeOverhead: the event timer's pair of events).
+  virtual bool ScopesAddOverhead() const { return true; }
 };
 
 /// Hardware metrics of profiled iterations (the CUPTI Range Profiler in cupti_profiler.cpp).

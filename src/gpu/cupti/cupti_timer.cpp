@@ -95,6 +95,10 @@ class CuptiTimer final : public IterationTimer {
   }
 
   std::map<std::string, double> KernelSeconds() const override { return kernel_seconds_; }
+  // Activity records arrive when the call's regions are collected at its end, and a scope adds
+  // no kernel of its own.
+  bool DeliversEachRegion() const override { return false; }
+  bool ScopesAddOverhead() const override { return false; }
 
  private:
   Status PopRegion() {

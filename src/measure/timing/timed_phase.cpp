@@ -32,7 +32,7 @@ Status TimedPhase::Begin(LaunchHold hold, const StreamPlan& streams, bool scopes
   joined_ = streams.joined;
   GPUBENCH_RETURN_IF_ERROR(harness_.timer().BeforeTimedIterations());
   *scope_overhead_seconds = 0;
-  if (scopes && hold_ == LaunchHold::kHeld && harness_.settings().timer == Timer::kEvents) {
+  if (scopes && hold_ == LaunchHold::kHeld && harness_.timer().ScopesAddOverhead()) {
     GPUBENCH_RETURN_IF_ERROR(MeasureScopeOverhead(scope_overhead_seconds));
   }
   return harness_.ops().BeginClockProbe(stream_);
@@ -168,7 +168,7 @@ Status FlushTimedPhase::Resume(const std::string& instance) {
 }
 
 // timer=cupti hands its records over at the end of the call, the event timer region by region.
-bool FlushTimedPhase::PerSampleTimes() const { return harness_.settings().timer == Timer::kEvents; }
+bool FlushTimedPhase::PerSampleTimes() const { return harness_.timer().DeliversEachRegion(); }
 
 void FlushTimedPhase::AddRegion(double seconds, CallResult* call) {
   state_.SetIterationTime(seconds);
