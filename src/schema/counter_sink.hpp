@@ -47,8 +47,10 @@ class CounterSink {
     assign_(counters_, Prefix + suffix, value);
   }
 
-  /// A name another table gives at run time (a kCounters row's own, kFlopMetrics' counter): no
-  /// template sees it, so that table's static_asserts check that W owns its names.
+  /// A name another table gives at run time (a kCounters row's own, kFlopMetrics' counter), or
+  /// one a CounterSink<W> wrote earlier into a stage's map (CallResult::measured, copied to the
+  /// row): no template sees it here, so the table's static_asserts, or that earlier Set, checked
+  /// that W owns it.
   void SetFromTable(std::string_view name, double value) {
     assign_(counters_, std::string(name), value);
   }

@@ -86,6 +86,10 @@ struct CallResult {
   double wall_warmup_seconds = 0;
   double wall_timed_seconds = 0;
   double wall_profiling_seconds = 0;
+  /// Counters a stage measured for the call's row, written as the stage measures them through
+  /// CounterSink<Writer::kCallEnd>(&measured) (schema/counter_sink.hpp); Publish copies each one.
+  /// A new measured counter needs no field here and no line in publish.cpp.
+  std::map<std::string, double> measured;
 };
 
 }  // namespace gpubench::detail

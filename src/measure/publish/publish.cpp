@@ -176,15 +176,6 @@ void PublishThermal(const CallResult& call, bool throttled, benchmark::State& st
     }
   }
   const ThermalSummary& thermal = call.thermal;
-  if (thermal.known) {
-    CallEnd(state).Set<counter::kGpuTempStartC>(thermal.temperature_start_c);
-    CallEnd(state).Set<counter::kGpuTempEndC>(thermal.temperature_end_c);
-    if (thermal.power_w >= 0) CallEnd(state).Set<counter::kGpuPowerW>(thermal.power_w);
-    if (thermal.reasons_known) {
-      CallEnd(state).Set<counter::kClockEventReasons>(
-          static_cast<double>(thermal.clock_event_reasons));
-    }
-  }
   const DeviceFacts& facts = process.harness.facts();
   if (throttled && policy.FirstTime("throttled:" + call.instance)) {
     std::cerr << "gpubench: " << call.instance << ": the SM clock averaged "
@@ -255,6 +246,9 @@ void PublishSampling(const CallResult& call, benchmark::State& state, ProcessSta
 }  // namespace
 
 void Publish(const CallResult& call, benchmark::State& state, ProcessState& process) {
+  // What the stages measured: each name was written through CounterSink<Writer::kCallEnd>, whose
+  // static_asserts checked it against the table.
+  for (const auto& [name, value] : call.measured) CallEnd(state).SetFromTable(name, value);
   PublishSharing(call, state, process.policy);
   PublishLaunchHold(call, state, process.policy);
   PublishStreams(call, state, process.policy);

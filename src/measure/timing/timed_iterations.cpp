@@ -7,6 +7,7 @@
 #include "gpubench/counters.hpp"
 #include "measure/call/instance.hpp"
 #include "measure/checks/paused_timing.hpp"
+#include "schema/counter_sink.hpp"
 
 namespace gpubench::detail {
 
@@ -102,10 +103,26 @@ Result<bool> TimedIterations::AfterBody(CallResult* call) {
   return BeforeBody(call);
 }
 
+// NVML's view of the timed iterations, as the row's counters (publish.cpp also reads the summary
+// to say why a throttled clock was low).
+static void MeasureThermal(const ThermalSummary& thermal, std::map<std::string, double>* measured) {
+  if (!thermal.known) return;
+  CounterSink<Writer::kCallEnd> out(*measured);
+  out.Set<counter::kGpuTempStartC>(thermal.temperature_start_c);
+  out.Set<counter::kGpuTempEndC>(thermal.temperature_end_c);
+  if (thermal.power_w >= 0) out.Set<counter::kGpuPowerW>(thermal.power_w);
+  if (thermal.reasons_known) {
+    out.Set<counter::kClockEventReasons>(static_cast<double>(thermal.clock_event_reasons));
+  }
+}
+
 Status TimedIterations::End(CallResult* call) {
   if (timed_cpu_start_ >= 0) call->timed_cpu_seconds = ThreadCpuSeconds() - timed_cpu_start_;
   GPUBENCH_RETURN_IF_ERROR(timed_->End(call));  // waits for the GPU: every iteration is done
-  if (thermal_) call->thermal = thermal_->Stop();
+  if (thermal_) {
+    call->thermal = thermal_->Stop();
+    MeasureThermal(call->thermal, &call->measured);
+  }
   if (bodies_ > 0) {
     call->wall_warmup_seconds =
         std::chrono::duration<double>(timed_start_ - call->loop_start).count();
