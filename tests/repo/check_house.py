@@ -79,7 +79,7 @@ FOLDER_EXCEPTIONS = {
 }
 
 # Ratchet, today's count (#48's target is 4): lower it when a file stops naming ProcessState.
-PROCESS_STATE_FILES_MAX = 21
+PROCESS_STATE_FILES_MAX = 12
 
 
 class Source:

@@ -2,11 +2,14 @@
 // gpubench's reading, the matching of readings to GB's rows, and the marking of the rows.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "frontend/hooks/paused_rows.hpp"
+#include "frontend/hooks/self_timed_rows.hpp"
 #include "measure/checks/paused_timing.hpp"
+#include "measure/process/process_access.hpp"
 #include "measure/process/process_state.hpp"
 #include "schema/counter_table.hpp"
 
@@ -102,7 +105,7 @@ TEST_F(MarkPausedTimingTest, NamesMatchGbsRowsWithNamedArgumentsAndDeviceTags) {
   process_.timed_cpu.Record("BM_Copy/4/gpu:1", 10, 0.010);
   std::vector<Row> rows = {GpuRow("BM_Copy", "4", 10, 0.004)};
   ::testing::internal::CaptureStderr();
-  detail::MarkPausedTiming(&rows, process_);
+  detail::MarkPausedTiming(&rows, process_.timed_cpu, process_.tagged_device);
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(rows[0].counters.count(counter::kTimingPaused), 1u);
   EXPECT_NE(err.find("gpubench: BM_Copy/4/gpu:1: GB's CPU time"), std::string::npos) << err;
@@ -116,10 +119,10 @@ TEST_F(MarkPausedTimingTest, AggregatesOnlyAreJudgedThroughTheirMean) {
   std::vector<Row> aggregates = {Aggregate(GpuRow("BM_X", "", 100, 0.05), "mean", 3),
                                  Aggregate(GpuRow("BM_X", "", 100, 0.05), "median", 3)};
   ::testing::internal::CaptureStderr();
-  detail::MarkPausedTiming(&aggregates, process_);
+  detail::MarkPausedTiming(&aggregates, process_.timed_cpu, process_.tagged_device);
   std::vector<Row> repetitions = {rep0, GpuRow("BM_X", "", 100, 0.12), rep0};
   for (int i = 0; i < 3; ++i) repetitions[i].repetition_index = i;
-  detail::MarkPausedTiming(&repetitions, process_);
+  detail::MarkPausedTiming(&repetitions, process_.timed_cpu, process_.tagged_device);
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(aggregates[0].counters.count(counter::kTimingPaused), 1u);
   EXPECT_EQ(aggregates[1].counters.count(counter::kTimingPaused), 1u);
@@ -135,9 +138,27 @@ TEST_F(MarkPausedTimingTest, RowsWithoutAReadingOrNotGpuTimedPassUnchanged) {
   cpu_row.counters.clear();  // GB's own benchmark of the same name: not timed by gpubench
   std::vector<Row> rows = {cpu_row, GpuRow("BM_Other", "", 10, 0.1), GpuRow("BM_Gpu", "", 10, 0.5)};
   ::testing::internal::CaptureStderr();
-  detail::MarkPausedTiming(&rows, process_);
+  detail::MarkPausedTiming(&rows, process_.timed_cpu, process_.tagged_device);
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
   for (const Row& row : rows) EXPECT_EQ(row.counters.count(counter::kTimingPaused), 0u);
+}
+
+// The reporters' entry point takes the readings and the device tag from the process state, and
+// its messages share the process's once-only record (process_access.hpp).
+TEST_F(MarkPausedTimingTest, ReportedRowsAreCheckedAgainstTheProcesssReadingsAndTag) {
+  process_.tagged_device = 1;
+  process_.timed_cpu.Record("BM_Copy/4/gpu:1", 10, 0.010);
+  EXPECT_EQ(detail::TaggedDevice(), std::optional<int>(1));
+  EXPECT_EQ(&detail::TimedCpuReadings(), &process_.timed_cpu);
+  EXPECT_EQ(&detail::TimedGpuReadings(), &process_.timed_gpu);
+  std::vector<Row> rows = {GpuRow("BM_Copy", "4", 10, 0.004)};
+  ::testing::internal::CaptureStderr();
+  detail::CheckReportedRows(&rows);
+  ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rows[0].counters.count(counter::kTimingPaused), 1u);
+  EXPECT_FALSE(detail::FirstTime("timing_paused:BM_Copy/4/gpu:1")) << "said already";
+  EXPECT_TRUE(detail::FirstTime("another message"));
+  EXPECT_FALSE(process_.policy.FirstTime("another message"));
 }
 
 }  // namespace

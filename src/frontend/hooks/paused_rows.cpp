@@ -8,6 +8,7 @@
 #include "gb/gb_internals.hpp"
 #include "gpu/plan/range_names.hpp"
 #include "measure/checks/paused_timing.hpp"
+#include "measure/process/process_access.hpp"
 #include "schema/counter_sink.hpp"
 
 namespace gpubench::detail {
@@ -17,9 +18,9 @@ using Run = benchmark::BenchmarkReporter::Run;
 
 std::string Ms(double seconds) { return FormatValue(seconds, CounterUnit::kSeconds); }
 
-void SayOnce(const std::string& instance, PausedTiming verdict, double gpubench_cpu, double gb_cpu,
-             ProfilingPolicy& policy) {
-  if (!policy.FirstTime("timing_paused:" + instance)) return;
+void SayOnce(const std::string& instance, PausedTiming verdict, double gpubench_cpu,
+             double gb_cpu) {
+  if (!FirstTime("timing_paused:" + instance)) return;
   std::ostringstream out;
   out << "gpubench: " << instance << ": GB's CPU time of the timed iterations is " << Ms(gb_cpu)
       << ", the thread's CPU time over them " << Ms(gpubench_cpu) << ": ";
@@ -40,8 +41,8 @@ void SayOnce(const std::string& instance, PausedTiming verdict, double gpubench_
 // The rows of one instance in this batch: its repetitions against their readings, its
 // aggregates through the mean (GB's mean holds the repetitions' mean CPU time).
 void MarkInstance(const std::string& instance, const std::vector<Run*>& rows,
-                  ProcessState& process) {
-  const CallReadings::Repetitions& readings = process.timed_cpu.Claim(instance);
+                  CallReadings& timed_cpu) {
+  const CallReadings::Repetitions& readings = timed_cpu.Claim(instance);
   if (readings.seconds.empty()) return;
   PausedTiming worst = PausedTiming::kConsistent;
   double worst_gpubench = 0, worst_gb = 0;
@@ -74,7 +75,7 @@ void MarkInstance(const std::string& instance, const std::vector<Run*>& rows,
     }
   }
   if (worst != PausedTiming::kConsistent) {
-    SayOnce(instance, worst, worst_gpubench, worst_gb, process.policy);
+    SayOnce(instance, worst, worst_gpubench, worst_gb);
   }
 }
 
@@ -102,13 +103,13 @@ std::optional<RowAgainstReading> MatchReading(const Run& run,
 }
 
 std::vector<std::pair<std::string, std::vector<Run*>>> GpuRowsByInstance(
-    std::vector<Run>* runs, const ProcessState& process) {
+    std::vector<Run>* runs, std::optional<int> tagged_device) {
   // Rows of one instance arrive together (its repetitions, or its aggregates).
   std::vector<std::pair<std::string, std::vector<Run*>>> instances;
   for (Run& run : *runs) {
     if (RunFailed(run) || run.counters.count(counter::kSmClockMhz) == 0) continue;  // not GPU-timed
     std::string instance = InstanceNameOfRun(run);
-    if (process.tagged_device) instance = TagInstanceName(instance, *process.tagged_device);
+    if (tagged_device) instance = TagInstanceName(instance, *tagged_device);
     if (instances.empty() || instances.back().first != instance) {
       instances.push_back({instance, {}});
     }
@@ -117,9 +118,10 @@ std::vector<std::pair<std::string, std::vector<Run*>>> GpuRowsByInstance(
   return instances;
 }
 
-void MarkPausedTiming(std::vector<Run>* runs, ProcessState& process) {
-  for (const auto& [instance, rows] : GpuRowsByInstance(runs, process)) {
-    MarkInstance(instance, rows, process);
+void MarkPausedTiming(std::vector<Run>* runs, CallReadings& timed_cpu,
+                      std::optional<int> tagged_device) {
+  for (const auto& [instance, rows] : GpuRowsByInstance(runs, tagged_device)) {
+    MarkInstance(instance, rows, timed_cpu);
   }
 }
 

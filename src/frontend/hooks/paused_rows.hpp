@@ -9,15 +9,15 @@
 #include <vector>
 
 #include "gb/gb_internals.hpp"
-#include "measure/process/process_state.hpp"
+#include "measure/checks/call_readings.hpp"
 
 namespace gpubench::detail {
 
 /// The rows that ran and are GPU-timed (they carry sm_clock_mhz), by the instance name of their
-/// call (with the device tag of a --gpubench_devices child), in order.
+/// call (with `tagged_device`, the device tag of a --gpubench_devices child), in order.
 std::vector<std::pair<std::string, std::vector<benchmark::BenchmarkReporter::Run*>>>
 GpuRowsByInstance(std::vector<benchmark::BenchmarkReporter::Run>* runs,
-                  const ProcessState& process);
+                  std::optional<int> tagged_device);
 
 /// A row's number and gpubench's reading of the same span, both as one call's accumulated
 /// seconds: a repetition against its call's reading, GB's mean aggregate against the readings'
@@ -34,9 +34,11 @@ std::optional<RowAgainstReading> MatchReading(const benchmark::BenchmarkReporter
                                               double gb_accumulated);
 
 /// Compares every row of a gpubench::Loop call with the thread CPU time gpubench read over its
-/// timed iterations and marks the rows of a paused timer (aggregates through their mean); rows
-/// without a reading (other benchmarks, other processes) pass unchanged. Call it before a
-/// device tag is added to the names.
-void MarkPausedTiming(std::vector<benchmark::BenchmarkReporter::Run>* runs, ProcessState& process);
+/// timed iterations (`timed_cpu`, claimed as the rows are judged) and marks the rows of a paused
+/// timer (aggregates through their mean); rows without a reading (other benchmarks, other
+/// processes) pass unchanged. Call it before a device tag is added to the names. Each message is
+/// said once per process (FirstTime).
+void MarkPausedTiming(std::vector<benchmark::BenchmarkReporter::Run>* runs, CallReadings& timed_cpu,
+                      std::optional<int> tagged_device);
 
 }  // namespace gpubench::detail

@@ -5,7 +5,7 @@
 #include "gpubench/fixture.hpp"
 #include "gpubench/registration.hpp"
 #include "measure/call/instance.hpp"
-#include "measure/process/process_state.hpp"
+#include "measure/process/process_access.hpp"
 #include "measure/publish/declared_work.hpp"
 #include "measure/sampling/stopping_rule.hpp"
 
@@ -133,7 +133,7 @@ Status NameOfUnregisteredInstance(const benchmark::State& state, std::string* na
 
 InstanceScope::InstanceScope(const std::string* registered, const BenchmarkHandle& benchmark,
                              benchmark::State& state)
-    : state_(state), loops_at_start_(ProcessState::Get().loops_started) {
+    : state_(state), loops_at_start_(LoopsStarted()) {
   std::optional<std::string> gb_name = StateName(state);
   if (!gb_name && registered == nullptr) return;
   family_ = gb_name ? *gb_name : *registered;
@@ -148,7 +148,7 @@ InstanceScope::InstanceScope(const std::string* registered, const BenchmarkHandl
 
 InstanceScope::~InstanceScope() {
   // Under the form's manual time a GB loop (`for (auto _ : state)`) reports 0 s: refuse it.
-  if (ProcessState::Get().loops_started == loops_at_start_ && !StateSkipped(state_)) {
+  if (LoopsStarted() == loops_at_start_ && !StateSkipped(state_)) {
     state_.SkipWithError(
         "gpubench: this benchmark is registered with a gpubench form, whose time is the GPU time "
         "gpubench::Loop measures, but its function never ran gpubench::Loop, so GB would report "
@@ -197,21 +197,20 @@ void SkipForException(benchmark::State& state) noexcept {
     std::string message = "gpubench: the benchmark function threw " + DescribeCurrentException() +
                           ", which would have ended the whole run; this row is an error instead "
                           "and the other benchmarks run";
-    ProcessState& process = ProcessState::Get();
-    const DeviceFacts& facts = process.harness.facts();
+    const DeviceFacts& facts = ProcessDeviceFacts();
     if (!facts.available && !facts.unavailable_reason.empty()) {
       message += " (there is no usable CUDA device: " + facts.unavailable_reason + ")";
     } else if (facts.available) {
       // A suite's check throws after a failed CUDA call, whose error CUDA keeps as the last
       // one: read (and so clear) it here, or the next benchmark's first launch check fails.
-      const Status pending = process.harness.ops().TakeLastError();
+      const Status pending = TakeLastCudaError();
       if (!pending.ok()) {
         message +=
             " (CUDA's last error, read and cleared so that the next benchmark does not "
             "fail with it: " +
             pending.message() + ")";
         if (pending.code() == Status::Code::kContextLost) {
-          process.MarkContextLost("a benchmark threw after " + pending.message());
+          MarkContextLost("a benchmark threw after " + pending.message());
         }
       }
     }

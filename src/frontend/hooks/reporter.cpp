@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "common/format.hpp"
@@ -11,7 +12,7 @@
 #include "frontend/setup/context.hpp"
 #include "gb/gb_internals.hpp"
 #include "gpubench/version.hpp"
-#include "measure/process/process_state.hpp"
+#include "measure/process/process_access.hpp"
 #include "schema/counter_table.hpp"
 
 namespace gpubench {
@@ -29,9 +30,8 @@ CounterReporter::CounterReporter(OutputOptions options) : ConsoleReporter(option
 
 bool CounterReporter::ReportContext(const Context& context) {
   const bool result = ConsoleReporter::ReportContext(context);
-  const detail::Harness& harness = detail::ProcessState::Get().harness;
-  const Settings& settings = harness.settings();
-  const detail::DeviceFacts& facts = harness.facts();
+  const Settings& settings = detail::ProcessSettings();
+  const detail::DeviceFacts& facts = detail::ProcessDeviceFacts();
   std::ostream& out = GetOutputStream();
   out << "gpubench " << kVersion << ": ";
   if (facts.available) {
@@ -56,7 +56,7 @@ bool CounterReporter::ReportContext(const Context& context) {
   for (const detail::SettingRow& row : detail::SettingRows()) {
     if (row.in_banner) out << " " << row.name << "=" << row.print(line);
   }
-  out << " metrics=" << settings.metrics.size() << " profiler=" << harness.profiler_status()
+  out << " metrics=" << settings.metrics.size() << " profiler=" << detail::ProfilerStatus()
       << "\n  settings fingerprint " << detail::SettingsFingerprint(settings)
       << "\n  rows under a \"GPU time\" header: GPU time per iteration (gpubench::Loop); rows "
          "under GB's \"Time\" header: GB's own time (other benchmarks)\n";
@@ -75,7 +75,7 @@ CounterReporter::RowKind CounterReporter::KindOf(const Run& run) {
 void CounterReporter::ReportRuns(const std::vector<Run>& given) {
   std::vector<Run> reports = given;
   detail::RestoreRunNames(&reports);
-  detail::CheckReportedRows(&reports, detail::ProcessState::Get());
+  detail::CheckReportedRows(&reports);
   for (const Run& run : reports) {
     // A header before the first row and whenever the kind of time changes, so that every time
     // is under its own title; GB's rows in tabular mode also when their counters change (GB
@@ -137,7 +137,7 @@ void CounterReporter::PrintRunData(const Run& run) {
         << "\n";
     return;
   }
-  const auto& harness = detail::ProcessState::Get().harness;
+  const std::map<std::string, std::string>& metric_units = detail::MetricUnits();
   const bool percentage = run.aggregate_unit == benchmark::kPercentage;
   char times[128];
   if (percentage) {
@@ -154,8 +154,7 @@ void CounterReporter::PrintRunData(const Run& run) {
   for (const auto& [counter, value] : run.counters) {
     const std::string text =
         percentage ? detail::FormatValue(100 * value.value, detail::CounterUnit::kPercent)
-                   : detail::FormatValue(value.value,
-                                         detail::UnitOfCounter(counter, harness.metric_units()));
+                   : detail::FormatValue(value.value, detail::UnitOfCounter(counter, metric_units));
     out << "  " << counter << "=" << paint(kCyan, text);
   }
   if (auto shared = run.counters.find(counter::kGpuShared);

@@ -8,6 +8,7 @@
 #include "frontend/hooks/aggregate_codes.hpp"
 #include "frontend/hooks/paused_rows.hpp"
 #include "gb/gb_internals.hpp"
+#include "measure/process/process_access.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -25,9 +26,8 @@ std::string RowMessage(double gpubench_seconds, double gb_seconds) {
   return out.str();
 }
 
-void SayOnce(const std::string& instance, double gpubench_seconds, double gb_seconds,
-             ProfilingPolicy& policy) {
-  if (!policy.FirstTime("self_timed:" + instance)) return;
+void SayOnce(const std::string& instance, double gpubench_seconds, double gb_seconds) {
+  if (!FirstTime("self_timed:" + instance)) return;
   std::ostringstream out;
   out.precision(3);
   out << "gpubench: " << instance << ": GB's GPU time of the timed iterations is "
@@ -43,8 +43,8 @@ void SayOnce(const std::string& instance, double gpubench_seconds, double gb_sec
 }
 
 void CheckInstance(const std::string& instance, const std::vector<Run*>& rows,
-                   ProcessState& process) {
-  const CallReadings::Repetitions& readings = process.timed_gpu.Claim(instance);
+                   CallReadings& timed_gpu) {
+  const CallReadings::Repetitions& readings = timed_gpu.Claim(instance);
   if (readings.seconds.empty()) return;
   bool any = false;
   double said_gpubench = 0, said_gb = 0;
@@ -78,7 +78,7 @@ void CheckInstance(const std::string& instance, const std::vector<Run*>& rows,
       }
     }
   }
-  if (any) SayOnce(instance, said_gpubench, said_gb, process.policy);
+  if (any) SayOnce(instance, said_gpubench, said_gb);
 }
 
 }  // namespace
@@ -87,15 +87,17 @@ bool GbAddedTime(double gpubench_seconds, double gb_seconds) {
   return gb_seconds > gpubench_seconds + 1e-9 + 1e-6 * std::fabs(gpubench_seconds);
 }
 
-void RefuseSelfTimedRows(std::vector<Run>* runs, ProcessState& process) {
-  for (const auto& [instance, rows] : GpuRowsByInstance(runs, process)) {
-    CheckInstance(instance, rows, process);
+void RefuseSelfTimedRows(std::vector<Run>* runs, CallReadings& timed_gpu,
+                         std::optional<int> tagged_device) {
+  for (const auto& [instance, rows] : GpuRowsByInstance(runs, tagged_device)) {
+    CheckInstance(instance, rows, timed_gpu);
   }
 }
 
-void CheckReportedRows(std::vector<Run>* runs, ProcessState& process) {
-  MarkPausedTiming(runs, process);
-  RefuseSelfTimedRows(runs, process);
+void CheckReportedRows(std::vector<Run>* runs) {
+  const std::optional<int> tagged_device = TaggedDevice();
+  MarkPausedTiming(runs, TimedCpuReadings(), tagged_device);
+  RefuseSelfTimedRows(runs, TimedGpuReadings(), tagged_device);
   DropCodesFromAggregates(runs);
 }
 

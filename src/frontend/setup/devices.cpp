@@ -236,7 +236,7 @@ bool ForwardingReporter::ReportContext(const Context& context) {
 void ForwardingReporter::ReportRuns(const std::vector<Run>& reports) {
   std::vector<Run> marked = reports;
   RestoreRunNames(&marked);
-  CheckReportedRows(&marked, ProcessState::Get());  // before the tag: it matches untagged names
+  CheckReportedRows(&marked);  // before the tag: it matches untagged names
   for (Run& run : marked) {
     TagRunArgs(&run, tag_);
   }

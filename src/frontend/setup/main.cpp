@@ -18,7 +18,7 @@
 #include "frontend/setup/initialize.hpp"
 #include "gb/gb_internals.hpp"
 #include "gpubench/reporter.hpp"
-#include "measure/process/process_state.hpp"
+#include "measure/process/process_access.hpp"
 
 namespace gpubench {
 namespace {
@@ -54,7 +54,7 @@ void RunBenchmarks(const std::string& format, const std::string& out, const std:
                    bool color) {
   CounterReporter console(color ? benchmark::ConsoleReporter::OO_ColorTabular
                                 : benchmark::ConsoleReporter::OO_Tabular);
-  const std::optional<int> device = detail::ProcessState::Get().tagged_device;
+  const std::optional<int> device = detail::TaggedDevice();
   const bool console_display = format.empty() || format == "console";
   std::unique_ptr<benchmark::BenchmarkReporter> display_format =
       console_display ? nullptr : MakeGbReporter(format);
@@ -101,7 +101,7 @@ int Main(int argc, char** argv) {
   RunBenchmarks(format, out, out_format, color);
   detail::PrintRunCost();
   benchmark::Shutdown();
-  detail::ProcessState::Get().Shutdown();
+  detail::ShutdownProcess();
   return 0;
 }
 

@@ -15,7 +15,7 @@
 #include "common/environment.hpp"
 #include "common/text_files.hpp"
 #include "frontend/setup/run_self.hpp"
-#include "measure/process/process_state.hpp"
+#include "measure/process/process_access.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -104,7 +104,7 @@ ProfilingChildResult RunProfilingChild(const std::vector<std::string>& args, std
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ProfilingPass::Header header;
-  ProfilingPass& pass = ProcessState::Get().profiling_pass;
+  ProfilingPass& pass = ProcessProfilingPass();
   const Status read = pass.BeginTiming(file, &header);
   std::remove(file.c_str());
   if (!read.ok()) {
@@ -114,7 +114,7 @@ ProfilingChildResult RunProfilingChild(const std::vector<std::string>& args, std
     return result;
   }
   result.ran = true;
-  ProcessState::Get().harness.SetProfilerFromChild(header.profiler_status, header.metric_units);
+  SetProfilerFromChild(header.profiler_status, header.metric_units);
   if (!pass.files().read_child) return result;  // the child said why
   char took[32];
   std::snprintf(took, sizeof(took), "%.1f", seconds);

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "measure/call/instance.hpp"
-#include "measure/process/process_state.hpp"
+#include "measure/process/process_access.hpp"
 #include "schema/counter_sink.hpp"
 
 namespace gpubench::detail {
@@ -56,7 +56,7 @@ void PublishDeclared(benchmark::State& state) {
   const double function_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                                                 GetCurrentInstance().call_start)
                                       .count();
-  if (const auto row = ProcessState::Get().cost.FunctionDone(function_seconds)) {
+  if (const auto row = ProcessRunCost().FunctionDone(function_seconds)) {
     CounterSink<Writer::kRowCost> cost(state.counters);
     cost.Set<counter::kWallTime>(row->wall_seconds);
     cost.Set<counter::kSamples>(static_cast<double>(row->samples));
