@@ -633,18 +633,22 @@ TEST_F(LoopTest, HoldTimingOutInTheTimedIterationsClearsLaunchHeld) {
   EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kLaunchHeld).value, 0.0);
 }
 
-TEST_F(LoopTest, KeepPolicyTimesTheWholeRunWithOneRegionAndNoFlush) {
-  settings_.cache = CachePolicy::kKeep;
-  timer_->region_seconds = 2e-3;
-  auto runs = Run("^LoopTest_Keep/");
-  ASSERT_EQ(runs.size(), 1u);
-  const auto expected = Join({
+// A cache=keep call of LoopTest_Keep's four iterations: no flush, one timer region over all.
+std::vector<std::string> KeepCallLog() {
+  return Join({
       {"prepare", "body", "sync", "probe_begin"},
       {"push LoopTest_Keep", "timer_begin", "body", "pop"},
       Repeat({"push LoopTest_Keep", "body", "pop"}, 2),
       {"push LoopTest_Keep", "body", "timer_end", "pop", "probe_end"},
   });
-  EXPECT_EQ(log_.events, expected);
+}
+
+TEST_F(LoopTest, KeepPolicyTimesTheWholeRunWithOneRegionAndNoFlush) {
+  settings_.cache = CachePolicy::kKeep;
+  timer_->region_seconds = 2e-3;
+  auto runs = Run("^LoopTest_Keep/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(log_.events, KeepCallLog());
   EXPECT_EQ(runs[0].iterations, 4);
   EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2e-3);        // the region, spread over 4
   EXPECT_EQ(runs[0].counters.count(counter::kLaunchHeld), 0u);  // no holds without a flush
@@ -672,13 +676,7 @@ TEST_F(LoopTest, TheLoopFollowsTheCacheStrategyNotTheSetting) {
   timer_->region_seconds = 2e-3;
   auto runs = Run("^LoopTest_Keep/");
   ASSERT_EQ(runs.size(), 1u);
-  const auto expected = Join({
-      {"prepare", "body", "sync", "probe_begin"},
-      {"push LoopTest_Keep", "timer_begin", "body", "pop"},
-      Repeat({"push LoopTest_Keep", "body", "pop"}, 2),
-      {"push LoopTest_Keep", "body", "timer_end", "pop", "probe_end"},
-  });
-  EXPECT_EQ(log_.events, expected);
+  EXPECT_EQ(log_.events, KeepCallLog());
   EXPECT_EQ(ops_->flush_prepares, 0);
   EXPECT_DOUBLE_EQ(runs[0].real_accumulated_time, 2e-3);  // the one region, spread over 4
 }
