@@ -9,9 +9,9 @@
 
 namespace gpubench::detail {
 
-Status AdmitCall(benchmark::State& state, ProcessState& process, bool count_call,
+Status AdmitCall(benchmark::State& state, const AdmissionServices& services, bool count_call,
                  std::string* name) {
-  if (!process.harness.configured()) {
+  if (!services.harness.configured()) {
     return Status::Error(
         "gpubench is not initialized: use GPUBENCH_MAIN() instead of BENCHMARK_MAIN(), or call "
         "gpubench::Initialize(&argc, argv) before benchmark::Initialize, so that the settings "
@@ -25,12 +25,12 @@ Status AdmitCall(benchmark::State& state, ProcessState& process, bool count_call
   } else {
     std::string note;
     GPUBENCH_RETURN_IF_ERROR(NameOfUnregisteredInstance(state, name, &note));
-    if (process.policy.FirstTime(note)) std::cerr << note;
+    if (services.policy.FirstTime(note)) std::cerr << note;
   }
-  if (process.tagged_device) *name = TagInstanceName(*name, *process.tagged_device);
+  if (services.tagged_device) *name = TagInstanceName(*name, *services.tagged_device);
   if (count_call) {
-    std::cerr << process.policy.trials().BeginCall(*name, state.max_iterations,
-                                                   current.own_min_time_seconds);
+    std::cerr << services.policy.trials().BeginCall(*name, state.max_iterations,
+                                                    current.own_min_time_seconds);
   }
   if (state.threads() > 1) {
     return Status::Error(
@@ -38,11 +38,11 @@ Status AdmitCall(benchmark::State& state, ProcessState& process, bool count_call
         ") is not supported: GPU time of one stream cannot be split between host threads; "
         "register GPU benchmarks with one thread (launch more work per iteration instead)");
   }
-  const DeviceFacts& facts = process.harness.facts();
+  const DeviceFacts& facts = services.harness.facts();
   if (!facts.available) return Status::Error("no usable CUDA device: " + facts.unavailable_reason);
-  if (!process.context_lost_reason.empty()) {
+  if (!services.context_lost_reason.empty()) {
     return Status::Error("skipped: the CUDA context was lost earlier (" +
-                         process.context_lost_reason +
+                         services.context_lost_reason +
                          "); no GPU work can run in this process any more, fix that benchmark "
                          "or exclude it with --benchmark_filter");
   }

@@ -5,20 +5,30 @@
 
 #include <benchmark/benchmark.h>
 
+#include <optional>
 #include <string>
 
 #include "common/status.hpp"
 #include "gpu/plan/stream_plan.hpp"
 #include "measure/call/call_result.hpp"
-#include "measure/process/process_state.hpp"
+#include "measure/process/harness.hpp"
+#include "measure/profiling/profiling_policy.hpp"
 
 namespace gpubench::detail {
+
+/// What the admission reads of the process (filled by loop.cpp from the process state).
+struct AdmissionServices {
+  const Harness& harness;                   ///< configured, and the device's facts
+  ProfilingPolicy& policy;                  ///< notes printed once, the trial detector
+  const std::optional<int>& tagged_device;  ///< one device's run of --gpubench_devices
+  const std::string& context_lost_reason;   ///< set after a sticky CUDA error
+};
 
 /// Checks that make the whole call impossible, in the order a user would fix them. Sets
 /// *name to GB's name of the instance (with its arguments, and the device's tag in one
 /// device's run of --gpubench_devices) and, with `count_call`, starts the trial detector's view
 /// of the call.
-Status AdmitCall(benchmark::State& state, ProcessState& process, bool count_call,
+Status AdmitCall(benchmark::State& state, const AdmissionServices& services, bool count_call,
                  std::string* name);
 
 /// What the call's GPU time is held against: its busy time, else its profiled duration

@@ -23,12 +23,12 @@ ProfilingBodies BoundProfilingBodies(double body_seconds, int passes, int most,
 
 Result<bool> CounterStages::Begin(CallResult* call) {
   const std::string& name = call->instance;
-  if (process_.route().SettleWithoutSession(call)) return false;
-  const Profiler& profiler = *process_.harness.profiler();
+  if (services_.route.SettleWithoutSession(call)) return false;
+  const Profiler& profiler = *services_.harness.profiler();
   bodies_ = BoundProfilingBodies(call->warmup_body_seconds, profiler.PassCount(),
                                  settings().profile_iterations);
   const double seconds = bodies_.Seconds(call->warmup_body_seconds, profiler.PassCount());
-  if (seconds > 1.5 * kProfilingSecondsPerInstance && process_.policy.FirstTime("slow:" + name)) {
+  if (seconds > 1.5 * kProfilingSecondsPerInstance && services_.policy.FirstTime("slow:" + name)) {
     std::cerr << "gpubench: " << name << ": profiling takes about " << FormatSeconds(seconds)
               << ", more than the " << FormatSeconds(kProfilingSecondsPerInstance)
               << " aimed at: one body takes " << FormatSeconds(call->warmup_body_seconds)
@@ -52,7 +52,7 @@ Result<bool> CounterStages::AfterBody(CallResult* call) {
 
 Result<bool> CounterStages::AfterProfiledBody(CallResult* call) {
   bool body = false;
-  GPUBENCH_RETURN_IF_ERROR(profiling_.AfterBody(process_.harness.facts(), &call->profile, &body));
+  GPUBENCH_RETURN_IF_ERROR(profiling_.AfterBody(services_.harness.facts(), &call->profile, &body));
   if (body) return true;
   return StartBusy(call);
 }
@@ -65,7 +65,7 @@ Result<bool> CounterStages::StartBusy(CallResult* call) {
 }
 
 Status CounterStages::EndCall(const CallResult& call) {
-  return process_.route().EndCall(process_.harness.sharing(), call);
+  return services_.route.EndCall(services_.harness.sharing(), call);
 }
 
 }  // namespace gpubench::detail

@@ -10,8 +10,10 @@
 
 #include "common/status.hpp"
 #include "measure/call/call_result.hpp"
-#include "measure/process/process_state.hpp"
+#include "measure/process/harness.hpp"
 #include "measure/profiling/busy_phase.hpp"
+#include "measure/profiling/counter_route.hpp"
+#include "measure/profiling/profiling_policy.hpp"
 #include "measure/stages/phases.hpp"
 
 namespace gpubench::detail {
@@ -35,10 +37,19 @@ struct ProfilingBodies {
 ProfilingBodies BoundProfilingBodies(double body_seconds, int passes, int most,
                                      double budget_seconds = kProfilingSecondsPerInstance);
 
+/// What the counter stages use of the process (filled by loop.cpp from the process state).
+struct CounterServices {
+  Harness& harness;           ///< the profiler, the device's facts and the sharing monitor
+  const CounterRoute& route;  ///< where the call's counters come from
+  ProfilingPolicy& policy;    ///< notes printed once
+};
+
 class CounterStages {
  public:
-  CounterStages(ProcessState& process, cudaStream_t stream)
-      : process_(process), profiling_(process.harness, stream), busy_(process.harness, stream) {}
+  CounterStages(const CounterServices& services, cudaStream_t stream)
+      : services_(services),
+        profiling_(services.harness, stream),
+        busy_(services.harness, stream) {}
 
   /// Takes or copies the call's counters, or starts a profiling session (or, when the session
   /// has no body to run, the busy measurement). Returns whether a body runs next.
@@ -67,9 +78,9 @@ class CounterStages {
   Result<bool> AfterProfiledBody(CallResult* call);
   // The busy measurement runs where the metrics are profiled, after them.
   Result<bool> StartBusy(CallResult* call);
-  const Settings& settings() const { return process_.harness.settings(); }
+  const Settings& settings() const { return services_.harness.settings(); }
 
-  ProcessState& process_;
+  CounterServices services_;
   ProfilingPhase profiling_;
   BusyPhase busy_;
   bool in_busy_body_ = false;

@@ -38,12 +38,12 @@ void PublishSharing(const CallResult& call, benchmark::State& state, ProfilingPo
 // Metrics taken after the timed iterations in this process (profile_process=same): the profiler
 // was set up here, which slows held short kernels.
 void PublishInlineProfiling(const CallResult& call, benchmark::State& state,
-                            ProcessState& process) {
+                            const PublishServices& services) {
   const auto kind = call.profile.kind;
-  if (!process.route().ProfilesAfterTiming()) return;
+  if (!services.route.ProfilesAfterTiming()) return;
   if (kind != ProfileOutcome::Kind::kProfiled && kind != ProfileOutcome::Kind::kCopied) return;
   CallEnd(state).Set<counter::kProfiledInline>(1);
-  if (process.policy.FirstTime("profiled_inline")) {
+  if (services.policy.FirstTime("profiled_inline")) {
     std::cerr << "gpubench: hardware metrics are profiled in this process after each timed run "
                  "(--gpubench_profile_process=same): CUPTI's profiler is set up here, and held "
                  "short kernels time 5-10% slower than with metrics off; rows are marked "
@@ -52,32 +52,33 @@ void PublishInlineProfiling(const CallResult& call, benchmark::State& state,
   }
 }
 
-void PublishProfile(const CallResult& call, benchmark::State& state, ProcessState& process) {
+void PublishProfile(const CallResult& call, benchmark::State& state,
+                    const PublishServices& services) {
   const ProfileOutcome& profile = call.profile;
   for (const auto& [name, value] : profile.counters) state.counters[name] = value;
-  PublishInlineProfiling(call, state, process);
+  PublishInlineProfiling(call, state, services);
   switch (profile.kind) {
     case ProfileOutcome::Kind::kNone:
       return;
     case ProfileOutcome::Kind::kProfiled:
-      process.policy.RememberProfiledCall({call.instance, call.iterations, profile.counters});
-      process.profile_log.Append(call.instance, call.iterations, profile.passes, profile.seconds,
-                                 profile.ranges, "");
+      services.policy.RememberProfiledCall({call.instance, call.iterations, profile.counters});
+      services.profile_log.Append(call.instance, call.iterations, profile.passes, profile.seconds,
+                                  profile.ranges, "");
       return;
     case ProfileOutcome::Kind::kCopied:
-      process.policy.trials().NoteCopiedCounters(call.gpu_seconds, profile.copied_from_iterations);
+      services.policy.trials().NoteCopiedCounters(call.gpu_seconds, profile.copied_from_iterations);
       return;
     case ProfileOutcome::Kind::kFromPass:
       return;  // the profiling pass wrote the log
     case ProfileOutcome::Kind::kFailed:
-      if (process.policy.FirstTime("metrics:" + call.instance + "\n" + profile.error)) {
+      if (services.policy.FirstTime("metrics:" + call.instance + "\n" + profile.error)) {
         std::cerr << "gpubench: " << call.instance
                   << ": hardware metrics not collected: " << profile.error << "\n";
       }
-      if (!process.route().LogsFailedSessions()) return;
-      process.policy.ForgetProfiledCall();
-      process.profile_log.Append(call.instance, call.iterations, profile.passes, profile.seconds,
-                                 {}, profile.error);
+      if (!services.route.LogsFailedSessions()) return;
+      services.policy.ForgetProfiledCall();
+      services.profile_log.Append(call.instance, call.iterations, profile.passes, profile.seconds,
+                                  {}, profile.error);
       return;
   }
 }
@@ -154,8 +155,8 @@ void PublishUndercountReach(const CallResult& call, ProfilingPolicy& policy) {
 
 // NVML's view of the timed iterations, and why a throttled clock (sm_clock_throttled) was low.
 void PublishThermal(const CallResult& call, bool throttled, benchmark::State& state,
-                    ProcessState& process) {
-  ProfilingPolicy& policy = process.policy;
+                    const PublishServices& services) {
+  ProfilingPolicy& policy = services.policy;
   if (call.thermal_wait) {
     const ThermalWait& wait = *call.thermal_wait;
     if (!wait.known) {
@@ -176,7 +177,7 @@ void PublishThermal(const CallResult& call, bool throttled, benchmark::State& st
     }
   }
   const ThermalSummary& thermal = call.thermal;
-  const DeviceFacts& facts = process.harness.facts();
+  const DeviceFacts& facts = services.facts;
   if (throttled && policy.FirstTime("throttled:" + call.instance)) {
     std::cerr << "gpubench: " << call.instance << ": the SM clock averaged "
               << FormatValue(call.sm_clock_mhz, CounterUnit::kMegahertz) << ", below "
@@ -201,13 +202,13 @@ void PublishThermal(const CallResult& call, bool throttled, benchmark::State& st
 // repetitions so far (sample_series.hpp). A trial call of GB's rule is no repetition; the
 // others of an instance share one sample count, which keeps a stray call of another count out.
 void PublishPrecision(const CallResult& call, bool trial, benchmark::State& state,
-                      ProcessState& process) {
+                      const PublishServices& services) {
   const std::optional<MeanVariance> own = call.samples.VarianceOfMean();
   if (!own) return;
   const RepetitionMean current{call.samples.count(), call.samples.mean(), *own};
   std::vector<RepetitionMean> so_far;
   if (!trial) {
-    std::vector<RepetitionMean>& history = process.repetition_means[call.instance];
+    std::vector<RepetitionMean>& history = services.repetition_means[call.instance];
     history.push_back(current);
     for (const RepetitionMean& rep : history) {
       if (rep.samples == current.samples) so_far.push_back(rep);
@@ -224,20 +225,21 @@ void PublishPrecision(const CallResult& call, bool trial, benchmark::State& stat
 }
 
 // How the timed samples ended, how precise their mean is, and what the call cost.
-void PublishSampling(const CallResult& call, benchmark::State& state, ProcessState& process) {
+void PublishSampling(const CallResult& call, benchmark::State& state,
+                     const PublishServices& services) {
   if (call.stop_reason) {
     CallEnd(state).Set<counter::kStopReason>(static_cast<double>(*call.stop_reason));
   }
   const CurrentInstance& current = GetCurrentInstance();
   // GB grows the count only under its own rule without an explicit count.
   const bool grown = !current.gpubench_stops && !current.own_iterations;
-  const bool trial = grown && process.policy.trials().IsDiscarded(call.gpu_seconds);
-  PublishPrecision(call, trial, state, process);
+  const bool trial = grown && services.policy.trials().IsDiscarded(call.gpu_seconds);
+  PublishPrecision(call, trial, state, services);
   CallEnd(state).Set<counter::kWallWarmup>(call.wall_warmup_seconds);
   CallEnd(state).Set<counter::kWallTimed>(call.wall_timed_seconds);
   CallEnd(state).Set<counter::kWallProfiling>(call.wall_profiling_seconds);
-  const bool here = process.route().ProfilesAfterTiming();
-  if (const auto row = process.cost.LoopDone(call, trial, current.family != nullptr, here)) {
+  const bool here = services.route.ProfilesAfterTiming();
+  if (const auto row = services.cost.LoopDone(call, trial, current.family != nullptr, here)) {
     RowCost(state).Set<counter::kWallTime>(row->wall_seconds);
     RowCost(state).Set<counter::kSamples>(static_cast<double>(row->samples));
   }
@@ -245,28 +247,28 @@ void PublishSampling(const CallResult& call, benchmark::State& state, ProcessSta
 
 }  // namespace
 
-void Publish(const CallResult& call, benchmark::State& state, ProcessState& process) {
+void Publish(const CallResult& call, benchmark::State& state, const PublishServices& services) {
   // What the stages measured: each name was written through CounterSink<Writer::kCallEnd>, whose
   // static_asserts checked it against the table.
   for (const auto& [name, value] : call.measured) CallEnd(state).SetFromTable(name, value);
-  PublishSharing(call, state, process.policy);
-  PublishLaunchHold(call, state, process.policy);
-  PublishStreams(call, state, process.policy);
-  PublishBusy(call, state, process.policy);
-  PublishUndercountReach(call, process.policy);
-  const auto clock = ClockCounters(call.sm_clock_mhz, process.harness.facts());
-  PublishThermal(call, clock.at(counter::kSmClockThrottled) != 0, state, process);
+  PublishSharing(call, state, services.policy);
+  PublishLaunchHold(call, state, services.policy);
+  PublishStreams(call, state, services.policy);
+  PublishBusy(call, state, services.policy);
+  PublishUndercountReach(call, services.policy);
+  const auto clock = ClockCounters(call.sm_clock_mhz, services.facts);
+  PublishThermal(call, clock.at(counter::kSmClockThrottled) != 0, state, services);
   for (const auto& [name, value] : clock) state.counters[name] = value;
   for (const auto& [kernel, seconds] : call.kernel_seconds) {
     CallEnd(state).SetUnder<counter::kKernelTimePrefix>(
         kernel, seconds / static_cast<double>(call.iterations));
   }
-  PublishProfile(call, state, process);
-  PublishSampling(call, state, process);
+  PublishProfile(call, state, services);
+  PublishSampling(call, state, services);
   if (call.timed_cpu_seconds >= 0) {
-    process.timed_cpu.Record(call.instance, call.iterations, call.timed_cpu_seconds);
+    services.timed_cpu.Record(call.instance, call.iterations, call.timed_cpu_seconds);
   }
-  process.timed_gpu.Record(call.instance, call.iterations, call.gpu_seconds);
+  services.timed_gpu.Record(call.instance, call.iterations, call.gpu_seconds);
 }
 
 Status KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProfileLog& profile_log,

@@ -4,14 +4,38 @@
 
 #include <benchmark/benchmark.h>
 
+#include <map>
+#include <string>
+#include <vector>
 #include "measure/call/call_result.hpp"
-#include "measure/process/process_state.hpp"
+
+#include "gpu/cuda/device_info.hpp"
+#include "measure/checks/call_readings.hpp"
+#include "measure/profiling/counter_route.hpp"
+#include "measure/profiling/profiling_pass.hpp"
+#include "measure/profiling/profiling_policy.hpp"
+#include "measure/publish/profile_log.hpp"
+#include "measure/publish/run_cost.hpp"
+#include "measure/sampling/sample_series.hpp"
 
 namespace gpubench::detail {
 
-/// Writes `call`'s counters into `state` and records it in `process` (the profiled-call cache
-/// for trials, the trial detector's note of copied counters, the profile log).
-void Publish(const CallResult& call, benchmark::State& state, ProcessState& process);
+/// What publishing uses of the process (filled by loop.cpp from the process state).
+struct PublishServices {
+  const CounterRoute& route;  ///< whether the counters were profiled here, after the timing
+  ProfilingPolicy& policy;    ///< notes printed once, the profiled-call cache, the trial detector
+  ProfileLog& profile_log;    ///< --gpubench_profile_log
+  const DeviceFacts& facts;   ///< the rated clock, for the clock counters
+  /// Each instance's repetitions so far, for the spread between calls (precision_pct).
+  std::map<std::string, std::vector<RepetitionMean>>& repetition_means;
+  RunCost& cost;            ///< what the run and each row cost in wall time
+  CallReadings& timed_cpu;  ///< for the reporters' PauseTiming check
+  CallReadings& timed_gpu;  ///< for the reporters' check of a body that times itself
+};
+
+/// Writes `call`'s counters into `state` and records it through `services` (the profiled-call
+/// cache for trials, the trial detector's note of copied counters, the profile log).
+void Publish(const CallResult& call, benchmark::State& state, const PublishServices& services);
 
 /// The profiling pass's counterpart: keeps `call`'s session (and who else used the GPU around it,
 /// asked of `monitor` now) for the instance's timed calls, and writes the profile log.

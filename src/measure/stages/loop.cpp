@@ -17,6 +17,30 @@
 namespace gpubench {
 namespace detail {
 
+namespace {
+
+// Each stage gets only the parts of the process state it uses; this file is where they are
+// handed out, so that the stages do not name the process state.
+AdmissionServices AdmissionOf(ProcessState& process) {
+  return {process.harness, process.policy, process.tagged_device, process.context_lost_reason};
+}
+WarmupServices WarmupOf(ProcessState& process) {
+  return {process.harness, process.route(), AdmissionOf(process)};
+}
+TimingServices TimingOf(ProcessState& process) {
+  return {process.harness,       process.policy.trials(), process.thermal_reference_c,
+          process.sample_counts, process.sharing_history, process.sample_log};
+}
+CounterServices CountersOf(ProcessState& process) {
+  return {process.harness, process.route(), process.policy};
+}
+PublishServices PublishOf(ProcessState& process) {
+  return {process.route(),          process.policy, process.profile_log, process.harness.facts(),
+          process.repetition_means, process.cost,   process.timed_cpu,   process.timed_gpu};
+}
+
+}  // namespace
+
 // Sequences the stages of one call: the warm-up stages (warmup_stages.hpp), GB's timed
 // iterations (timed_iterations.hpp), the counter stages (counter_stages.hpp). Next() is called
 // before every body execution and once after the last; it returns whether the body runs (again).
@@ -27,9 +51,9 @@ class IterationController {
   IterationController(benchmark::State& state, cudaStream_t stream)
       : state_(state),
         process_(ProcessState::Get()),
-        warmup_(state, process_, stream),
-        timed_(state, process_, stream),
-        counters_(process_, stream) {
+        warmup_(state, WarmupOf(process_), stream),
+        timed_(state, TimingOf(process_), stream),
+        counters_(CountersOf(process_), stream) {
     ++process_.loops_started;
   }
   ~IterationController() {
@@ -157,7 +181,7 @@ class IterationController {
     }
     if (Status kept = counters_.EndCall(call_); !kept.ok()) return Fail(kept);
     if (Status span = CheckTimedSpan(call_); !span.ok()) return Fail(span);
-    Publish(call_, state_, process_);
+    Publish(call_, state_, PublishOf(process_));
     step_ = Step::kDone;
     return false;
   }

@@ -1,19 +1,18 @@
 #include "measure/stages/warmup_stages.hpp"
 
-#include "measure/checks/admission.hpp"
 #include "measure/checks/sharing_check.hpp"
 #include "measure/profiling/profiling_pass.hpp"
 
 namespace gpubench::detail {
 
 Status WarmupStages::Begin(CallResult* call) {
-  Harness& harness = process_.harness;
+  Harness& harness = services_.harness;
   // The profiling pass's calls are not GB's iteration-count trials: the detector skips them.
   GPUBENCH_RETURN_IF_ERROR(
-      AdmitCall(state_, process_, /*count_call=*/times_calls(), &call->instance));
+      AdmitCall(state_, services_.admission, /*count_call=*/times_calls(), &call->instance));
   const std::string& name = call->instance;
   // One session per instance: GB's repetitions and later calls of it are skipped at once.
-  if (process_.route().AlreadyProfiled(name)) {
+  if (services_.route.AlreadyProfiled(name)) {
     return Status::Error(kProfilingPassSkip);
   }
   GPUBENCH_RETURN_IF_ERROR(harness.cache().Prepare(harness.ops(), stream_));
@@ -53,7 +52,7 @@ Status WarmupStages::AfterHoldCheck(CallResult* call) {
   GPUBENCH_RETURN_IF_ERROR(warmup_.AfterHoldCheck(call->instance, call));
   // A hold that timed out while another process arrived says nothing about the body.
   if (call->launch_hold == LaunchHold::kBodyWaits &&
-      NoteOtherProcesses(process_.harness.sharing(), &call->sharing)) {
+      NoteOtherProcesses(services_.harness.sharing(), &call->sharing)) {
     call->launch_hold = LaunchHold::kShared;
   }
   return Status::Ok();

@@ -13,10 +13,19 @@
 
 #include "common/status.hpp"
 #include "measure/call/call_result.hpp"
-#include "measure/process/process_state.hpp"
+#include "measure/checks/admission.hpp"
+#include "measure/process/harness.hpp"
+#include "measure/profiling/counter_route.hpp"
 #include "measure/stages/phases.hpp"
 
 namespace gpubench::detail {
+
+/// What the warm-up stages use of the process (filled by loop.cpp from the process state).
+struct WarmupServices {
+  Harness& harness;           ///< the cache strategy, GPU operations, timer and sharing monitor
+  const CounterRoute& route;  ///< whether calls are timed here, and which are already profiled
+  AdmissionServices admission;
+};
 
 class WarmupStages {
  public:
@@ -27,8 +36,8 @@ class WarmupStages {
     kCounters,   ///< the profiling child times nothing: the counter stages (counter_stages.hpp)
   };
 
-  WarmupStages(benchmark::State& state, ProcessState& process, cudaStream_t stream)
-      : state_(state), process_(process), stream_(stream), warmup_(process.harness, stream) {}
+  WarmupStages(benchmark::State& state, const WarmupServices& services, cudaStream_t stream)
+      : state_(state), services_(services), stream_(stream), warmup_(services.harness, stream) {}
 
   /// Admits the call (sets call->instance and call->sharing) and prepares the warm-up body,
   /// which runs next.
@@ -47,10 +56,10 @@ class WarmupStages {
   Result<Next> AfterWarmup(CallResult* call);
   Status AfterHoldCheck(CallResult* call);
   /// False in the profiling child (its calls profile and are skipped, untimed).
-  bool times_calls() const { return process_.route().TimesCalls(); }
+  bool times_calls() const { return services_.route.TimesCalls(); }
 
   benchmark::State& state_;
-  ProcessState& process_;
+  WarmupServices services_;
   cudaStream_t stream_;
   WarmupPhase warmup_;
   bool in_hold_check_ = false;

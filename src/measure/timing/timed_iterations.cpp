@@ -22,27 +22,27 @@ double TimedIterations::SecondsSince(std::chrono::steady_clock::time_point start
 }
 
 Result<bool> TimedIterations::Begin(CallResult* call) {
-  const Settings& settings = process_.harness.settings();
+  const Settings& settings = services_.harness.settings();
   if (settings.thermal == Thermal::kWait) {
     call->thermal_wait = WaitForCoolGpu(
-        process_.harness.thermal(), settings.thermal_margin_c, &process_.thermal_reference_c,
+        services_.harness.thermal(), settings.thermal_margin_c, &services_.thermal_reference_c,
         std::chrono::duration<double>(kThermalWaitSeconds), std::chrono::milliseconds(250), Sleep);
   }
   // GB asks for gpubench's count only where gpubench set it; anything else is GB's to decide.
   if (settings.stopping == Stopping::kPrecision && GetCurrentInstance().gpubench_stops &&
       state_.max_iterations == kGpubenchIterations) {
     rule_.emplace(settings);
-    if (const auto found = process_.sample_counts.find(call->instance);
-        found != process_.sample_counts.end()) {
+    if (const auto found = services_.sample_counts.find(call->instance);
+        found != services_.sample_counts.end()) {
       repeat_count_ = found->second;
     }
   }
-  thermal_.emplace(process_.harness.thermal());
+  thermal_.emplace(services_.harness.thermal());
   thermal_->Start();
   GPUBENCH_RETURN_IF_ERROR(timed_->Begin(call->launch_hold, call->streams, call->warmup_scopes > 0,
                                          &call->scope_overhead_seconds));
   if (timed_->held()) {
-    watch_.emplace(WatchHeldIterations(process_.harness.sharing(), process_.harness.facts()));
+    watch_.emplace(WatchHeldIterations(services_.harness.sharing(), services_.harness.facts()));
   }
   return BeforeBody(call);
 }
@@ -131,15 +131,15 @@ Status TimedIterations::End(CallResult* call) {
   if (stop_) {
     call->stop_reason = stop_;
     // The instance's later repetitions take the same count (GB's statistics need it).
-    if (repeat_count_ == 0) process_.sample_counts[call->instance] = bodies_;
+    if (repeat_count_ == 0) services_.sample_counts[call->instance] = bodies_;
   } else {
     const CurrentInstance& current = GetCurrentInstance();
-    const bool counted = current.own_iterations ||
-                         (!rule_ && !process_.policy.trials().min_time_seconds().has_value());
+    const bool counted =
+        current.own_iterations || (!rule_ && !services_.trials.min_time_seconds().has_value());
     call->stop_reason = counted ? StopReason::kIterations : StopReason::kMinTime;
   }
-  CheckAfterRun(process_.harness.sharing(), process_.sharing_history, *call, &call->sharing);
-  process_.sample_log.Append(
+  CheckAfterRun(services_.harness.sharing(), services_.sharing_history, *call, &call->sharing);
+  services_.sample_log.Append(
       call->instance,
       std::string(StopReasonNameOf(call->stop_reason ? static_cast<int>(*call->stop_reason) : 0)),
       call->samples);

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,21 +19,33 @@
 #include "measure/call/call_result.hpp"
 #include "measure/checks/sharing_check.hpp"
 #include "measure/checks/thermal_watch.hpp"
-#include "measure/process/process_state.hpp"
+#include "measure/process/harness.hpp"
+#include "measure/publish/sample_log.hpp"
 #include "measure/sampling/stopping_rule.hpp"
+#include "measure/sampling/trial_runs.hpp"
 #include "measure/timing/timed_phase.hpp"
 
 namespace gpubench::detail {
+
+/// What the timed iterations use of the process (filled by loop.cpp from the process state).
+struct TimingServices {
+  Harness& harness;  ///< the settings, the cache strategy, the thermal and sharing monitors
+  const TrialRunDetector& trials;  ///< GB's min_time, for a call GB's rule stopped
+  double& thermal_reference_c;     ///< --gpubench_thermal=wait: the coolest seen so far
+  std::map<std::string, int64_t>& sample_counts;  ///< each instance's first repetition's count
+  SharingHistory& sharing_history;                ///< who used the GPU around earlier calls
+  SampleLog& sample_log;                          ///< --gpubench_sample_log
+};
 
 /// Under gpubench's rule (stopping=precision, a benchmark whose count gpubench set: GB asks for
 /// kGpubenchIterations) the call takes samples until StoppingRule says stop, then claims them
 /// from GB with KeepRunningBatch; under GB's rule GB's KeepRunning decides, as it always did.
 class TimedIterations {
  public:
-  TimedIterations(benchmark::State& state, ProcessState& process, cudaStream_t stream)
+  TimedIterations(benchmark::State& state, const TimingServices& services, cudaStream_t stream)
       : state_(state),
-        process_(process),
-        timed_(process.harness.cache().MakeTimedPhase(process.harness, state, stream)) {}
+        services_(services),
+        timed_(services.harness.cache().MakeTimedPhase(services.harness, state, stream)) {}
 
   /// After the warm-up stages (call->launch_hold, call->streams): whether a timed body runs
   /// next. False once GB's iterations are over and the call's timing is complete.
@@ -55,7 +68,7 @@ class TimedIterations {
   double SecondsSince(std::chrono::steady_clock::time_point start) const;
 
   benchmark::State& state_;
-  ProcessState& process_;
+  TimingServices services_;
   std::unique_ptr<TimedPhase> timed_;
   std::optional<HeldIterationWatch> watch_;  ///< while the timed bodies are held
   std::optional<ThermalWatch> thermal_;      ///< NVML from before the first body to after the last
