@@ -1,4 +1,5 @@
-// Named ways into the process state (process_state.hpp) for the code that cannot be handed it:
+// Named ways into the process state (process_state.hpp; defined in process_state.cpp) for the
+// code that cannot be handed it:
 // GB constructs the hooks (reporters, the instance scope) and users construct the public classes,
 // so they take no constructor arguments. Each function hands out one part, or does one thing,
 // so that the singleton is named in few files and each user says what it needs.
