@@ -16,10 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
 
 namespace {
 
+namespace context_key = gpubench::context_key;
 namespace counter = gpubench::counter;
 
 enum class Variant { kBaseline, kContender, kRerun };
@@ -108,27 +110,28 @@ std::string Fingerprint(const std::vector<std::pair<std::string, std::string>>& 
 
 void AddContext(const Config& config) {
   const std::vector<std::pair<std::string, std::string>> settings = {
-      {"gpubench_timer", config.alternate_settings ? "cupti" : "cuda_event"},
-      {"gpubench_cache", config.alternate_settings ? "warm" : "flush"},
-      {"gpubench_flush_method", "memset"},
-      {"gpubench_clock_control", "none"},
-      {"gpubench_metrics", "dram"},
-      {"gpubench_profiling", "off"},
-      {"gpubench_method_version", "1"},
+      {context_key::kTimer, config.alternate_settings ? "cupti" : "cuda_event"},
+      {context_key::kCache, config.alternate_settings ? "warm" : "flush"},
+      {context_key::kFlushMethod, "memset"},
+      {context_key::kClockControl, "none"},
+      {context_key::kMetrics, "dram"},
+      {context_key::kProfiling, "off"},
+      {context_key::kMethodVersion, "1"},
   };
   std::string keys;
   for (const auto& [key, value] : settings) {
     benchmark::AddCustomContext(key, value);
     keys += (keys.empty() ? "" : ",") + key;
   }
-  benchmark::AddCustomContext("gpubench_fingerprint_keys", keys);
-  benchmark::AddCustomContext("gpubench_settings_fingerprint", Fingerprint(settings));
-  benchmark::AddCustomContext("gpu_name",
+  benchmark::AddCustomContext(context_key::kFingerprintKeys, keys);
+  benchmark::AddCustomContext(context_key::kSettingsFingerprint, Fingerprint(settings));
+  benchmark::AddCustomContext(context_key::kGpuName,
                               config.other_gpu ? "NVIDIA A100-SXM4-40GB" : "NVIDIA H100 80GB HBM3");
-  benchmark::AddCustomContext("cuda_driver_version", config.other_gpu ? "535.104" : "550.54");
-  benchmark::AddCustomContext("cuda_runtime_version", "12.4");
-  benchmark::AddCustomContext("gpu_compute_capability", config.other_gpu ? "8.0" : "9.0");
-  benchmark::AddCustomContext("gpu_sm_clock_rated_mhz", "1980");
+  benchmark::AddCustomContext(context_key::kCudaDriverVersion,
+                              config.other_gpu ? "535.104" : "550.54");
+  benchmark::AddCustomContext(context_key::kCudaRuntimeVersion, "12.4");
+  benchmark::AddCustomContext(context_key::kGpuComputeCapability, config.other_gpu ? "8.0" : "9.0");
+  benchmark::AddCustomContext(context_key::kGpuSmClockRatedMhz, "1980");
 }
 
 bool TakeFlag(const char* arg, const char* prefix, std::string* value) {

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
 #include "tools/base/text.hpp"
 #include "tools/gate/gate_tuning.hpp"
@@ -32,6 +33,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
+namespace context_key = gpubench::context_key;
 namespace counter = gpubench::counter;
 
 struct ToolRun {
@@ -154,13 +156,13 @@ TEST(ExitCode, ThreeOnSettingsMismatchNamingEverySetting) {
                                        "contender \"cupti\""),
                              HasSubstr("setting gpubench_cache: baseline \"flush\", contender "
                                        "\"warm\""),
-                             Not(HasSubstr("gpubench_flush_method"))));
+                             Not(HasSubstr(context_key::kFlushMethod))));
   EXPECT_THAT(run.err, HasSubstr("--allow-settings-mismatch"));
   const nlohmann::json report = JsonReport("baseline", "alternate_settings", {}, 3);
   EXPECT_EQ(report.at("gate"), "settings_mismatch");
   ASSERT_EQ(report.at("settings").at("differences").size(), 2u);
-  EXPECT_EQ(report.at("settings").at("differences")[0].at("key"), "gpubench_timer");
-  EXPECT_EQ(report.at("settings").at("differences")[1].at("key"), "gpubench_cache");
+  EXPECT_EQ(report.at("settings").at("differences")[0].at("key"), context_key::kTimer);
+  EXPECT_EQ(report.at("settings").at("differences")[1].at("key"), context_key::kCache);
 }
 
 TEST(ExitCode, AllowSettingsMismatchCompares) {
@@ -266,7 +268,7 @@ TEST(Device, DifferentGpuGetsABannerAndAJsonField) {
                              HasSubstr("!! DIFFERENT DRIVER: cuda_driver_version")));
   const nlohmann::json report = JsonReport("baseline", "other_gpu", {}, 0);
   EXPECT_EQ(report.at("different_gpu_or_driver"), true);
-  EXPECT_EQ(report.at("device_differences")[0].at("key"), "gpu_name");
+  EXPECT_EQ(report.at("device_differences")[0].at("key"), context_key::kGpuName);
   EXPECT_EQ(report.at("device_differences")[0].at("prominent"), true);
 }
 
@@ -1054,8 +1056,8 @@ std::string H200RunWithBusy(const std::string& host_calls, bool shared_tiny = fa
   }
   EXPECT_EQ(rows.size(), 9u);
   run["benchmarks"] = rows;
-  run["context"]["gpubench_gpu_busy"] = "CUPTI activity records of untimed iterations";
-  if (!host_calls.empty()) run["context"]["gpubench_host_calls"] = host_calls;
+  run["context"][context_key::kGpuBusy] = "CUPTI activity records of untimed iterations";
+  if (!host_calls.empty()) run["context"][context_key::kHostCalls] = host_calls;
   static int files = 0;
   const std::string path = ::testing::TempDir() + "/gpubench_busy_" + std::to_string(::getpid()) +
                            "_" + std::to_string(++files) + ".json";

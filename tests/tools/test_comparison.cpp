@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
 #include "tools/base/student_t.hpp"
 #include "tools/compare/report_format.hpp"
@@ -395,20 +396,20 @@ TEST(Compare, NonFiniteValuesInGatedMetricsAreBadInput) {
 }
 
 const std::map<std::string, std::string> kSettings = {
-    {"gpubench_settings_fingerprint", "00000000000000aa"},
-    {"gpubench_fingerprint_keys", "gpubench_timer,gpubench_cache,gpubench_metrics"},
-    {"gpubench_timer", "cuda_event"},
-    {"gpubench_cache", "flush"},
-    {"gpubench_metrics", "dram"},
-    {"gpu_name", "NVIDIA H100"},
-    {"cuda_driver_version", "550.54"}};
+    {context_key::kSettingsFingerprint, "00000000000000aa"},
+    {context_key::kFingerprintKeys, "gpubench_timer,gpubench_cache,gpubench_metrics"},
+    {context_key::kTimer, "cuda_event"},
+    {context_key::kCache, "flush"},
+    {context_key::kMetrics, "dram"},
+    {context_key::kGpuName, "NVIDIA H100"},
+    {context_key::kCudaDriverVersion, "550.54"}};
 
 TEST(Compare, SettingsMismatchNamesEverySettingAndRefuses) {
   auto other = kSettings;
-  other["gpubench_settings_fingerprint"] = "00000000000000bb";
-  other["gpubench_timer"] = "cupti";
-  other["gpubench_cache"] = "warm";
-  other["gpubench_fingerprint_keys"] += ",gpubench_new_knob";
+  other[context_key::kSettingsFingerprint] = "00000000000000bb";
+  other[context_key::kTimer] = "cupti";
+  other[context_key::kCache] = "warm";
+  other[context_key::kFingerprintKeys] += ",gpubench_new_knob";
   other["gpubench_new_knob"] = "on";
   const auto base = MakeFile("b.json", {{"k", kFive}}, kSettings);
   const auto cont = MakeFile("c.json", {{"k", Scaled(kFive, 2)}}, other);
@@ -418,10 +419,10 @@ TEST(Compare, SettingsMismatchNamesEverySettingAndRefuses) {
   EXPECT_TRUE(report.refused_for_settings);
   EXPECT_TRUE(report.benchmarks.empty());
   ASSERT_EQ(report.settings.differences.size(), 3u);
-  EXPECT_EQ(report.settings.differences[0].key, "gpubench_timer");
+  EXPECT_EQ(report.settings.differences[0].key, context_key::kTimer);
   EXPECT_EQ(report.settings.differences[0].baseline, "cuda_event");
   EXPECT_EQ(report.settings.differences[0].contender, "cupti");
-  EXPECT_EQ(report.settings.differences[1].key, "gpubench_cache");
+  EXPECT_EQ(report.settings.differences[1].key, context_key::kCache);
   EXPECT_EQ(report.settings.differences[2].key, "gpubench_new_knob");
   EXPECT_FALSE(report.settings.differences[2].baseline.has_value());
 
@@ -442,16 +443,16 @@ TEST(Compare, SettingsAreNotCheckedWithoutFingerprints) {
 
 TEST(Compare, DifferentGpuIsProminentButDoesNotFail) {
   auto other = kSettings;
-  other["gpu_name"] = "NVIDIA A100";
-  other["gpu_compute_capability"] = "8.0";
+  other[context_key::kGpuName] = "NVIDIA A100";
+  other[context_key::kGpuComputeCapability] = "8.0";
   const auto base = MakeFile("b.json", {{"k", kFive}}, kSettings);
   const auto cont = MakeFile("c.json", {{"k", kFive}}, other);
   const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
   EXPECT_EQ(report.exit_code, kExitOk);
   ASSERT_EQ(report.device_differences.size(), 2u);
-  EXPECT_EQ(report.device_differences[0].key, "gpu_name");
+  EXPECT_EQ(report.device_differences[0].key, context_key::kGpuName);
   EXPECT_TRUE(report.device_differences[0].prominent);
-  EXPECT_EQ(report.device_differences[1].key, "gpu_compute_capability");
+  EXPECT_EQ(report.device_differences[1].key, context_key::kGpuComputeCapability);
   EXPECT_FALSE(report.device_differences[1].prominent);
   const std::string console = FormatConsole(report, false);
   // The banner comes before the table.
@@ -621,8 +622,8 @@ TEST(History, RunsOnASharedGpuOrTimedAnotherWayAreLeftOut) {
 TEST(History, ARunWithOtherSettingsIsNamedAndRefused) {
   std::vector<BenchmarkFile> runs = HistoryOf({1.0, 1.0, 1.0});
   auto other = kSettings;
-  other["gpubench_settings_fingerprint"] = "00000000000000bb";
-  other["gpubench_cache"] = "keep";
+  other[context_key::kSettingsFingerprint] = "00000000000000bb";
+  other[context_key::kCache] = "keep";
   runs[1] = MakeFile("run2.json", {{"k", kFive}}, other);
   const auto cont = MakeFile("c.json", {{"k", kFive}}, kSettings);
   ComparisonReport report = CompareWithHistory(Runs(runs), cont, CompareOptions{}).value();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "json_report_dom.hpp"
+#include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
 #include "tools/base/halves.hpp"
 #include "tools/base/json_writer.hpp"
@@ -167,11 +168,11 @@ ComparisonReport AwkwardReport() {
   report.options.fail_on_missing = true;
   report.settings.baseline_fingerprint = "fp\x03";
   report.settings.mismatch = true;
-  report.settings.differences = {{"gpubench_timer", "events", "cupti\t", true},
+  report.settings.differences = {{context_key::kTimer, "events", "cupti\t", true},
                                  {"gone \"key\"", std::nullopt, "\xc0", false},
                                  {"new", "x", std::nullopt, true}};
   report.settings.notes = {"note \"one\"", "", "\x7f"};
-  report.device_differences = {{"gpu_name", "H200", "H100 é", true},
+  report.device_differences = {{context_key::kGpuName, "H200", "H100 é", true},
                                {"gpu_odd\x04", std::nullopt, std::nullopt, false}};
   report.warnings = {"warning\n", "plain"};
   report.summary.compared = 7;
@@ -266,7 +267,7 @@ TEST(JsonReport, EmptyAndRefusedReportsAsTheDomBuilderWroteThem) {
   report.refused_for_settings = true;
   report.exit_code = kExitSettingsMismatch;
   report.settings.mismatch = true;
-  report.settings.differences = {{"gpubench_timer", "events", "cupti", true}};
+  report.settings.differences = {{context_key::kTimer, "events", "cupti", true}};
   EXPECT_TRUE(SameText(FormatJson(report), FormatJsonWithDom(report)));
 }
 

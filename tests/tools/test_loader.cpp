@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
 
 namespace gpubench::tools {
@@ -145,7 +146,7 @@ TEST(Loader, GroupsRepetitionsAndIgnoresAggregates) {
   ASSERT_EQ(file.benchmarks.size(), 1u);
   EXPECT_EQ(file.benchmarks[0].RepetitionCount(), 2u);
   EXPECT_EQ(file.benchmarks[0].FindMetric("c")->values, (std::vector<double>{1, 2}));
-  EXPECT_EQ(*file.ContextValue("gpu_name"), "X");
+  EXPECT_EQ(*file.ContextValue(context_key::kGpuName), "X");
   EXPECT_EQ(*file.ContextValue("num_cpus"), "2");
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
 
 namespace gpubench::tools {
@@ -64,7 +65,7 @@ TEST(MetricPolicy, FileDeclaredUnitsAndDirections) {
   MetricPolicy hit_rate = ResolveMetricPolicy("lts__t_sector_hit_rate.pct", none, declared);
   EXPECT_EQ(hit_rate.direction, Direction::kHigherIsBetter);
   EXPECT_EQ(hit_rate.unit, "%");
-  EXPECT_EQ(hit_rate.rule, "gpubench_counter_units");
+  EXPECT_EQ(hit_rate.rule, context_key::kCounterUnits);
   EXPECT_FALSE(hit_rate.threshold_percent.has_value());  // report only unless --threshold
   EXPECT_EQ(ResolveMetricPolicy("smsp__inst_executed.sum", none, declared).direction,
             Direction::kUnknown);

@@ -5,6 +5,7 @@
 
 #include "config/metric_groups.hpp"
 #include "frontend/setup/context.hpp"
+#include "schema/context_keys.hpp"
 #include "support/fake_device.hpp"
 
 namespace gpubench::detail {
@@ -27,75 +28,76 @@ std::map<std::string, std::string> AsMap(const KeyValues& context) {
 TEST(Context, CarriesEverySettingAndDeviceFact) {
   auto context = AsMap(BuildContext(Defaults(), testing::FakeH200(), "on: test"));
   const std::map<std::string, std::string> expected = {
-      {"gpubench_timer", "events"},
-      {"gpubench_cache", "flush"},
-      {"gpubench_flush_method", "l2_read_evict"},
-      {"gpubench_clock_control", "none"},
-      {"gpubench_profile_iterations", "3"},
-      {"gpubench_profile_runs", "reported"},
-      {"gpubench_profiling", "on"},
-      {"gpubench_device", "0"},
-      {"gpubench_profiler", "on: test"},
-      {"gpu_name", "NVIDIA H200"},
-      {"gpu_status", "ok"},
-      {"gpu_compute_capability", "9.0"},
-      {"gpu_sm_count", "132"},
-      {"gpu_l2_bytes", "62914560"},
-      {"gpu_sm_clock_rated_mhz", "1980"},
-      {"gpu_memory_clock_rated_mhz", "3201"},
-      {"gpu_memory_bus_width_bits", "6144"},
-      {"gpu_dram_bandwidth_theoretical_bytes_per_second", "4916736000000"},
-      {"gpu_ecc", "on"},
-      {"cuda_driver_version", "13.0"},
-      {"cuda_runtime_version", "13.0"},
-      {"cuda_cupti_api_version", "130001"},
-      {"gpu_pci_bus_id", "00000000:19:00.0"},
+      {context_key::kTimer, "events"},
+      {context_key::kCache, "flush"},
+      {context_key::kFlushMethod, "l2_read_evict"},
+      {context_key::kClockControl, "none"},
+      {context_key::kProfileIterations, "3"},
+      {context_key::kProfileRuns, "reported"},
+      {context_key::kProfiling, "on"},
+      {context_key::kDevice, "0"},
+      {context_key::kProfiler, "on: test"},
+      {context_key::kGpuName, "NVIDIA H200"},
+      {context_key::kGpuStatus, "ok"},
+      {context_key::kGpuComputeCapability, "9.0"},
+      {context_key::kGpuSmCount, "132"},
+      {context_key::kGpuL2Bytes, "62914560"},
+      {context_key::kGpuSmClockRatedMhz, "1980"},
+      {context_key::kGpuMemoryClockRatedMhz, "3201"},
+      {context_key::kGpuMemoryBusWidthBits, "6144"},
+      {context_key::kGpuDramBandwidthTheoretical, "4916736000000"},
+      {context_key::kGpuEcc, "on"},
+      {context_key::kCudaDriverVersion, "13.0"},
+      {context_key::kCudaRuntimeVersion, "13.0"},
+      {context_key::kCudaCuptiApiVersion, "130001"},
+      {context_key::kGpuPciBusId, "00000000:19:00.0"},
   };
   for (const auto& [key, value] : expected) {
     ASSERT_TRUE(context.count(key)) << key;
     EXPECT_EQ(context[key], value) << key;
   }
-  EXPECT_EQ(context["gpubench_metrics"],
+  EXPECT_EQ(context[context_key::kMetrics],
             "dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,"
             "sm__cycles_elapsed.avg.per_second");
-  EXPECT_NE(context["gpubench_flush_description"].find("125829120 bytes"), std::string::npos);
-  EXPECT_EQ(context["gpubench_settings_fingerprint"], SettingsFingerprint(Defaults()));
+  EXPECT_NE(context[context_key::kFlushDescription].find("125829120 bytes"), std::string::npos);
+  EXPECT_EQ(context[context_key::kSettingsFingerprint], SettingsFingerprint(Defaults()));
 }
 
 // The stream hold comes with cache=flush only, and the context says how each run was timed.
 TEST(Context, StatesTheLaunchHoldOfTheCachePolicy) {
   auto flush = AsMap(BuildContext(Defaults(), testing::FakeH200(), "on"));
-  EXPECT_EQ(flush["gpubench_method_version"], "5");
-  EXPECT_EQ(flush["gpubench_launch_hold"], "hold_kernel");
-  EXPECT_EQ(flush["gpubench_warmup_iterations"], "2");
-  EXPECT_NE(flush["gpubench_launch_hold_description"].find("launch_held=0"), std::string::npos);
-  EXPECT_NE(flush["gpubench_fingerprint_keys"].find("gpubench_launch_hold"), std::string::npos);
+  EXPECT_EQ(flush[context_key::kMethodVersion], "5");
+  EXPECT_EQ(flush[context_key::kLaunchHold], "hold_kernel");
+  EXPECT_EQ(flush[context_key::kWarmupIterations], "2");
+  EXPECT_NE(flush[context_key::kLaunchHoldDescription].find("launch_held=0"), std::string::npos);
+  EXPECT_NE(flush[context_key::kFingerprintKeys].find(context_key::kLaunchHold), std::string::npos);
   Settings keep_settings = Defaults();
   keep_settings.cache = CachePolicy::kKeep;
   auto keep = AsMap(BuildContext(keep_settings, testing::FakeH200(), "on"));
-  EXPECT_EQ(keep["gpubench_launch_hold"], "none");
-  EXPECT_EQ(keep["gpubench_warmup_iterations"], "1");
-  EXPECT_EQ(keep["gpubench_launch_hold_description"].rfind("none", 0), 0u);
+  EXPECT_EQ(keep[context_key::kLaunchHold], "none");
+  EXPECT_EQ(keep[context_key::kWarmupIterations], "1");
+  EXPECT_EQ(keep[context_key::kLaunchHoldDescription].rfind("none", 0), 0u);
 }
 
 TEST(Context, NamesTheMetricGroupsAndTheFlopMethod) {
   auto defaults = AsMap(BuildContext(Defaults(), testing::FakeH200(), "on"));
-  EXPECT_EQ(defaults["gpubench_metric_groups"], "none");
-  EXPECT_EQ(defaults.count("gpubench_flop_method"), 0u);
+  EXPECT_EQ(defaults[context_key::kMetricGroups], "none");
+  EXPECT_EQ(defaults.count(context_key::kFlopMethod), 0u);
   Settings flops = Defaults();
   for (const auto& metric : FindMetricGroup("flops")->metrics) flops.metrics.push_back(metric);
   auto context = AsMap(BuildContext(flops, testing::FakeH200(), "on"));
-  EXPECT_EQ(context["gpubench_metric_groups"], "flops");
-  EXPECT_NE(context["gpubench_flop_method"].find("peak_sustained"), std::string::npos);
+  EXPECT_EQ(context[context_key::kMetricGroups], "flops");
+  EXPECT_NE(context[context_key::kFlopMethod].find("peak_sustained"), std::string::npos);
   flops.profile_iterations = 0;
-  EXPECT_EQ(AsMap(BuildContext(flops, testing::FakeH200(), "off"))["gpubench_metric_groups"],
+  EXPECT_EQ(AsMap(BuildContext(flops, testing::FakeH200(), "off"))[context_key::kMetricGroups],
             "none");
 }
 
 TEST(Context, KeysAreSnakeCaseWithTheDocumentedPrefixes) {
   for (const auto& [key, value] : BuildContext(Defaults(), testing::FakeH200(), "on")) {
-    const bool prefixed =
-        key.rfind("gpubench_", 0) == 0 || key.rfind("gpu_", 0) == 0 || key.rfind("cuda_", 0) == 0;
+    const bool prefixed = key.rfind(context_key::kGpubenchPrefix, 0) == 0 ||
+                          key.rfind(context_key::kGpuPrefix, 0) == 0 ||
+                          key.rfind(context_key::kCudaPrefix, 0) == 0;
     EXPECT_TRUE(prefixed) << key;
     for (char c : key) EXPECT_TRUE(std::islower(c) || std::isdigit(c) || c == '_') << key;
   }
@@ -105,9 +107,9 @@ TEST(Context, SaysWhenThereIsNoDevice) {
   DeviceFacts none;
   none.unavailable_reason = "cudaGetDeviceCount: cudaErrorNoDevice (no CUDA-capable device)";
   auto context = AsMap(BuildContext(Defaults(), none, "unavailable: no usable CUDA device"));
-  EXPECT_EQ(context["gpu_name"], "none");
-  EXPECT_EQ(context["gpu_status"], "unavailable: " + none.unavailable_reason);
-  EXPECT_EQ(context["cuda_driver_version"], "none");
+  EXPECT_EQ(context[context_key::kGpuName], "none");
+  EXPECT_EQ(context[context_key::kGpuStatus], "unavailable: " + none.unavailable_reason);
+  EXPECT_EQ(context[context_key::kCudaDriverVersion], "none");
 }
 
 TEST(Context, FingerprintKeysNameExactlyTheHashedSettings) {
@@ -117,7 +119,7 @@ TEST(Context, FingerprintKeysNameExactlyTheHashedSettings) {
     keys += (keys.empty() ? "" : ",") + key;
     EXPECT_EQ(context[key], value) << "context value differs from the hashed one: " << key;
   }
-  EXPECT_EQ(context["gpubench_fingerprint_keys"], keys);
+  EXPECT_EQ(context[context_key::kFingerprintKeys], keys);
 }
 
 // The flush reads twice the L2 (so no line of the previous iteration can survive it), and at

@@ -22,6 +22,7 @@
 #include "frontend/setup/profiling_run.hpp"
 #include "gpubench/main.hpp"
 #include "measure/process/process_state.hpp"
+#include "schema/context_keys.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -75,10 +76,10 @@ TEST(Devices, MergeKeepsEveryDevicesRowsAndFactsInOrder) {
   EXPECT_NE(merged.value().find("\"real_time\": NaN"), std::string::npos);  // spliced as written
   const nlohmann::json document = Parse(merged.value());
   const nlohmann::json& context = document["context"];
-  EXPECT_EQ(context["gpubench_devices"], "0,1");
+  EXPECT_EQ(context[context_key::kDevices], "0,1");
   EXPECT_EQ(context["gpu_0_pci_bus_id"], "0000:00:00.0");
   EXPECT_EQ(context["gpu_1_pci_bus_id"], "0000:01:00.0");
-  EXPECT_EQ(context["gpu_pci_bus_id"], "0000:00:00.0");  // the first device's
+  EXPECT_EQ(context[context_key::kGpuPciBusId], "0000:00:00.0");  // the first device's
   ASSERT_EQ(document["benchmarks"].size(), 2u);
   EXPECT_EQ(document["benchmarks"][0]["name"], "BM_Copy/gpu:0/manual_time");
   EXPECT_EQ(document["benchmarks"][1]["name"], "BM_Copy/gpu:1/manual_time");
@@ -210,7 +211,7 @@ TEST(DeviceOrder, OneAtATimeWaitsForEachDeviceBeforeTheNext) {
             "BM_Copy/gpu:0 row\nBM_Copy/gpu:1 row\nBM_Copy/gpu:2 row\n");
   std::ifstream in(out);
   const nlohmann::json merged = Parse(std::string(std::istreambuf_iterator<char>(in), {}));
-  EXPECT_EQ(merged["context"]["gpubench_devices"], "0,1,2");
+  EXPECT_EQ(merged["context"][context_key::kDevices], "0,1,2");
   std::remove(out.c_str());
 }
 
@@ -253,7 +254,7 @@ TEST(DeviceOrder, AFailedDeviceAtOnceKeepsTheOthersRowsAndItsExitCode) {
   EXPECT_EQ(code, 134);
   std::ifstream in(out);
   const nlohmann::json merged = Parse(std::string(std::istreambuf_iterator<char>(in), {}));
-  EXPECT_EQ(merged["context"]["gpubench_devices"], "0,2");
+  EXPECT_EQ(merged["context"][context_key::kDevices], "0,2");
   ASSERT_EQ(merged["benchmarks"].size(), 2u);
   EXPECT_EQ(merged["benchmarks"][1]["name"], "BM_Copy/gpu:2/manual_time");
   std::remove(out.c_str());
@@ -272,7 +273,7 @@ TEST(DeviceOrder, SettingIsFingerprintedOnlyWhenDevicesRanAtOnce) {
   const KeyValues at_once_entries = FingerprintedSettings(at_once);
   const auto has_order = [](const KeyValues& entries) {
     return std::any_of(entries.begin(), entries.end(),
-                       [](const auto& entry) { return entry.first == "gpubench_device_order"; });
+                       [](const auto& entry) { return entry.first == context_key::kDeviceOrder; });
   };
   EXPECT_FALSE(has_order(serial_entries));
   EXPECT_TRUE(has_order(at_once_entries));

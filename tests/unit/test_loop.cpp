@@ -27,6 +27,7 @@
 #include "frontend/setup/context.hpp"
 #include "frontend/setup/devices.hpp"
 #include "gb/gb_internals.hpp"
+#include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
 #include "support/fakes.hpp"
 
@@ -1615,7 +1616,7 @@ TEST(BusyContext, SaysHowBusyTimeIsMeasuredAndListsTheChildsHostCalls) {
   const auto off = detail::MakeCounterRoute(detail::ProfilingRole::kNone, services)
                        ->BusyContext("off: --gpubench_metrics=off");
   ASSERT_EQ(off.size(), 2u);
-  EXPECT_EQ(off[0].first, "gpubench_gpu_busy");
+  EXPECT_EQ(off[0].first, context_key::kGpuBusy);
   EXPECT_EQ(off[0].second.rfind("not measured", 0), 0u) << off[0].second;
   EXPECT_NE(off[0].second.find("--gpubench_metrics=off"), std::string::npos);
 
@@ -1629,7 +1630,7 @@ TEST(BusyContext, SaysHowBusyTimeIsMeasuredAndListsTheChildsHostCalls) {
   EXPECT_EQ(role, detail::ProfilingRole::kParent);
   const auto on = detail::MakeCounterRoute(role, services)->BusyContext(header.profiler_status);
   EXPECT_NE(on[0].second.find("in the profiling child"), std::string::npos) << on[0].second;
-  EXPECT_EQ(on[1].first, "gpubench_host_calls");
+  EXPECT_EQ(on[1].first, context_key::kHostCalls);
   EXPECT_EQ(on[1].second,
             "LoopTest_ThreeRepetitions=cudaMallocHost:1:0.0021,cudaDeviceSynchronize:1:0.0009,"
             "cudaMemcpy:2:0.0002");

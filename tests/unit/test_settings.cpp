@@ -3,6 +3,7 @@
 #include "config/metric_groups.hpp"
 #include "config/settings_parse.hpp"
 #include "frontend/setup/context.hpp"
+#include "schema/context_keys.hpp"
 #include "support/guide_table.hpp"
 
 namespace gpubench::detail {
@@ -228,7 +229,9 @@ TEST(SettingsTable, EveryRowReachesHelpAndItsContextKey) {
       EXPECT_NE(help.find("--gpubench_" + std::string(row.name) + "="), std::string::npos)
           << row.name;
       EXPECT_NE(help.find(std::string(row.meaning)), std::string::npos) << row.name;
-      if (row.in_context) EXPECT_EQ(context.count("gpubench_" + std::string(row.name)), 1u);
+      if (row.in_context) {
+        EXPECT_EQ(context.count(context_key::kGpubenchPrefix + std::string(row.name)), 1u);
+      }
       if (row.fingerprint != nullptr) {
         for (const auto& [key, value] : row.fingerprint(settings)) {
           EXPECT_EQ(context[key], value) << key;

@@ -13,6 +13,7 @@
 #include "config/settings_table.hpp"
 #include "frontend/setup/context.hpp"
 #include "measure/checks/thermal_watch.hpp"
+#include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
 #include "support/fakes.hpp"
 
@@ -200,7 +201,7 @@ TEST(ThermalSetting, OnlyWaitIsFingerprinted) {
   settings.metrics = DefaultMetrics();
   const std::string plain = SettingsFingerprint(settings);
   for (const auto& [key, value] : FingerprintedSettings(settings)) {
-    EXPECT_NE(key, "gpubench_thermal");
+    EXPECT_NE(key, context_key::kThermal);
   }
   settings.thermal = Thermal::kWait;
   EXPECT_NE(SettingsFingerprint(settings), plain);
@@ -213,7 +214,7 @@ TEST(ThermalSetting, OnlyWaitIsFingerprinted) {
 TEST(ThermalContext, SaysHowItReadsOrWhyItCannot) {
   const auto known = ThermalContext(ThermalReading(34, 72.4, 5.0, kClockEventGpuIdle));
   ASSERT_EQ(known.size(), 1u);
-  EXPECT_EQ(known[0].first, "gpubench_gpu_thermal");
+  EXPECT_EQ(known[0].first, context_key::kGpuThermal);
   EXPECT_NE(known[0].second.find("every 100 ms"), std::string::npos);
   EXPECT_NE(known[0].second.find("at start 34 C, 72 W, clock-event reasons gpu_idle"),
             std::string::npos)
