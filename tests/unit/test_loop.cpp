@@ -36,10 +36,15 @@
 #include "measure/checks/paused_timing.hpp"
 #include "measure/profiling/busy_phase.hpp"
 #include "measure/publish/profile_log.hpp"
+#include "measure/sampling/stopping_rule.hpp"
 #include "support/gb_version.hpp"
 
 namespace gpubench::testing {
 namespace {
+
+using detail::StopReason;
+/// The stop_reason counter's value for `reason`.
+double StopCode(StopReason reason) { return static_cast<double>(reason); }
 
 Log* g_log = nullptr;
 FakeOps* g_ops = nullptr;
@@ -447,7 +452,8 @@ TEST_F(LoopTest, TheRuleStopsAtTheMinimumSamplesWhenTheyArePreciseAlready) {
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   EXPECT_EQ(runs[0].iterations, 10);  // --gpubench_min_samples
   EXPECT_EQ(log_.Count("timer_begin"), 10);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kStopReason).value, 1);  // precision
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kStopReason).value,
+                   StopCode(StopReason::kPrecision));
   EXPECT_LT(runs[0].counters.at(counter::kPrecisionPct).value, 0.1);
   EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kSamples).value, 10);
   // GB's time and rates are over the samples taken: 1 ms per sample.
@@ -469,7 +475,8 @@ TEST_F(LoopTest, NoisySamplesAreTakenUntilTheMeanIsPrecise) {
   // t x 5% / sqrt(n) <= 1% needs about (1.96 x 5)^2 = 96 samples.
   EXPECT_GT(runs[0].iterations, 80);
   EXPECT_LT(runs[0].iterations, 120);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kStopReason).value, 1);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kStopReason).value,
+                   StopCode(StopReason::kPrecision));
   EXPECT_LE(runs[0].counters.at(counter::kPrecisionPct).value, 1.0);
   // Without gpubench's reporter the row keeps GB's name, count included.
   EXPECT_EQ(runs[0].benchmark_name(), "LoopTest_Stops/iterations:2/manual_time");
@@ -482,7 +489,8 @@ TEST_F(LoopTest, TheWallBudgetEndsARepetitionBeforeThePrecisionTarget) {
   settings_.max_seconds = 0.05;
   auto runs = Run("^LoopTest_StopsSlow/");  // 2 ms of host time per body
   ASSERT_EQ(runs.size(), 1u);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kStopReason).value, 2);  // max_seconds
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kStopReason).value,
+                   StopCode(StopReason::kMaxSeconds));
   // Warm-up, hold check and samples of 2 ms each within 50 ms: at most 23 samples (fewer on a
   // loaded machine, where a 2 ms sleep takes longer); the precision target would need ~150000.
   EXPECT_GE(runs[0].iterations, 5);
@@ -511,13 +519,16 @@ TEST_F(LoopTest, LaterRepetitionsTakeTheFirstOnesCount) {
     if (run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration) repetitions.push_back(run);
   }
   ASSERT_EQ(repetitions.size(), 3u);
-  EXPECT_DOUBLE_EQ(repetitions[0].counters.at(counter::kStopReason).value, 1);  // precision
+  EXPECT_DOUBLE_EQ(repetitions[0].counters.at(counter::kStopReason).value,
+                   StopCode(StopReason::kPrecision));
   for (const auto& run : repetitions) {
     EXPECT_EQ(run.iterations, repetitions[0].iterations);
     EXPECT_EQ(run.benchmark_name(), "LoopTest_StopsRepeated/64/repeats:3/manual_time");
   }
-  EXPECT_DOUBLE_EQ(repetitions[1].counters.at(counter::kStopReason).value, 6);  // repetition
-  EXPECT_DOUBLE_EQ(repetitions[2].counters.at(counter::kStopReason).value, 6);
+  EXPECT_DOUBLE_EQ(repetitions[1].counters.at(counter::kStopReason).value,
+                   StopCode(StopReason::kRepetition));
+  EXPECT_DOUBLE_EQ(repetitions[2].counters.at(counter::kStopReason).value,
+                   StopCode(StopReason::kRepetition));
   // GB's aggregates are there, with the restored name.
   EXPECT_EQ(runs.back().run_name.str(), "LoopTest_StopsRepeated/64/repeats:3/manual_time");
   EXPECT_EQ(runs.size(), 3u + 4u);  // mean, median, stddev, cv
@@ -531,7 +542,7 @@ TEST_F(LoopTest, KeepStopsAtTheMinimumsForItHasOneRegion) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].iterations, 10);
   EXPECT_EQ(log_.Count("timer_begin"), 1);
-  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kStopReason).value, 3);  // minimum
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kStopReason).value, StopCode(StopReason::kMinimum));
   EXPECT_EQ(runs[0].counters.count(counter::kPrecisionPct), 0u);
   EXPECT_NEAR(runs[0].real_accumulated_time, 1e-3, 1e-12);  // the one region, spread over 10
 }
@@ -543,14 +554,16 @@ TEST_F(LoopTest, AnExplicitCountKeepsGbsRuleAndSaysSo) {
   auto counted = Run("^LoopTest_Lambda/");
   ASSERT_EQ(counted.size(), 1u);
   EXPECT_EQ(counted[0].iterations, 1);
-  EXPECT_DOUBLE_EQ(counted[0].counters.at(counter::kStopReason).value, 5);  // iterations
+  EXPECT_DOUBLE_EQ(counted[0].counters.at(counter::kStopReason).value,
+                   StopCode(StopReason::kIterations));
   EXPECT_DOUBLE_EQ(counted[0].counters.at(counter::kSamples).value, 1);
 }
 
 TEST_F(LoopTest, GbsMinTimeRuleSaysSoAndCarriesWhatItsTrialCallsCost) {
   auto timed = Run("^LoopTest_Search/");  // GB's growth to --benchmark_min_time
   ASSERT_EQ(timed.size(), 1u);
-  EXPECT_DOUBLE_EQ(timed[0].counters.at(counter::kStopReason).value, 4);  // min_time
+  EXPECT_DOUBLE_EQ(timed[0].counters.at(counter::kStopReason).value,
+                   StopCode(StopReason::kMinTime));
   // Its row carries what its trial calls cost: their samples, and their wall time.
   EXPECT_GT(timed[0].counters.at(counter::kSamples).value,
             static_cast<double>(timed[0].iterations));
