@@ -13,8 +13,9 @@ struct InitResult {
 /// Parses and removes the --gpubench_* flags from argv (GB's own flags are left for
 /// benchmark::Initialize), reads GPUBENCH_* environment variables, queries the device and adds
 /// the settings and device facts to GB's context block. Bad input prints what was wrong and
-/// what is valid to stderr and returns {false, 2}.
-InitResult Initialize(int* argc, char** argv);
+/// what is valid to stderr and returns {false, 2}. The result must be checked: a main of your
+/// own returns `exit_code` when `run_benchmarks` is false (README, "Your own main").
+[[nodiscard]] InitResult Initialize(int* argc, char** argv);
 
 /// Initialize, then benchmark::Initialize, then runs the benchmarks with gpubench's console
 /// reporter (GB's JSON file output is untouched). Returns the process exit code: 0 after a run

@@ -20,7 +20,7 @@ namespace {
 
 // stopping=precision needs Main's reporters and no GB time asked for on the command line;
 // otherwise GB's rule stays, and the note says why (context gpubench_stopping_note).
-void ChooseStopping(const PlanInputs& inputs, Settings* settings) {
+void ChooseStopping(const PlanInputs& inputs, Settings* settings, std::string* console_note) {
   if (settings->stopping != Stopping::kPrecision) return;
   if (!inputs.gb_min_time.empty()) {
     settings->stopping = Stopping::kGb;
@@ -33,6 +33,12 @@ void ChooseStopping(const PlanInputs& inputs, Settings* settings) {
         "GB's rule: a main of your own runs GB's reporters, which would show the count gpubench "
         "sets in every name (.../iterations:2/...); call gpubench::Main(argc, argv) from your "
         "main, or use GPUBENCH_MAIN(), for gpubench's rule";
+    // Nobody asked for GB's rule here: say so where the user looks, not only in the context
+    // (once: the profiling child runs the same main).
+    if (inputs.child_file.empty()) {
+      *console_note = "gpubench: " + settings->stopping_note +
+                      " (gpubench_stopping_rule and the settings fingerprint say so too)\n";
+    }
   }
 }
 
@@ -62,7 +68,7 @@ Result<RunPlan> DraftRunPlan(const PlanInputs& inputs) {
   // (its children are told so); a run of one device reads one_at_a_time whatever was asked.
   plan.settings.device_order =
       inputs.devices_at_once ? DeviceOrder::kAllAtOnce : DeviceOrder::kOneAtATime;
-  ChooseStopping(inputs, &plan.settings);
+  ChooseStopping(inputs, &plan.settings, &plan.console_note);
   plan.profiling = IntendedRole(inputs);
   plan.child_file = inputs.child_file;
   plan.cuda_tool = inputs.cuda_tool;

@@ -47,6 +47,9 @@ struct RunPlan {
   ProfilingRole profiling = ProfilingRole::kNone;
   std::string child_file;  ///< kChild: the parent's file for the sessions
   std::string cuda_tool;   ///< "" = no other CUDA tool attached
+  /// Printed once on stderr by Initialize: why a run the user did not ask to change keeps GB's
+  /// rule (a main of one's own), which the context block alone would not show on the console.
+  std::string console_note;
 
   /// gpubench's stopping rule sets the counts of GB's families (TakeOverCounts).
   bool gpubench_counts() const;

@@ -56,6 +56,26 @@ TEST(RunPlan, GpubenchsStoppingRuleNeedsMainAndNoTimeAskedOfGb) {
   EXPECT_EQ(plan.settings.stopping_note, "");
 }
 
+// A main of one's own keeps GB's rule without being asked: the console says so once (not the
+// profiling child, which runs the same main); a rule the user asked for needs no note.
+TEST(RunPlan, OnlyAnUnaskedRuleOfAMainOfOnesOwnIsSaidOnTheConsole) {
+  PlanInputs inputs = GpubenchMain();
+  EXPECT_EQ(Draft(inputs).console_note, "");
+  inputs.main_reports = false;
+  const std::string note = Draft(inputs).console_note;
+  EXPECT_EQ(note.rfind("gpubench: GB's rule: a main of your own", 0), 0u) << note;
+  EXPECT_NE(note.find("gpubench::Main(argc, argv)"), std::string::npos) << note;
+  EXPECT_EQ(note.back(), '\n');
+  inputs.child_file = "/tmp/gpubench-profiling-x";
+  EXPECT_EQ(Draft(inputs).console_note, "");
+  inputs.child_file.clear();
+  inputs.gb_min_time = "0.2s";  // the user asked GB for its time
+  EXPECT_EQ(Draft(inputs).console_note, "");
+  inputs.gb_min_time.clear();
+  inputs.settings.stopping = Stopping::kGb;  // the user asked for GB's rule
+  EXPECT_EQ(Draft(inputs).console_note, "");
+}
+
 TEST(RunPlan, DeviceOrderIsAllAtOnceOnlyInAChildOfSuchARun) {
   PlanInputs inputs = GpubenchMain();
   inputs.settings.device_order = DeviceOrder::kAllAtOnce;  // asked of the parent

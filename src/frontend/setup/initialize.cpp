@@ -227,6 +227,7 @@ InitResult Initialize(int* argc, char** argv) {
   if (detail::Status refused = detail::RefuseUnderCudaTool(plan); !refused.ok()) {
     return Refuse(refused.message());
   }
+  std::cerr << plan.console_note;
   auto& process = detail::ProcessState::Get();
   process.cost.Start();
   // Before any child runs (each takes the counts over in its own process, from the same code).

@@ -1,8 +1,14 @@
-# ctest counter_writes_refused: each file here is compiled (syntax only) against src/. Its first
-# line says what must happen: "// expect: compiles" (the control: the set-up is right), or
-# "// expect: <regex>", a compile that fails with an error line matching the regex (the reason
-# the write is refused, so that an unrelated error such as a missing include does not pass).
-#   cmake -DCXX=<compiler> -DSRC=<src dir> -DDIR=<this folder> -P check_refused.cmake
+# ctest counter_writes_refused (this folder) and init_result_must_be_used (init/): each file of
+# DIR is compiled (syntax only, unused results of [[nodiscard]] functions as errors) against src/
+# and include/. Its first line says what must happen: "// expect: compiles" (the control: the
+# set-up is right), or "// expect: <regex>", a compile that fails with an error line matching the
+# regex (the reason the code is refused, so that an unrelated error such as a missing include does
+# not pass). MIN_REFUSED (default 3) refused files at least.
+#   cmake -DCXX=<compiler> -DSRC=<src dir> -DINCLUDE=<include dir> -DDIR=<folder>
+#         [-DMIN_REFUSED=<n>] -P check_refused.cmake
+if(NOT DEFINED MIN_REFUSED)
+  set(MIN_REFUSED 3)
+endif()
 file(GLOB sources "${DIR}/*.cpp")
 set(failures "")
 set(controls 0)
@@ -15,7 +21,8 @@ foreach(source IN LISTS sources)
     continue()
   endif()
   set(expect "${CMAKE_MATCH_1}")
-  execute_process(COMMAND "${CXX}" -std=c++17 -fsyntax-only "-I${SRC}" "${source}"
+  execute_process(COMMAND "${CXX}" -std=c++17 -fsyntax-only -Werror=unused-result "-I${SRC}"
+                          "-I${INCLUDE}" "${source}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(expect STREQUAL "compiles")
     math(EXPR controls "${controls} + 1")
@@ -44,7 +51,7 @@ foreach(source IN LISTS sources)
     message(STATUS "${name}: refused as expected (${expect})")
   endif()
 endforeach()
-if(controls LESS 1 OR refused LESS 3)
+if(controls LESS 1 OR refused LESS MIN_REFUSED)
   list(APPEND failures "found ${controls} controls and ${refused} refused files in ${DIR}")
 endif()
 if(failures)
