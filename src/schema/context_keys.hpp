@@ -68,6 +68,10 @@ inline constexpr char kGpuDramBandwidthTheoretical[] =
     "gpu_dram_bandwidth_theoretical_bytes_per_second";
 inline constexpr char kGpuEcc[] = "gpu_ecc";
 inline constexpr char kGpuPciBusId[] = "gpu_pci_bus_id";
+inline constexpr char kGpuUuid[] = "gpu_uuid";
+inline constexpr char kGpuSerial[] = "gpu_serial";
+inline constexpr char kGpuVbiosVersion[] = "gpu_vbios_version";
+inline constexpr char kGpuDriverVersion[] = "gpu_driver_version";
 inline constexpr char kCudaDriverVersion[] = "cuda_driver_version";
 inline constexpr char kCudaRuntimeVersion[] = "cuda_runtime_version";
 inline constexpr char kCudaCuptiApiVersion[] = "cuda_cupti_api_version";
@@ -167,6 +171,15 @@ inline constexpr ContextKeyInfo kContextKeys[] = {
      "2 x memory clock x bus width / 8"},
     {context_key::kGpuEcc, ContextWriter::kContext, "on or off"},
     {context_key::kGpuPciBusId, ContextWriter::kContext, "the device's PCI bus id"},
+    {context_key::kGpuUuid, ContextWriter::kContext,
+     "the physical GPU: GPU-<hex> from NVML, else the CUDA runtime's (identity, not "
+     "fingerprinted), or unknown: ..."},
+    {context_key::kGpuSerial, ContextWriter::kContext,
+     "the board's serial number from NVML (identity), or unknown: ..."},
+    {context_key::kGpuVbiosVersion, ContextWriter::kContext,
+     "the VBIOS version from NVML (identity), or unknown: ..."},
+    {context_key::kGpuDriverVersion, ContextWriter::kContext,
+     "the driver's full version from NVML, e.g. 580.95.05 (identity), or unknown: ..."},
     {context_key::kCudaDriverVersion, ContextWriter::kContext, "none without a driver"},
     {context_key::kCudaRuntimeVersion, ContextWriter::kContext, "the CUDA runtime's version"},
     {context_key::kCudaCuptiApiVersion, ContextWriter::kContext, "CUPTI's API version"},

@@ -1,5 +1,6 @@
-// Benchmarks that the GPU scripts run as a whole process: under ncu (check_ncu.py) and with
-// faults that poison the CUDA context (check_faults.py).
+// Benchmarks that the GPU scripts run as a whole process: under ncu (check_ncu.py), with faults
+// that poison the CUDA context (check_faults.py), and for the context's GPU identity
+// (check_identity.py, which runs Fault_1_Good only).
 #include <gpubench/gpubench.hpp>
 
 #include <stdexcept>

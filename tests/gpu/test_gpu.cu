@@ -16,6 +16,7 @@
 #include "gb/gb_internals.hpp"
 #include "gpu/cuda/device_info.hpp"
 #include "gpu/cupti/cupti_attach.hpp"
+#include "gpu/nvml/gpu_identity.hpp"
 #include "kernels.cuh"
 #include "measure/checks/thermal_watch.hpp"
 #include "measure/process/process_state.hpp"
@@ -428,4 +429,20 @@ TEST_F(Gpu, ThermalCountersArePlausibleAndTheirReadsCheap) {
   EXPECT_LT(watts, 2000);
   EXPECT_GE(reasons, 0);
   EXPECT_LT(median(reads), 5e-3);
+}
+
+// The CUDA runtime's UUID, gpu_uuid's source where NVML is missing, is NVML's UUID of the same
+// device in the same format (not so under MIG, where CUDA names the MIG instance).
+TEST(GpuIdentity, TheCudaRuntimesUuidIsNvmlsUuid) {
+  const gpubench::detail::DeviceFacts facts = gpubench::detail::QueryDeviceFacts(0);
+  if (!facts.available) GTEST_SKIP() << "no usable CUDA device: " << facts.unavailable_reason;
+  const gpubench::detail::GpuIdentity nvml =
+      gpubench::detail::ReadGpuIdentity(facts.pci_bus_id, "");
+  if (nvml.uuid.value.empty()) GTEST_SKIP() << "NVML gives no UUID: " << nvml.uuid.unknown_reason;
+  std::printf("[gpu] %s: NVML %s, CUDA runtime %s; serial %s, VBIOS %s, driver %s\n",
+              facts.pci_bus_id.c_str(), nvml.uuid.value.c_str(), facts.cuda_uuid.c_str(),
+              nvml.serial.value.c_str(), nvml.vbios_version.value.c_str(),
+              nvml.driver_version.value.c_str());
+  EXPECT_EQ(facts.cuda_uuid, nvml.uuid.value);
+  EXPECT_NE(nvml.driver_version.value, "");
 }

@@ -7,6 +7,9 @@
 //   --variant=baseline|contender|rerun  what the simulated kernels do
 //   --settings=default|alternate        gpubench settings in the context
 //   --gpu=default|other                 device facts in the context
+//   --uuid=GPU-...                      the physical GPU (gpu_uuid, with a serial, VBIOS and full
+//                                       driver version); without it none, as before gpubench
+//                                       recorded them
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -30,6 +33,7 @@ struct Config {
   Variant variant = Variant::kBaseline;
   bool alternate_settings = false;
   bool other_gpu = false;
+  std::string uuid;  ///< "": no identity keys
 };
 
 struct Kernel {
@@ -132,6 +136,13 @@ void AddContext(const Config& config) {
   benchmark::AddCustomContext(context_key::kCudaRuntimeVersion, "12.4");
   benchmark::AddCustomContext(context_key::kGpuComputeCapability, config.other_gpu ? "8.0" : "9.0");
   benchmark::AddCustomContext(context_key::kGpuSmClockRatedMhz, "1980");
+  if (!config.uuid.empty()) {
+    benchmark::AddCustomContext(context_key::kGpuUuid, config.uuid);
+    benchmark::AddCustomContext(context_key::kGpuSerial, "serial-of-" + config.uuid);
+    benchmark::AddCustomContext(context_key::kGpuVbiosVersion, "96.00.AF.00.01");
+    benchmark::AddCustomContext(context_key::kGpuDriverVersion,
+                                config.other_gpu ? "535.104.05" : "550.54.15");
+  }
 }
 
 bool TakeFlag(const char* arg, const char* prefix, std::string* value) {
@@ -156,6 +167,8 @@ int main(int argc, char** argv) {
       config.alternate_settings = value == "alternate";
     } else if (i > 0 && TakeFlag(argv[i], "--gpu=", &value)) {
       config.other_gpu = value == "other";
+    } else if (i > 0 && TakeFlag(argv[i], "--uuid=", &value)) {
+      config.uuid = value;
     } else {
       remaining.push_back(argv[i]);
     }

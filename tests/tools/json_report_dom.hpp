@@ -162,6 +162,10 @@ inline std::string FormatJsonWithDom(const ComparisonReport& report) {
   }
   json["device_differences"] = DifferencesJson(report.device_differences);
   json["different_gpu_or_driver"] = !prominent.empty();
+  const PhysicalGpu physical = report.physical_gpu.physical_gpu;
+  json["different_physical_gpu"] = physical == PhysicalGpu::kDifferent ? OrderedJson(true)
+                                   : physical == PhysicalGpu::kSame    ? OrderedJson(false)
+                                                                       : OrderedJson(nullptr);
   json["warnings"] = report.warnings;
   const Summary& s = report.summary;
   json["summary"] = {{"compared", s.compared},

@@ -272,6 +272,74 @@ TEST(Device, DifferentGpuGetsABannerAndAJsonField) {
   EXPECT_EQ(report.at("device_differences")[0].at("prominent"), true);
 }
 
+// Runs on two H100s (gpu_uuid differs, gpu_name does not): every format says so, and nothing
+// else changes.
+TEST(Device, AnotherPhysicalGpuOfTheSameKindGetsABannerInEveryFormat) {
+  const std::string banner =
+      "DIFFERENT PHYSICAL GPU: gpu_uuid baseline \"GPU-aaaaaaaa-1111-2222-3333-444444444444\", "
+      "contender \"GPU-bbbbbbbb-1111-2222-3333-444444444444\": two GPUs of the same kind (same "
+      "gpu_name) can differ by a few percent, so a change between these runs may come from the "
+      "GPU, not the code";
+  const ToolRun run = RunTool({Generated("gpu_a_baseline"), Generated("gpu_b_rerun")});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("!! " + banner), Not(HasSubstr("DIFFERENT GPU:")),
+                             Not(HasSubstr("DIFFERENT DRIVER"))));
+  const ToolRun markdown =
+      RunTool({Generated("gpu_a_baseline"), Generated("gpu_b_rerun"), "--format", "markdown"});
+  EXPECT_THAT(markdown.out, HasSubstr(banner));
+  const nlohmann::json report = JsonReport("gpu_a_baseline", "gpu_b_rerun", {}, 0);
+  EXPECT_EQ(report.at("different_physical_gpu"), true);
+  EXPECT_EQ(report.at("different_gpu_or_driver"), true);
+  bool uuid_listed = false;
+  for (const nlohmann::json& difference : report.at("device_differences")) {
+    if (difference.at("key") != context_key::kGpuUuid) continue;
+    uuid_listed = true;
+    EXPECT_EQ(difference.at("prominent"), true);
+  }
+  EXPECT_TRUE(uuid_listed);
+  // One GPU: nothing said, and the JSON says the GPU was the same.
+  const ToolRun same = RunTool({Generated("gpu_a_baseline"), Generated("gpu_a_rerun")});
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_THAT(same.out, AllOf(Not(HasSubstr("PHYSICAL GPU")), Not(HasSubstr("gpu_uuid"))));
+  EXPECT_EQ(JsonReport("gpu_a_baseline", "gpu_a_rerun", {}, 0).at("different_physical_gpu"), false);
+}
+
+// The exit code and every verdict are those of the same comparison on one GPU.
+TEST(Device, AnotherPhysicalGpuChangesNoVerdictAndNoExitCode) {
+  const nlohmann::json two_gpus = JsonReport("gpu_a_baseline", "gpu_b_contender");
+  const nlohmann::json one_gpu = JsonReport("baseline", "contender");
+  EXPECT_EQ(two_gpus.at("exit_code"), 1);
+  EXPECT_EQ(two_gpus.at("exit_code"), one_gpu.at("exit_code"));
+  EXPECT_EQ(two_gpus.at("summary"), one_gpu.at("summary"));
+  ASSERT_EQ(two_gpus.at("benchmarks").size(), one_gpu.at("benchmarks").size());
+  for (std::size_t i = 0; i < one_gpu.at("benchmarks").size(); ++i) {
+    EXPECT_EQ(two_gpus.at("benchmarks")[i].at("verdict"), one_gpu.at("benchmarks")[i].at("verdict"))
+        << one_gpu.at("benchmarks")[i].at("name");
+  }
+  EXPECT_EQ(two_gpus.at("different_physical_gpu"), true);
+}
+
+// A file from before gpubench recorded the GPU against one that records it: one line saying the
+// GPU is unknown, and the keys the old file lacks are not listed as device differences. Two old
+// files: nothing, as before.
+TEST(Device, AFileWithoutGpuUuidMakesThePhysicalGpuUnknown) {
+  const ToolRun run = RunTool({Generated("baseline"), Generated("gpu_b_rerun")});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const std::string unknown =
+      "physical GPU unknown: the baseline records no gpu_uuid (a file from before gpubench "
+      "recorded it, or its UUID was unknown), so whether both ran on the same GPU cannot be told";
+  EXPECT_THAT(run.out, AllOf(HasSubstr(unknown), Not(HasSubstr("DIFFERENT")),
+                             Not(HasSubstr("device facts differ"))));
+  const nlohmann::json report = JsonReport("baseline", "gpu_b_rerun", {}, 0);
+  EXPECT_TRUE(report.at("different_physical_gpu").is_null());
+  EXPECT_EQ(report.at("different_gpu_or_driver"), false);
+  const ToolRun reversed = RunTool({Generated("gpu_a_baseline"), Generated("rerun")});
+  EXPECT_THAT(reversed.out, HasSubstr("physical GPU unknown: the contender records no gpu_uuid"));
+  const ToolRun old_files = RunTool({Generated("baseline"), Generated("rerun")});
+  EXPECT_THAT(old_files.out, AllOf(Not(HasSubstr("physical GPU")), Not(HasSubstr("gpu_uuid"))));
+  EXPECT_TRUE(JsonReport("baseline", "rerun", {}, 0).at("different_physical_gpu").is_null());
+}
+
 // --- output formats ------------------------------------------------------------
 
 TEST(Output, JsonHasEveryRowWithValuesAndASummary) {

@@ -19,6 +19,7 @@ namespace gpubench::tools {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct FakeBenchmark {
   std::string name;
@@ -461,6 +462,151 @@ TEST(Compare, DifferentGpuIsProminentButDoesNotFail) {
             console.find("Benchmark"));
 }
 
+// --- The physical GPU (gpu_uuid): identity, never a reason to refuse or fail ------------------
+
+constexpr char kUuidA[] = "GPU-aaaaaaaa-1111-2222-3333-444444444444";
+constexpr char kUuidB[] = "GPU-bbbbbbbb-1111-2222-3333-444444444444";
+
+// kSettings on the physical GPU `uuid`, as gpubench writes it since it records the GPU.
+std::map<std::string, std::string> OnGpu(const std::string& uuid) {
+  auto context = kSettings;
+  context[context_key::kGpuUuid] = uuid;
+  context[context_key::kGpuSerial] = "serial " + uuid;
+  context[context_key::kGpuVbiosVersion] = "96.00.AF.00.01";
+  context[context_key::kGpuDriverVersion] = "550.54.15";
+  return context;
+}
+
+const ValueDifference* FindDifference(const ComparisonReport& report, const std::string& key) {
+  for (const ValueDifference& difference : report.device_differences) {
+    if (difference.key == key) return &difference;
+  }
+  return nullptr;
+}
+
+TEST(PhysicalGpu, AnotherGpuOfTheSameKindIsProminentButChangesNoVerdict) {
+  const auto base = MakeFile("b.json", {{"k", kFive}, {"slow", kFive}}, OnGpu(kUuidA));
+  const auto cont = MakeFile("c.json", {{"k", kFive}, {"slow", Scaled(kFive, 1.1)}}, OnGpu(kUuidB));
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
+  EXPECT_EQ(report.physical_gpu.physical_gpu, PhysicalGpu::kDifferent);
+  const ValueDifference* uuid = FindDifference(report, context_key::kGpuUuid);
+  ASSERT_NE(uuid, nullptr);
+  EXPECT_TRUE(uuid->prominent);
+  EXPECT_FALSE(FindDifference(report, context_key::kGpuSerial)->prominent);
+  const std::string console = FormatConsole(report, false);
+  EXPECT_LT(console.find("DIFFERENT PHYSICAL GPU: gpu_uuid baseline \"" + std::string(kUuidA) +
+                         "\", contender \"" + kUuidB +
+                         "\": two GPUs of the same kind (same gpu_name) can differ by a few "
+                         "percent, so a change between these runs may come from the GPU, not the "
+                         "code"),
+            console.find("Benchmark"));
+  EXPECT_THAT(console, Not(HasSubstr("DIFFERENT GPU:")));
+  // The same verdicts and exit code as on one GPU.
+  const auto same_gpu =
+      MakeFile("c.json", {{"k", kFive}, {"slow", Scaled(kFive, 1.1)}}, OnGpu(kUuidA));
+  const ComparisonReport one_gpu = CompareFiles(base, same_gpu, CompareOptions{}).value();
+  EXPECT_EQ(one_gpu.physical_gpu.physical_gpu, PhysicalGpu::kSame);
+  EXPECT_EQ(report.exit_code, kExitRegression);
+  EXPECT_EQ(report.exit_code, one_gpu.exit_code);
+  for (const char* name : {"k", "slow"}) {
+    EXPECT_EQ(Bench(report, name).verdict, Bench(one_gpu, name).verdict) << name;
+  }
+  EXPECT_THAT(FormatConsole(one_gpu, false), Not(HasSubstr("PHYSICAL GPU")));
+}
+
+// Another kind of GPU is the gpu_name banner's: its UUID differs too, but that says nothing more.
+TEST(PhysicalGpu, AnotherKindOfGpuIsTheGpuNameBannersAlone) {
+  auto other = OnGpu(kUuidB);
+  other[context_key::kGpuName] = "NVIDIA A100";
+  const auto base = MakeFile("b.json", {{"k", kFive}}, OnGpu(kUuidA));
+  const auto cont = MakeFile("c.json", {{"k", kFive}}, other);
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
+  EXPECT_EQ(report.physical_gpu.physical_gpu, PhysicalGpu::kDifferent);
+  EXPECT_FALSE(FindDifference(report, context_key::kGpuUuid)->prominent);
+  const std::string console = FormatConsole(report, false);
+  EXPECT_THAT(console, HasSubstr("DIFFERENT GPU: gpu_name"));
+  EXPECT_THAT(console, Not(HasSubstr("DIFFERENT PHYSICAL GPU")));
+  EXPECT_THAT(console, HasSubstr("gpu_uuid \"" + std::string(kUuidA) + "\" -> \""));
+}
+
+// A file from before gpubench recorded the GPU: not a different GPU, not a list of "differing"
+// keys, but one line saying which side cannot tell.
+TEST(PhysicalGpu, AFileWithoutAUuidMakesItUnknownNotDifferent) {
+  const auto old_file = MakeFile("old.json", {{"k", kFive}}, kSettings);
+  const auto new_file = MakeFile("new.json", {{"k", kFive}}, OnGpu(kUuidA));
+  for (const bool old_is_baseline : {true, false}) {
+    const ComparisonReport report =
+        old_is_baseline ? CompareFiles(old_file, new_file, CompareOptions{}).value()
+                        : CompareFiles(new_file, old_file, CompareOptions{}).value();
+    EXPECT_EQ(report.physical_gpu.physical_gpu, PhysicalGpu::kUnknown);
+    EXPECT_EQ(report.physical_gpu.without_uuid, old_is_baseline ? "baseline" : "contender");
+    for (const ValueDifference& difference : report.device_differences) {
+      EXPECT_FALSE(difference.prominent) << difference.key;
+    }
+    const std::string console = FormatConsole(report, false);
+    const std::string side = old_is_baseline ? "baseline" : "contender";
+    EXPECT_THAT(console, HasSubstr("physical GPU unknown: the " + side +
+                                   " records no gpu_uuid (a file from before gpubench recorded "
+                                   "it, or its UUID was unknown), so whether both ran on the same "
+                                   "GPU cannot be told"));
+    EXPECT_THAT(console, Not(HasSubstr("device facts differ")));
+    EXPECT_EQ(report.exit_code, kExitOk);
+  }
+  // Neither records one: nothing is said, as before.
+  const ComparisonReport old_pair =
+      CompareFiles(old_file, MakeFile("old2.json", {{"k", kFive}}, kSettings), CompareOptions{})
+          .value();
+  EXPECT_EQ(old_pair.physical_gpu.physical_gpu, PhysicalGpu::kNotRecorded);
+  EXPECT_THAT(FormatConsole(old_pair, false), Not(HasSubstr("physical GPU")));
+}
+
+// gpubench writes "unknown: <why>" where it could not read a value: no UUID to compare.
+TEST(PhysicalGpu, AnUnknownUuidIsNotADifferentGpu) {
+  auto unknown = OnGpu(kUuidB);
+  unknown[context_key::kGpuUuid] = "unknown: nvmlDeviceGetUUID failed (NVML error 999)";
+  const auto base = MakeFile("b.json", {{"k", kFive}}, OnGpu(kUuidA));
+  const auto cont = MakeFile("c.json", {{"k", kFive}}, unknown);
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
+  EXPECT_EQ(report.physical_gpu.physical_gpu, PhysicalGpu::kUnknown);
+  EXPECT_EQ(report.physical_gpu.without_uuid, "contender");
+  EXPECT_FALSE(FindDifference(report, context_key::kGpuUuid)->prominent);
+}
+
+// A driver update within one CUDA version (580.65 to 580.95, both "13.0") shows only in the
+// driver's full version: a banner, like a change of cuda_driver_version.
+TEST(PhysicalGpu, AnotherDriverOfTheSameCudaVersionIsProminent) {
+  auto updated = OnGpu(kUuidA);
+  updated[context_key::kGpuDriverVersion] = "550.90.07";
+  const auto base = MakeFile("b.json", {{"k", kFive}}, OnGpu(kUuidA));
+  const auto cont = MakeFile("c.json", {{"k", kFive}}, updated);
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
+  EXPECT_TRUE(FindDifference(report, context_key::kGpuDriverVersion)->prominent);
+  EXPECT_THAT(FormatConsole(report, false),
+              HasSubstr("DIFFERENT DRIVER: gpu_driver_version baseline \"550.54.15\", contender "
+                        "\"550.90.07\""));
+  // With cuda_driver_version changed too, that banner says it; the full version is listed.
+  updated[context_key::kCudaDriverVersion] = "560.10";
+  const ComparisonReport both =
+      CompareFiles(base, MakeFile("c.json", {{"k", kFive}}, updated), CompareOptions{}).value();
+  EXPECT_TRUE(FindDifference(both, context_key::kCudaDriverVersion)->prominent);
+  EXPECT_FALSE(FindDifference(both, context_key::kGpuDriverVersion)->prominent);
+}
+
+// A --gpubench_devices file holds each device's UUID as gpu_<N>_uuid.
+TEST(PhysicalGpu, EachDeviceOfADevicesRunIsCompared) {
+  auto base_context = OnGpu(kUuidA), cont_context = OnGpu(kUuidA);
+  base_context["gpu_1_name"] = cont_context["gpu_1_name"] = "NVIDIA H100";
+  base_context["gpu_1_uuid"] = kUuidA;
+  cont_context["gpu_1_uuid"] = kUuidB;
+  const ComparisonReport report =
+      CompareFiles(MakeFile("b.json", {{"k", kFive}}, base_context),
+                   MakeFile("c.json", {{"k", kFive}}, cont_context), CompareOptions{})
+          .value();
+  ASSERT_NE(FindDifference(report, "gpu_1_uuid"), nullptr);
+  EXPECT_TRUE(FindDifference(report, "gpu_1_uuid")->prominent);
+  EXPECT_THAT(FormatConsole(report, false), HasSubstr("DIFFERENT PHYSICAL GPU: gpu_1_uuid"));
+}
+
 TEST(Compare, ThrottledRunsAreFlagged) {
   const auto base = MakeFile("b.json", {{"k", {100}, {{counter::kSmClockThrottled, {0}}}}});
   const auto cont = MakeFile("c.json", {{"k", {100}, {{counter::kSmClockThrottled, {1}}}}});
@@ -516,6 +662,28 @@ double SampleSdPercent(const std::vector<double>& values) {
   double squares = 0;
   for (double v : values) squares += (v - mean) * (v - mean);
   return std::sqrt(squares / static_cast<double>(values.size() - 1)) / mean * 100;
+}
+
+// A history that pools runs from before gpubench recorded the GPU with runs on another GPU: the
+// other GPU is reported (the older runs hide nothing), and the runs' unknown GPUs are named.
+TEST(History, SaysWhenARunRanOnAnotherPhysicalGpu) {
+  const auto old_run = MakeFile("old.json", {{"k", kFive}}, kSettings);
+  const auto run_a = MakeFile("a.json", {{"k", kFive}}, OnGpu(kUuidA));
+  const auto run_b = MakeFile("b.json", {{"k", kFive}}, OnGpu(kUuidB));
+  const auto contender = MakeFile("c.json", {{"k", kFive}}, OnGpu(kUuidA));
+  const ComparisonReport mixed =
+      CompareWithHistory({&old_run, &run_a, &run_b}, contender, CompareOptions{}).value();
+  EXPECT_EQ(mixed.physical_gpu.physical_gpu, PhysicalGpu::kDifferent);
+  ASSERT_NE(FindDifference(mixed, context_key::kGpuUuid), nullptr);
+  EXPECT_TRUE(FindDifference(mixed, context_key::kGpuUuid)->prominent);
+  EXPECT_EQ(FindDifference(mixed, context_key::kGpuUuid)->baseline, kUuidB);
+  EXPECT_THAT(FormatConsole(mixed, false), HasSubstr("DIFFERENT PHYSICAL GPU: gpu_uuid"));
+
+  const ComparisonReport unknown =
+      CompareWithHistory({&run_a, &old_run}, contender, CompareOptions{}).value();
+  EXPECT_EQ(unknown.physical_gpu.physical_gpu, PhysicalGpu::kUnknown);
+  EXPECT_THAT(FormatConsole(unknown, false),
+              HasSubstr("physical GPU unknown: the baseline run old.json records no gpu_uuid"));
 }
 
 TEST(History, OneBaselineIsExactlyTheTwoFileComparison) {

@@ -174,6 +174,7 @@ ComparisonReport AwkwardReport() {
   report.settings.notes = {"note \"one\"", "", "\x7f"};
   report.device_differences = {{context_key::kGpuName, "H200", "H100 é", true},
                                {"gpu_odd\x04", std::nullopt, std::nullopt, false}};
+  report.physical_gpu.physical_gpu = PhysicalGpu::kDifferent;
   report.warnings = {"warning\n", "plain"};
   report.summary.compared = 7;
   report.summary.failing = std::numeric_limits<std::size_t>::max();

@@ -51,6 +51,10 @@ TEST(Context, CarriesEverySettingAndDeviceFact) {
       {context_key::kCudaRuntimeVersion, "13.0"},
       {context_key::kCudaCuptiApiVersion, "130001"},
       {context_key::kGpuPciBusId, "00000000:19:00.0"},
+      {context_key::kGpuUuid, "GPU-5f3c2d1e-8a7b-4c6d-9e0f-1a2b3c4d5e6f"},
+      {context_key::kGpuSerial, "1654123456789"},
+      {context_key::kGpuVbiosVersion, "96.00.AF.00.01"},
+      {context_key::kGpuDriverVersion, "580.95.05"},
   };
   for (const auto& [key, value] : expected) {
     ASSERT_TRUE(context.count(key)) << key;
@@ -110,6 +114,61 @@ TEST(Context, SaysWhenThereIsNoDevice) {
   EXPECT_EQ(context[context_key::kGpuName], "none");
   EXPECT_EQ(context[context_key::kGpuStatus], "unavailable: " + none.unavailable_reason);
   EXPECT_EQ(context[context_key::kCudaDriverVersion], "none");
+}
+
+// A value NVML did not give says why; without a device there is no identity at all.
+TEST(Context, IdentityValuesSayWhyTheyAreUnknown) {
+  DeviceFacts facts = testing::FakeH200();
+  facts.identity.serial = {"", "nvmlDeviceGetSerial: not supported"};
+  facts.identity.vbios_version = {"", "libnvidia-ml.so.1 (the driver's NVML) not found"};
+  facts.identity.driver_version = {};  // never read
+  auto context = AsMap(BuildContext(Defaults(), facts, "on"));
+  EXPECT_EQ(context[context_key::kGpuUuid], facts.identity.uuid.value);
+  EXPECT_EQ(context[context_key::kGpuSerial], "unknown: nvmlDeviceGetSerial: not supported");
+  EXPECT_EQ(context[context_key::kGpuVbiosVersion],
+            "unknown: libnvidia-ml.so.1 (the driver's NVML) not found");
+  EXPECT_EQ(context[context_key::kGpuDriverVersion], "unknown: not read");
+  DeviceFacts none;
+  none.unavailable_reason = "cudaGetDeviceCount: cudaErrorNoDevice (no CUDA-capable device)";
+  auto without = AsMap(BuildContext(Defaults(), none, "unavailable: no usable CUDA device"));
+  for (const char* key : {context_key::kGpuUuid, context_key::kGpuSerial,
+                          context_key::kGpuVbiosVersion, context_key::kGpuDriverVersion}) {
+    EXPECT_EQ(without.count(key), 0u) << key;
+  }
+}
+
+// A device of a --gpubench_devices run writes its identity under its ordinal too, so the merged
+// file tells each device's GPU apart.
+TEST(Context, IdentityIsRepeatedUnderTheDevicesOrdinal) {
+  auto context =
+      AsMap(BuildContext(Defaults(), testing::FakeH200(), "on", {}, "unknown: not checked", 1));
+  EXPECT_EQ(context["gpu_1_uuid"], "GPU-5f3c2d1e-8a7b-4c6d-9e0f-1a2b3c4d5e6f");
+  EXPECT_EQ(context["gpu_1_serial"], "1654123456789");
+  EXPECT_EQ(context["gpu_1_vbios_version"], "96.00.AF.00.01");
+  EXPECT_EQ(context["gpu_1_driver_version"], "580.95.05");
+}
+
+// Identity is not a setting: another GPU of the same kind, with another VBIOS and driver, gives
+// the same settings fingerprint and the same fingerprinted keys, so gpubench-compare compares the
+// runs (and says that they ran on different GPUs) instead of refusing them.
+TEST(Context, IdentityIsNotPartOfTheSettingsFingerprint) {
+  DeviceFacts other = testing::FakeH200();
+  other.cuda_uuid = "GPU-99999999-8888-7777-6666-555555555555";
+  other.identity.uuid = {other.cuda_uuid, ""};
+  other.identity.serial = {"1654999999999", ""};
+  other.identity.vbios_version = {"96.00.74.00.11", ""};
+  other.identity.driver_version = {"570.172.08", ""};
+  auto first = AsMap(BuildContext(Defaults(), testing::FakeH200(), "on"));
+  auto second = AsMap(BuildContext(Defaults(), other, "on"));
+  ASSERT_NE(first[context_key::kGpuUuid], second[context_key::kGpuUuid]);
+  ASSERT_NE(first[context_key::kGpuDriverVersion], second[context_key::kGpuDriverVersion]);
+  EXPECT_EQ(first[context_key::kSettingsFingerprint], second[context_key::kSettingsFingerprint]);
+  EXPECT_EQ(first[context_key::kFingerprintKeys], second[context_key::kFingerprintKeys]);
+  EXPECT_EQ(first[context_key::kSettingsFingerprint], "f95d79d94ab94df0");  // as before
+  for (const char* key : {context_key::kGpuUuid, context_key::kGpuSerial,
+                          context_key::kGpuVbiosVersion, context_key::kGpuDriverVersion}) {
+    EXPECT_EQ(first[context_key::kFingerprintKeys].find(key), std::string::npos) << key;
+  }
 }
 
 TEST(Context, FingerprintKeysNameExactlyTheHashedSettings) {

@@ -131,6 +131,15 @@ KeyValues DeviceContext(const DeviceFacts& facts) {
                     FormatDouble(facts.DramBandwidthBytesPerSecond(), 0)});
     keys.push_back({context_key::kGpuEcc, facts.ecc_enabled ? "on" : "off"});
     keys.push_back({context_key::kGpuPciBusId, facts.pci_bus_id});
+    // Identity, not settings: which GPU, firmware and driver ran; never fingerprinted.
+    const auto identity = [](const IdentityValue& value) {
+      if (!value.value.empty()) return value.value;
+      return "unknown: " + (value.unknown_reason.empty() ? "not read" : value.unknown_reason);
+    };
+    keys.push_back({context_key::kGpuUuid, identity(facts.identity.uuid)});
+    keys.push_back({context_key::kGpuSerial, identity(facts.identity.serial)});
+    keys.push_back({context_key::kGpuVbiosVersion, identity(facts.identity.vbios_version)});
+    keys.push_back({context_key::kGpuDriverVersion, identity(facts.identity.driver_version)});
   } else {
     keys.push_back({context_key::kGpuName, "none"});
   }

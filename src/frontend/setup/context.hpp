@@ -37,7 +37,9 @@ KeyValues ThermalContext(const ThermalSample& at_start);
 /// The gpubench_stream_watch context value.
 std::string StreamWatchDescription(const std::string& unavailable_reason);
 
-/// The device's facts as gpu_* context keys (gpu_status, gpu_name, ... gpu_pci_bus_id).
+/// The device's facts as gpu_* context keys (gpu_status, gpu_name, ... gpu_pci_bus_id), then its
+/// identity (gpu_uuid, gpu_serial, gpu_vbios_version, gpu_driver_version: a value or
+/// "unknown: <why>"); without a device gpu_status and gpu_name only.
 KeyValues DeviceContext(const DeviceFacts& facts);
 
 /// The metric groups (metric_groups.hpp) whose metrics `settings` collects, in table order.

@@ -25,6 +25,7 @@
 #include "frontend/setup/profiling_run.hpp"
 #include "gb/gb_internals.hpp"
 #include "gpu/cuda/cuda_status.hpp"
+#include "gpu/nvml/gpu_identity.hpp"
 #include "gpubench/main.hpp"
 #include "measure/process/process_state.hpp"
 
@@ -169,8 +170,14 @@ void AddContext(const detail::DeviceFacts& facts, const std::string& lock_note,
   detail::Harness& harness = process.harness;
   std::string gpu_sharing = GpuSharingAtStart(harness);
   if (!lock_note.empty()) gpu_sharing += "; exclusive=wait: " + lock_note;
+  // The physical GPU, read here and not with the other facts: only the process that writes the
+  // context needs it, and the sharing check above holds NVML initialised, so reading costs little.
+  detail::DeviceFacts described = facts;
+  if (facts.available) {
+    described.identity = detail::ReadGpuIdentity(facts.pci_bus_id, facts.cuda_uuid);
+  }
   for (const auto& [key, value] : detail::BuildContext(
-           harness.settings(), facts, harness.profiler_status(), harness.metric_units(),
+           harness.settings(), described, harness.profiler_status(), harness.metric_units(),
            gpu_sharing, tagged_device,
            facts.available ? harness.streams().UnavailableReason() : "no usable CUDA device")) {
     benchmark::AddCustomContext(key, value);

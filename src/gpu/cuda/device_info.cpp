@@ -3,6 +3,9 @@
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 
+#include <cstdio>
+#include <cstring>
+
 #include "gpu/cuda/cuda_status.hpp"
 
 namespace gpubench::detail {
@@ -10,6 +13,20 @@ namespace gpubench::detail {
 std::string CudaVersionString(int version) {
   if (version <= 0) return "none";
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+std::string FormatGpuUuid(const unsigned char (&bytes)[16]) {
+  bool all_zero = true;
+  for (unsigned char byte : bytes) all_zero &= byte == 0;
+  if (all_zero) return "";
+  std::string text = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+    char hex[3];
+    std::snprintf(hex, sizeof(hex), "%02x", bytes[i]);
+    text += hex;
+  }
+  return text;
 }
 
 DeviceFacts QueryDeviceFacts(int ordinal) {
@@ -55,6 +72,10 @@ DeviceFacts QueryDeviceFacts(int ordinal) {
   if (cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), ordinal) == cudaSuccess) {
     facts.pci_bus_id = bus_id;
   }
+  unsigned char uuid[16];
+  static_assert(sizeof(prop.uuid.bytes) == sizeof(uuid), "cudaUUID_t holds 16 bytes");
+  std::memcpy(uuid, prop.uuid.bytes, sizeof(uuid));
+  facts.cuda_uuid = FormatGpuUuid(uuid);
   facts.available = true;
   return facts;
 }

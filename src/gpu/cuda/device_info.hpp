@@ -6,6 +6,21 @@
 
 namespace gpubench::detail {
 
+/// One value of the GPU's identity, or why it is not known.
+struct IdentityValue {
+  std::string value;           ///< "" when not known
+  std::string unknown_reason;  ///< why not, when value is ""
+};
+
+/// Which physical GPU ran the benchmarks, with its firmware and driver: two GPUs of one kind are
+/// not the same GPU. Identity, not a setting: never part of the settings fingerprint.
+struct GpuIdentity {
+  IdentityValue uuid;            ///< "GPU-xxxxxxxx-xxxx-...": NVML's, else the CUDA runtime's
+  IdentityValue serial;          ///< the board's serial number (NVML)
+  IdentityValue vbios_version;   ///< the VBIOS version (NVML)
+  IdentityValue driver_version;  ///< the driver's full version, e.g. "580.95.05" (NVML)
+};
+
 struct DeviceFacts {
   bool available = false;
   std::string unavailable_reason;  ///< the CUDA error that made the device unusable
@@ -20,6 +35,8 @@ struct DeviceFacts {
   int memory_bus_width_bits = 0;
   bool ecc_enabled = false;
   std::string pci_bus_id;
+  std::string cuda_uuid;    ///< cudaDeviceProp::uuid as FormatGpuUuid writes it; "" when all zero
+  GpuIdentity identity;     ///< read where the context is written (ReadGpuIdentity), not here
   int driver_version = 0;   ///< e.g. 13000 for 13.0 (0 when no driver)
   int runtime_version = 0;  ///< e.g. 13000
   uint32_t cupti_api_version = 0;
@@ -33,6 +50,10 @@ struct DeviceFacts {
 /// Queries the CUDA runtime (and CUPTI's version); a missing driver or device gives
 /// available = false with the reason, never a failure.
 DeviceFacts QueryDeviceFacts(int ordinal);
+
+/// The 16 bytes of a GPU's UUID as NVML and nvidia-smi write them:
+/// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (lower-case hex); "" when all 16 are zero.
+std::string FormatGpuUuid(const unsigned char (&bytes)[16]);
 
 /// "13.0" from 13000.
 std::string CudaVersionString(int version);

@@ -262,6 +262,25 @@ std::string GateLine(const ComparisonReport& report) {
   return "exit " + std::to_string(report.exit_code);
 }
 
+namespace {
+
+// The banner of a prominent device difference (DeviceDifferences): another kind of GPU, another
+// physical GPU of the same kind, another driver.
+std::string DescribeProminent(const ValueDifference& difference) {
+  const std::string values = difference.key + " baseline " + ShowValue(difference.baseline) +
+                             ", contender " + ShowValue(difference.contender);
+  if (difference.key == context_key::kGpuName) return "DIFFERENT GPU: " + values;
+  const ContextKeyInfo* info = FindContextKey(difference.key);  // gpu_1_uuid is a gpu_uuid too
+  if (info != nullptr && info->key == context_key::kGpuUuid) {
+    return "DIFFERENT PHYSICAL GPU: " + values +
+           ": two GPUs of the same kind (same gpu_name) can differ by a few percent, so a change "
+           "between these runs may come from the GPU, not the code";
+  }
+  return "DIFFERENT DRIVER: " + values;
+}
+
+}  // namespace
+
 std::vector<std::pair<Tone, std::string>> Banners(const ComparisonReport& report) {
   std::vector<std::pair<Tone, std::string>> banners;
   for (const CutOffFile& cut : report.contender_cut_off) {
@@ -294,16 +313,21 @@ std::vector<std::pair<Tone, std::string>> Banners(const ComparisonReport& report
   }
   for (const std::string& note : settings.notes) banners.emplace_back(Tone::kWarn, note);
   for (const ValueDifference& difference : report.device_differences) {
-    if (!difference.prominent) continue;
-    banners.emplace_back(Tone::kWarn,
-                         std::string(difference.key == context_key::kGpuName ? "DIFFERENT GPU"
-                                                                             : "DIFFERENT DRIVER") +
-                             ": " + difference.key + " baseline " + ShowValue(difference.baseline) +
-                             ", contender " + ShowValue(difference.contender));
+    if (difference.prominent) banners.emplace_back(Tone::kWarn, DescribeProminent(difference));
+  }
+  if (report.physical_gpu.physical_gpu == PhysicalGpu::kUnknown) {
+    banners.emplace_back(Tone::kInfo, "physical GPU unknown: the " +
+                                          report.physical_gpu.without_uuid +
+                                          " records no gpu_uuid (a file from before gpubench "
+                                          "recorded it, or its UUID was unknown), so "
+                                          "whether both ran on the same GPU cannot be told");
   }
   std::vector<std::string> other;
   for (const ValueDifference& difference : report.device_differences) {
-    if (!difference.prominent) {
+    // An identity key one file does not record is not a difference of the device.
+    const bool unrecorded =
+        IsGpuIdentityKey(difference.key) && (!difference.baseline || !difference.contender);
+    if (!difference.prominent && !unrecorded) {
       other.push_back(difference.key + " " + ShowValue(difference.baseline) + " -> " +
                       ShowValue(difference.contender));
     }

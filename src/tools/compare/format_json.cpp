@@ -269,6 +269,12 @@ void StreamJson(const ComparisonReport& report, const JsonSink& sink) {
   json.Member("different_gpu_or_driver",
               std::any_of(report.device_differences.begin(), report.device_differences.end(),
                           [](const ValueDifference& difference) { return difference.prominent; }));
+  // null: a side records no gpu_uuid, so whether the runs shared a GPU cannot be told.
+  const PhysicalGpu physical = report.physical_gpu.physical_gpu;
+  json.Member("different_physical_gpu",
+              physical == PhysicalGpu::kDifferent ? std::optional<bool>(true)
+              : physical == PhysicalGpu::kSame    ? std::optional<bool>(false)
+                                                  : std::nullopt);
   json.Member("warnings", report.warnings);
   WriteSummary(json.Key("summary"), report.summary);
   WriteTesting(json.Key("testing"), report);

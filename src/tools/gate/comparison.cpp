@@ -3,7 +3,7 @@
 // code.
 #include "tools/gate/comparison.hpp"
 
-#include <set>
+#include <map>
 
 #include "common/status.hpp"
 #include "schema/counter_table.hpp"
@@ -186,6 +186,7 @@ Result<ComparisonReport> CompareFiles(const BenchmarkFile& baseline, const Bench
   report.settings = CheckSettings(baseline, contender);
   report.settings.baseline_path = baseline.path;
   report.device_differences = DeviceDifferences(baseline, contender);
+  report.physical_gpu = CheckPhysicalGpu(baseline, contender);
   if (report.settings.mismatch && !options.allow_settings_mismatch) {
     report.refused_for_settings = true;
     report.exit_code = kExitSettingsMismatch;
@@ -221,11 +222,22 @@ Result<ComparisonReport> CompareWithHistory(const std::vector<const BenchmarkFil
     if (check.mismatch || run == baselines.front()) report.settings = std::move(check);
     if (report.settings.mismatch) break;
   }
-  // Device facts: each difference once, with the first run that shows it.
-  std::set<std::string> seen;
+  // Device facts: each difference once, with the first run that shows it; a prominent one
+  // before one that is not (a run from before gpu_uuid was recorded hides no other GPU).
+  std::map<std::string, std::size_t> seen;
   for (const BenchmarkFile* run : baselines) {
     for (ValueDifference& difference : DeviceDifferences(*run, contender)) {
-      if (seen.insert(difference.key).second) report.device_differences.push_back(difference);
+      const auto [found, inserted] = seen.emplace(difference.key, report.device_differences.size());
+      if (inserted) {
+        report.device_differences.push_back(difference);
+      } else if (difference.prominent && !report.device_differences[found->second].prominent) {
+        report.device_differences[found->second] = difference;
+      }
+    }
+    PhysicalGpuCheck physical = CheckPhysicalGpu(*run, contender);
+    if (physical.physical_gpu > report.physical_gpu.physical_gpu) {
+      if (physical.without_uuid == "baseline") physical.without_uuid = "baseline run " + run->path;
+      report.physical_gpu = std::move(physical);
     }
   }
   report.baseline_path = pooled.file.path;

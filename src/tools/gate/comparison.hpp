@@ -130,6 +130,10 @@ struct ComparisonReport {
   SettingsCheck settings;
   bool refused_for_settings = false;  ///< exit 3: nothing was compared
   std::vector<ValueDifference> device_differences;
+  /// Same physical GPU or not (gpu_uuid). With a history: kDifferent when any run's GPU differs
+  /// from the contender's, else kUnknown when any run's cannot be told; without_uuid then names
+  /// the side ("contender", or "baseline run PATH").
+  PhysicalGpuCheck physical_gpu;
   std::vector<BenchmarkComparison> benchmarks;
   Summary summary;
   Testing testing;

@@ -1,5 +1,5 @@
-// The settings check: the files' settings fingerprints and the keys behind them, and the device
-// facts (gpu_*, cuda_*) that differ.
+// The settings check: the files' settings fingerprints and the keys behind them, the device
+// facts (gpu_*, cuda_*) that differ, and the physical GPU (gpu_uuid).
 #include "tools/gate/settings_check.hpp"
 
 #include <set>
@@ -31,6 +31,41 @@ std::vector<std::string> SplitKeyList(const std::string& list) {
 std::optional<std::string> OptionalValue(const BenchmarkFile& file, std::string_view key) {
   const std::string* value = file.ContextValue(key);
   return value ? std::optional<std::string>(*value) : std::nullopt;
+}
+
+// The fact a gpu_* key names, without the device's prefix: "uuid" of gpu_uuid and gpu_1_uuid;
+// "" for a key that is not a device fact.
+std::string_view GpuFact(std::string_view key) {
+  const ContextKeyInfo* info = FindContextKey(key);
+  const std::string_view gpu = context_key::kGpuPrefix;
+  if (info == nullptr || info->key.substr(0, gpu.size()) != gpu) return "";
+  return info->key.substr(gpu.size());
+}
+
+// The key of another fact of the same device: gpu_name for gpu_uuid, gpu_1_name for gpu_1_uuid.
+std::string SameDeviceKey(std::string_view key, std::string_view fact) {
+  const std::string_view own = GpuFact(key);
+  return std::string(key.substr(0, key.size() - own.size())) + std::string(fact);
+}
+
+// A value that names something: present, and not "unknown: <why>".
+bool Recorded(const std::optional<std::string>& value) {
+  return value && !value->empty() && value->rfind("unknown:", 0) != 0;
+}
+
+// A physical GPU of the same kind, or a driver of the same CUDA version: what the coarser key
+// (gpu_name, cuda_driver_version) does not show, so it is shown before the table.
+bool ProminentIdentity(const std::string& key, const std::optional<std::string>& base_value,
+                       const std::optional<std::string>& cont_value, const BenchmarkFile& baseline,
+                       const BenchmarkFile& contender) {
+  if (!Recorded(base_value) || !Recorded(cont_value)) return false;
+  const std::string_view fact = GpuFact(key);
+  const std::string coarser = fact == GpuFact(context_key::kGpuUuid)
+                                  ? SameDeviceKey(key, GpuFact(context_key::kGpuName))
+                              : fact == GpuFact(context_key::kGpuDriverVersion)
+                                  ? std::string(context_key::kCudaDriverVersion)
+                                  : std::string();
+  return !coarser.empty() && OptionalValue(baseline, coarser) == OptionalValue(contender, coarser);
 }
 
 }  // namespace
@@ -95,9 +130,33 @@ std::vector<ValueDifference> DeviceDifferences(const BenchmarkFile& baseline,
   for (const std::string& key : keys) {
     auto base_value = OptionalValue(baseline, key);
     auto cont_value = OptionalValue(contender, key);
-    if (base_value != cont_value) differences.push_back({key, base_value, cont_value, false});
+    if (base_value != cont_value) {
+      differences.push_back({key, base_value, cont_value,
+                             ProminentIdentity(key, base_value, cont_value, baseline, contender)});
+    }
   }
   return differences;
+}
+
+bool IsGpuIdentityKey(std::string_view key) {
+  const std::string_view fact = GpuFact(key);
+  return !fact.empty() &&
+         (fact == GpuFact(context_key::kGpuUuid) || fact == GpuFact(context_key::kGpuSerial) ||
+          fact == GpuFact(context_key::kGpuVbiosVersion) ||
+          fact == GpuFact(context_key::kGpuDriverVersion));
+}
+
+PhysicalGpuCheck CheckPhysicalGpu(const BenchmarkFile& baseline, const BenchmarkFile& contender) {
+  const auto base_uuid = OptionalValue(baseline, context_key::kGpuUuid);
+  const auto cont_uuid = OptionalValue(contender, context_key::kGpuUuid);
+  PhysicalGpuCheck check;
+  if (Recorded(base_uuid) && Recorded(cont_uuid)) {
+    check.physical_gpu = *base_uuid == *cont_uuid ? PhysicalGpu::kSame : PhysicalGpu::kDifferent;
+  } else if (Recorded(base_uuid) || Recorded(cont_uuid)) {
+    check.physical_gpu = PhysicalGpu::kUnknown;
+    check.without_uuid = Recorded(base_uuid) ? "contender" : "baseline";
+  }
+  return check;
 }
 
 }  // namespace gpubench::tools
