@@ -4,7 +4,7 @@
 # Usage: bench/validation/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
 #                          suite|suitecost|crosscheck|groups|short_methods|short_ncu|short_nvbench|
 #                          short_gpubench|attach|metricspass|onoff|onoff_clocks|killed|field|oldbuild|fieldold|streams|watchab|
-#                          oldpair|tarjson|pack|cost|placement|gatev4|issue37|mdspan|precision|all]...
+#                          oldpair|tarjson|pack|cost|placement|gatev4|issue37|mdspan|precision|series|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
 mkdir -p "$OUT" /tmp/deps
@@ -634,6 +634,34 @@ step_precision() {
   done
   python3 bench/validation/precision_check.py "$dir"/run_*.json 2>&1 | tee "$dir/check.txt"
   (cd "$OUT" && tar cJf "${PRECISION_TAG:-precision}.tar.xz" "${PRECISION_TAG:-precision}")
+}
+# Issue #50: a series of the gate suite for change points, the GPU's identity in every context
+# (gpu_uuid, gpu_serial, gpu_vbios_version, gpu_driver_version). Each run gets a made-up commit
+# (--benchmark_context=commit=...): 12 plain reruns (c01..c12), then the real injections of
+# bench/validation/gate_suite.cu, fma1 (f1..f4: Gate_FmaLong +1.04% steps), copy_time (t1..t4:
+# Gate_Copy/268435456 about +1% time, same bytes) and bytes (b1..b3: that copy +2% elements), and a
+# settings change, --gpubench_cache=keep (k1..k3). 10 repetitions each, default settings otherwise.
+series_run() {  # series_run NAME COMMIT [ENV...] [-- ARGS...]
+  local name=$1 commit=$2 envs=() args=()
+  shift 2
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  [ "${1:-}" = "--" ] && shift && args=("$@")
+  env "${envs[@]}" $BUILD/bench/gpubench_gate_suite --benchmark_repetitions=10 \
+    --benchmark_context=commit=$commit "${args[@]}" --benchmark_out="$SERIES/$name.json" \
+    --benchmark_out_format=json >"$SERIES/$name.log" 2>&1
+  echo "$name rc=$?"
+}
+step_series() {
+  local i
+  SERIES="$OUT/${SERIES_TAG:-series}"
+  mkdir -p "$SERIES"
+  nvidia-smi --query-gpu=name,uuid,serial,vbios_version,driver_version,pci.bus_id --format=csv,noheader
+  for i in $(seq -w 1 12); do series_run plain_$i c$i; done
+  for i in 1 2 3 4; do series_run fma1_$i f$i GATE_SUITE_INJECT=fma1; done
+  for i in 1 2 3 4; do series_run copytime_$i t$i GATE_SUITE_INJECT=copy_time; done
+  for i in 1 2 3; do series_run bytes_$i b$i GATE_SUITE_INJECT=bytes; done
+  for i in 1 2 3; do series_run keep_$i k$i -- --gpubench_cache=keep; done
+  (cd "$OUT" && tar czf "${SERIES_TAG:-series}.tar.gz" "${SERIES_TAG:-series}")
 }
 step_gatequick() { GATE_ARGS=--benchmark_min_time=0.1 step_gate3 && GATE_ARGS=--benchmark_min_time=0.1 step_inject; }
 step_pack() {  # what comes back: a few files, the rest in one archive
