@@ -15,12 +15,25 @@ namespace {
 class PrefixSums {
  public:
   explicit PrefixSums(const std::vector<double>& values)
-      : sum_(values.size() + 1), squares_(values.size() + 1), weighted_(values.size() + 1) {
+      : values_(values),
+        sum_(values.size() + 1),
+        squares_(values.size() + 1),
+        weighted_(values.size() + 1),
+        steps_(values.size() + 1) {
     for (std::size_t i = 0; i < values.size(); ++i) {
       sum_[i + 1] = sum_[i] + values[i];
       squares_[i + 1] = squares_[i] + values[i] * values[i];
       weighted_[i + 1] = weighted_[i] + static_cast<double>(i) * values[i];
+      const double step = i > 0 ? values[i] - values[i - 1] : 0;
+      steps_[i + 1] = steps_[i] + step * step;
     }
+  }
+
+  // The squared differences between neighbouring runs of [begin, end), but for the one between
+  // runs skip - 1 and skip.
+  double StepSquaresWithout(std::size_t begin, std::size_t end, std::size_t skip) const {
+    const double step = values_[skip] - values_[skip - 1];
+    return std::max(0.0, steps_[end] - steps_[begin + 1] - step * step);
   }
 
   double Sum(std::size_t begin, std::size_t end) const { return sum_[end] - sum_[begin]; }
@@ -54,7 +67,8 @@ class PrefixSums {
   }
 
  private:
-  std::vector<double> sum_, squares_, weighted_;
+  const std::vector<double>& values_;
+  std::vector<double> sum_, squares_, weighted_, steps_;
 };
 
 // A significant split of the series of finite values.
@@ -81,12 +95,20 @@ bool BestSplit(const PrefixSums& sums, std::size_t begin, std::size_t end,
       best.at = at;
     }
   }
-  const double within = total - best_between;
-  const int degrees = static_cast<int>(n) - 2;
-  // Rounding leaves a few ulps of `total` where both parts are constant (discrete counters).
-  best.t = within <= total * 1e-12
-               ? std::numeric_limits<double>::infinity()
-               : std::sqrt(best_between * static_cast<double>(degrees) / within);
+  // The noise from the differences between neighbouring runs (von Neumann's mean square
+  // successive difference), leaving out the one across the split: a step adds one large
+  // difference, which is left out; noise whose runs flip between modes (a bimodal byte counter)
+  // keeps its flips, so a cluster of one mode is measured against the whole spread. The
+  // parts' own variance would shrink exactly when the split separates the modes.
+  const std::size_t differences = n - 2;
+  const double noise_variance =
+      sums.StepSquaresWithout(begin, end, best.at) / (2 * static_cast<double>(differences));
+  best.t = noise_variance <= 0 ? std::numeric_limits<double>::infinity()
+                               : std::sqrt(best_between / noise_variance);
+  // The estimate's degrees of freedom: q differences, neighbours correlated by -1/2, have the
+  // variance of a chi-square estimate with 2q^2 / (3q - 1) degrees (about two thirds of q).
+  const double q = static_cast<double>(differences);
+  const int degrees = std::max(1, static_cast<int>(2 * q * q / (3 * q - 1)));
   const double candidates = static_cast<double>(n - 2 * minimum_segment + 1);
   // StudentTUpperTail is 1 - P(|T| < t): below about 1e-13 it is rounding, and may be negative.
   best.p = std::clamp(candidates * 2 * StudentTUpperTail(best.t, degrees), 0.0, 1.0);
