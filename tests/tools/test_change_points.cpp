@@ -379,7 +379,7 @@ TEST(ChangePointsH200, IdenticalRerunsOfA250BenchmarkSuiteReportAChangeAtMostOne
 }
 
 // The control: each series tested at the family's 1% (no suite-wide correction), the same suites
-// report changes of time in most of them and practical changes in many (9 and 14 of 20 when
+// report changes of time in most of them and practical changes in many (14 and 9 of 20 when
 // written), against at most 3% above; so the test above can fail.
 TEST(ChangePointsH200, WithoutTheSuiteWideLevelTheSameRerunsReportChanges) {
   const SuiteAlarms alarms = ResampledSuites(20, 30, 1);
