@@ -3,32 +3,37 @@
 //
 // The method, and why (docs/changes-draft.md has the longer version):
 //
-// * Binary segmentation with a two-sample t statistic. For a stretch of n runs, every split
-//   into a left part of n1 and a right part of n2 runs (each at least min_segment_runs) is
-//   scored by the between-parts sum of squares n1 n2 / n (mean2 - mean1)^2, read from prefix
-//   sums in O(1) per split, so one stretch costs O(n). The best split is the least-squares
-//   location of a single step (the one with the largest pooled t). If it is significant, both
-//   parts are searched again; otherwise the stretch is one level. With k changes a series costs
-//   about O(n (k + 1)): 1,000 benchmarks x 200 runs x 4 metrics is well under a second
-//   (bench/validation/tools_perf/time_change_points.cpp).
-// * Significance: the pooled two-sample t of the best split against Student's t with n - 2
-//   degrees of freedom, two-sided, times the number of candidate splits (Bonferroni over the
-//   splits; the splits' statistics are strongly correlated, so this is conservative). A stretch
-//   is split when that p-value is below the series' level, family_alpha / series_tested: the
-//   gate's own rule (kGateHistoryAlpha = 1% shared by the m tests of a comparison,
-//   gate/suite_statistics.hpp PerTestAlpha), with the m benchmark-metric series of the suite.
-//   Under identical reruns a series reports something only if its first, whole-series test
-//   rejects, so a suite of m series reports any change with probability at most family_alpha.
-//   It shares the gate's model: runs' medians that vary normally around a level. The H200
-//   runs' spread is bimodal (where a kernel's data lies), not long-tailed, which a normal tail
-//   over-covers; the test ChangePoints.IdenticalRerunsOfA250BenchmarkSuite checks the rate on
-//   resampled real noise.
+// * Binary segmentation with a two-sample statistic. For a stretch of n runs, every split into
+//   a left part of n1 and a right part of n2 runs (each at least minimum_segment_runs) is scored
+//   by the between-parts sum of squares n1 n2 / n (mean2 - mean1)^2, read from prefix sums in
+//   O(1) per split, so one stretch costs O(n). The best split is the least-squares location of a
+//   single step. If it is significant, both parts are searched again; otherwise the stretch is
+//   one level. With k changes a series costs about O(n (k + 1)): 1,000 benchmarks x 200 runs x
+//   4 metrics take 0.02 s on one core (bench/validation/tools_perf/time_change_points.cpp).
+// * Significance: t = |mean2 - mean1| / (sigma sqrt(1/n1 + 1/n2)), two-sided against Student's
+//   t, times the number of candidate splits (Bonferroni over the splits; their statistics are
+//   strongly correlated, so this is conservative: on normal noise at a level of 0.001 a series
+//   reports 0.02-0.04%). sigma comes from the differences between neighbouring runs (von
+//   Neumann's mean square successive difference), leaving out the one across the split, with
+//   the degrees of freedom of that estimate (about 2/3 of n). Not from the parts' own variances:
+//   those shrink exactly when the split separates the two modes of a bimodal counter (H200 byte
+//   counters flip between modes from run to run). On the resampled suites of the false-alarm
+//   test, the parts' variances gave 7 of 200 suites a practical change, this 2 of 200; a
+//   cluster of 4 runs of one mode (one run in 5 in that mode) still reads as a step: no test at
+//   1e-5 can tell it from one. A stretch is split when the p-value is below the series' level,
+//   family_alpha / series_tested: the gate's own rule (kGateHistoryAlpha = 1% shared by the m
+//   tests of a comparison, gate/suite_statistics.hpp PerTestAlpha), with the m benchmark-metric
+//   series of the suite. Under identical reruns a series reports something only if its first,
+//   whole-series test rejects, so a suite of m series reports a change with probability at most
+//   family_alpha, under the gate's model of runs' medians that vary normally around a level.
+//   ChangePointsH200.IdenticalRerunsOfA250BenchmarkSuite... measures it on resampled real noise.
 // * Why not a permutation test or E-divisive means (Apache Otava): at the suite's level (1% /
 //   1,000 series = 1e-5 a series) a permutation p-value needs about a million permutations per
 //   series to resolve, and E-divisive's energy statistic is O(n^2) per stretch. Why not ranks
 //   (Mann-Whitney, in tools/base): with 12 runs before and 4 after a step, the smallest
 //   two-sided p of a rank test is 2 / C(16, 4) = 0.0011, above any suite-wide level, so a rank
-//   test could never find a step in a short CI history.
+//   test could never find a step in a short CI history. No test can, without a model of the
+//   noise: 16 exchangeable values put their top 4 last with probability 1/1820.
 // * A minimum practical effect, like the gate's thresholds: a significant change smaller than
 //   max(minimum_percent of the level before, absolute_floor) is kept (it still splits the series,
 //   so that the levels either side are clean) but marked practical = false. Callers that count
@@ -96,7 +101,8 @@ struct ChangePoint {
   double level_after = 0;
   /// (level_after - level_before) / |level_before| in percent; +-inf from a level of 0.
   double change_percent = 0;
-  /// The two-sided t of the split (a drift: of its most significant split).
+  /// The t of the split (a drift: of its most significant split); infinite where the runs
+  /// either side are each one value (a discrete counter).
   double t_statistic = 0;
   /// Bonferroni over the stretch's candidate splits; compared with ChangeAnalysis::level.
   double p_value = 1;
