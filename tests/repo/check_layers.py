@@ -4,7 +4,7 @@ lower layers, never a higher one, and never a sibling tool's folder.
 
 Core, lowest first:  schema < common < config < gb < gpu < measure < frontend (gb includes only
                      schema and common)
-Tools, lowest first: schema < common < tools/base < tools/load < tools/gate
+Tools, lowest first: schema < common < tools/base < tools/load < tools/changes < tools/gate
                      < tools/{compare,export,report}
 schema/ (the vocabulary: counter names, context keys) includes nothing but its own folder. The
 tools may include nothing of the core but schema/ and common/; the core includes nothing of the
@@ -21,7 +21,7 @@ import sys
 import tempfile
 
 CORE = ["schema", "common", "config", "gb", "gpu", "measure", "frontend"]
-TOOLS = ["tools/base", "tools/load", "tools/gate"]
+TOOLS = ["tools/base", "tools/load", "tools/changes", "tools/gate"]
 TOOL_APPS = ["tools/compare", "tools/export", "tools/report"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
@@ -105,6 +105,8 @@ def self_test():
                               "src/common/b.hpp"),
         "gb into gpu": ("src/gb/a.cpp", '#include "gpu/b.hpp"\n', "src/gpu/b.hpp"),
         "gb into config": ("src/gb/a.cpp", '#include "config/b.hpp"\n', "src/config/b.hpp"),
+        "changes into gate": ("src/tools/changes/a.cpp", '#include "tools/gate/b.hpp"\n',
+                              "src/tools/gate/b.hpp"),
     }
     failures = 0
     for label, (path, text, target) in cases.items():
