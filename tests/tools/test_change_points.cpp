@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
 #include <utility>
@@ -75,7 +76,7 @@ TEST(ChangePoints, AOnePercentStepIsFoundAtItsRun) {
 TEST(ChangePoints, AStepAfterTwelveRunsIsFoundFromItsFourthRunOn) {
   // The history issue #50 asks for: 12 reruns, then 4 runs with the change. The gate suite's 24
   // series at sd 0.1% (Gate_Fma's spread at method version 4), and a suite of 1000 series (each
-  // at 1e-5) at sd 0.05%: both found in 2000 of 2000 random series (docs/changes-draft.md has
+  // at 1e-5) at sd 0.05%: both found in 2000 of 2000 random series (docs/change_points.md has
   // the table; at sd 0.2% a short history finds it in 16-76% of series).
   for (const auto& [series_tested, sd] : {std::pair<std::size_t, double>{24, 0.001},
                                           std::pair<std::size_t, double>{kSuiteSeries, 0.0005}}) {
@@ -306,6 +307,83 @@ TEST(ChangePointsH200, TheRealOnePercentFmaStepIsFoundAtItsRun) {
   EXPECT_EQ(
       FindChangePoints(series, OptionsFor(counter::kRealTime, 0, kSuiteSeries)).PracticalChanges(),
       1u);
+}
+
+// --- A real series with real injections (tests/data/h200/series_gpu_84ba34e4) ----------------
+
+std::string SeriesData(const std::string& name) {
+  return std::string(GPUBENCH_COMPARE_TEST_DATA_DIR) + "/h200/series_gpu_84ba34e4/" + name;
+}
+
+// The twelve plain reruns, then `count` runs of the injection `group` ("fma1_1.json", ...).
+std::vector<BenchmarkFile> PlainThen(const std::string& group, int count) {
+  std::vector<BenchmarkFile> runs;
+  for (int i = 1; i <= 12; ++i) {
+    char name[24];
+    std::snprintf(name, sizeof name, "plain_%02d.json", i);
+    runs.push_back(LoadBenchmarkFile(SeriesData(name)).value());
+  }
+  for (int i = 1; i <= count; ++i) {
+    runs.push_back(
+        LoadBenchmarkFile(SeriesData(group + "_" + std::to_string(i) + ".json")).value());
+  }
+  return runs;
+}
+
+// Every practical change of every benchmark x judged metric, as "benchmark metric@first_run".
+std::vector<std::string> PracticalChangesOf(const std::vector<BenchmarkFile>& runs,
+                                            std::map<std::string, double>* percent) {
+  std::vector<std::string> found;
+  for (const BenchmarkRecord& benchmark : runs.front().benchmarks) {
+    const double traffic = RunMedian(runs.front(), benchmark.name, counter::kBytesMoved);
+    for (const std::string& metric : JudgedMetrics()) {
+      std::vector<double> series;
+      for (const BenchmarkFile& run : runs) {
+        series.push_back(RunMedian(run, benchmark.name, metric));
+      }
+      for (const ChangePoint& change :
+           FindChangePoints(series, OptionsFor(metric, traffic, 24)).changes) {
+        if (!change.practical) continue;
+        const std::string key =
+            benchmark.name + " " + metric + "@" + std::to_string(change.first_run);
+        found.push_back(key);
+        (*percent)[key] = change.change_percent;
+      }
+    }
+  }
+  return found;
+}
+
+TEST(ChangePointsH200Series, TwelveIdenticalRerunsGiveNoChange) {
+  std::map<std::string, double> percent;
+  EXPECT_EQ(PracticalChangesOf(PlainThen("", 0), &percent), std::vector<std::string>());
+}
+
+TEST(ChangePointsH200Series, ARealOnePercentComputeStepIsFoundAtItsRunAndNothingElse) {
+  std::map<std::string, double> percent;
+  const std::string step = "Gate_FmaLong/2112/manual_time real_time@12";
+  EXPECT_EQ(PracticalChangesOf(PlainThen("fma1", 4), &percent), std::vector<std::string>{step});
+  EXPECT_NEAR(percent[step], 1.05, 0.05);
+}
+
+TEST(ChangePointsH200Series, ARealOnePercentCopyTimeStepIsFoundAtItsRunAndNothingElse) {
+  std::map<std::string, double> percent;
+  const std::string step = "Gate_Copy/268435456/manual_time real_time@12";
+  EXPECT_EQ(PracticalChangesOf(PlainThen("copytime", 4), &percent), std::vector<std::string>{step});
+  EXPECT_NEAR(percent[step], 1.22, 0.05);
+}
+
+TEST(ChangePointsH200Series, ARealTwoPercentBytesStepIsFoundInTimeAndBytesOfItsBenchmarkOnly) {
+  std::map<std::string, double> percent;
+  const std::vector<std::string> found = PracticalChangesOf(PlainThen("bytes", 3), &percent);
+  const std::string prefix = "Gate_Copy/268435456/manual_time ";
+  EXPECT_NE(std::find(found.begin(), found.end(), prefix + "real_time@12"), found.end());
+  EXPECT_NE(std::find(found.begin(), found.end(), prefix + "bytes_moved@12"), found.end());
+  EXPECT_NEAR(percent[prefix + "bytes_moved@12"], 2.0, 0.1);
+  for (const std::string& change : found) {
+    EXPECT_EQ(change.rfind(prefix, 0), 0u) << "a change in another benchmark: " << change;
+    EXPECT_EQ(change.substr(change.size() - 3), "@12") << change;
+  }
 }
 
 // --- The suite-wide false-alarm rate -----------------------------------------------------------

@@ -1,7 +1,7 @@
 // Change points of one benchmark's one metric over a series of CI runs (issue #50): where the
 // series stepped, by how much, and how sure that is.
 //
-// The method, and why (docs/changes-draft.md has the longer version):
+// The method, and why (docs/change_points.md has the longer version):
 //
 // * Binary segmentation with a two-sample statistic. For a stretch of n runs, every split into
 //   a left part of n1 and a right part of n2 runs (each at least minimum_segment_runs) is scored
