@@ -297,4 +297,48 @@ ChangeAnalysis FindChangePoints(const std::vector<double>& series, const ChangeO
   return analysis;
 }
 
+ChangePoint TestStepBetween(const std::vector<double>& before, const std::vector<double>& after,
+                            const ChangeOptions& options) {
+  ChangePoint change;
+  std::vector<double> left, right;
+  for (double value : before) {
+    if (std::isfinite(value)) left.push_back(value);
+  }
+  for (double value : after) {
+    if (std::isfinite(value)) right.push_back(value);
+  }
+  if (left.size() < 2 || right.size() < 2) return change;
+  change.level_before = Median(left);
+  change.level_after = Median(right);
+  change.change_percent = ChangePercent(change.level_before, change.level_after);
+  change.practical = Practical(change.level_before, change.level_after, options);
+  auto mean = [](const std::vector<double>& values) {
+    double sum = 0;
+    for (double value : values) sum += value;
+    return sum / static_cast<double>(values.size());
+  };
+  auto steps = [](const std::vector<double>& values) {
+    double squares = 0;
+    for (std::size_t i = 1; i < values.size(); ++i) {
+      squares += (values[i] - values[i - 1]) * (values[i] - values[i - 1]);
+    }
+    return squares;
+  };
+  const double difference = mean(right) - mean(left);
+  const double q = static_cast<double>(left.size() + right.size() - 2);
+  const double noise_variance = (steps(left) + steps(right)) / (2 * q);
+  const double spread =
+      std::sqrt(1.0 / static_cast<double>(left.size()) + 1.0 / static_cast<double>(right.size()));
+  if (difference == 0) {
+    change.t_statistic = 0;
+  } else if (noise_variance <= 0) {
+    change.t_statistic = std::numeric_limits<double>::infinity();
+  } else {
+    change.t_statistic = std::fabs(difference) / (std::sqrt(noise_variance) * spread);
+  }
+  const int degrees = std::max(1, static_cast<int>(2 * q * q / (3 * q - 1)));
+  change.p_value = std::clamp(2 * StudentTUpperTail(change.t_statistic, degrees), 0.0, 1.0);
+  return change;
+}
+
 }  // namespace gpubench::tools

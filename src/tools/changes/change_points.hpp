@@ -124,6 +124,13 @@ struct ChangeAnalysis {
 /// The change points of one series (one value per run, oldest first). Deterministic.
 ChangeAnalysis FindChangePoints(const std::vector<double>& series, const ChangeOptions& options);
 
+/// A step at a known place: the runs `before` against the runs `after` (each at least 2 finite
+/// values), for a change whose place is not searched for (the runs moved to another GPU there).
+/// The noise comes from the differences between neighbouring runs within each side, as in
+/// FindChangePoints; one candidate, so no Bonferroni. first_run and end_run are 0.
+ChangePoint TestStepBetween(const std::vector<double>& before, const std::vector<double>& after,
+                            const ChangeOptions& options);
+
 /// The level of one series' tests: family_alpha shared by series_tested series.
 double SeriesLevel(const ChangeOptions& options);
 

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/compare/app.hpp"
+#include "tools/compare/changes_report.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/load/baseline_files.hpp"
 
@@ -27,7 +28,9 @@ constexpr const char* kDescription =
     "Exit codes: 0 no regression, 1 regression, failed benchmark or a contender file cut off\n"
     "mid-write (a killed run: its complete rows are compared), 2 bad input or usage,\n"
     "3 benchmark settings differ (gpubench_settings_fingerprint), 4 nothing compared (e.g. every\n"
-    "row of the baseline or of both files an error: a runner without a working GPU).";
+    "row of the baseline or of both files an error: a runner without a working GPU).\n"
+    "With --changes: the change points of a series of runs (RUN_1 ... RUN_N oldest first, or\n"
+    "--history DIR ordered by --order-by); exit 0 when the analysis ran, 2 on bad input.";
 
 // What the command line gives, before it is turned into AppOptions.
 struct CommandLine {
@@ -35,17 +38,29 @@ struct CommandLine {
   std::vector<std::string> files, threshold_specs, direction_specs;
   std::string history_dir, format = "console", color = "auto", unconfirmed = "fail",
                            metrics = "gated";
+  bool changes = false;
+  std::string order_by, commit_key = "commit";
 };
 
 void AddOptions(CLI::App& app, CommandLine& line) {
   AppOptions& options = line.options;
   app.add_option("FILES", line.files,
                  "Baseline JSON file(s) (--benchmark_out), then the contender's; the last file is "
-                 "the contender")
-      ->required();
+                 "the contender. With --changes: the runs of the series, oldest first");
   app.add_option("--history", line.history_dir,
                  "Folder of baseline runs: each *.json in it is one run of the same suite and "
                  "settings (added to any baseline files given)");
+  app.add_flag("--changes", line.changes,
+               "Change points over a series of runs instead of a comparison: which run (and "
+               "commit) moved each benchmark's judged metrics, steps, drifts, settings and GPU "
+               "changes (docs/compare.md)");
+  app.add_option("--order-by", line.order_by,
+                 "With --changes: sort the runs by this context key (date, or any key every run "
+                 "has; numbers as numbers). Default: date with --history, else the order given");
+  app.add_option("--commit-key", line.commit_key,
+                 "With --changes: the context key that holds a run's commit "
+                 "(--benchmark_context=commit=SHA)")
+      ->capture_default_str();
   app.add_option("--threshold", line.threshold_specs,
                  "METRIC=PERCENT (e.g. real_time=5%, dram_write_bytes=1%) or METRIC=off; "
                  "repeatable. Exactly this threshold: no noise term, floor or history. Defaults: "
@@ -127,6 +142,48 @@ bool Resolve(CommandLine& line) {
   return true;
 }
 
+// gpubench-compare --changes: the series' files (and a --history folder's), then the analysis.
+int RunChangesCommand(CommandLine& line, const CLI::App& app) {
+  gpubench::tools::ChangesOptions options;
+  options.paths = line.files;
+  if (!line.history_dir.empty()) {
+    auto history = gpubench::tools::HistoryFiles(line.history_dir, "");
+    if (!history.ok()) {
+      std::cerr << "gpubench-compare: error: " << history.status().message() << "\n";
+      return gpubench::tools::kExitBadInput;
+    }
+    options.paths.insert(options.paths.end(), history.value().begin(), history.value().end());
+    options.order_by = "date";  // a folder's files have no order of their own
+  }
+  if (app.count("--order-by") > 0) options.order_by = line.order_by;
+  for (const char* flag : {"--unconfirmed", "--alpha", "--allow-settings-mismatch",
+                           "--fail-on-missing", "--metrics", "--color"}) {
+    if (app.count(flag) > 0) {
+      std::cerr << "gpubench-compare: usage error: " << flag
+                << " is an option of a comparison, not of --changes\n";
+      return gpubench::tools::kExitBadInput;
+    }
+  }
+  if (const gpubench::detail::Status status = gpubench::tools::AddPolicyOverrides(
+          line.threshold_specs, line.direction_specs, options.series.overrides);
+      !status.ok()) {
+    std::cerr << "gpubench-compare: usage error: " << status.message() << "\n";
+    return gpubench::tools::kExitBadInput;
+  }
+  options.series.commit_key = line.commit_key;
+  options.format = line.format == "markdown" ? OutputFormat::kMarkdown
+                   : line.format == "json"   ? OutputFormat::kJson
+                   : line.format == "csv"    ? OutputFormat::kCsv
+                                             : OutputFormat::kConsole;
+  options.output_path = line.options.output_path;
+  try {
+    return gpubench::tools::RunChanges(options, std::cout, std::cerr);
+  } catch (const std::exception& error) {
+    std::cerr << "gpubench-compare: internal error: " << error.what() << "\n";
+    return gpubench::tools::kExitBadInput;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -140,6 +197,18 @@ int main(int argc, char** argv) {
     return gpubench::tools::kExitOk;
   } catch (const CLI::ParseError& error) {
     std::cerr << "gpubench-compare: usage error: " << error.what() << "\n"
+              << "Run 'gpubench-compare --help' for usage.\n";
+    return gpubench::tools::kExitBadInput;
+  }
+  if (line.changes) return RunChangesCommand(line, app);
+  if (app.count("--order-by") > 0 || app.count("--commit-key") > 0) {
+    std::cerr << "gpubench-compare: usage error: --order-by and --commit-key belong to --changes\n"
+              << "Run 'gpubench-compare --help' for usage.\n";
+    return gpubench::tools::kExitBadInput;
+  }
+  if (line.files.empty()) {
+    std::cerr << "gpubench-compare: usage error: FILES is required: BASELINE.json CONTENDER.json, "
+                 "or --history DIR CONTENDER.json\n"
               << "Run 'gpubench-compare --help' for usage.\n";
     return gpubench::tools::kExitBadInput;
   }
