@@ -80,6 +80,9 @@ void AddOptions(CLI::App& app, CommandLine& line) {
       ->check(CLI::IsMember({"fail", "warn"}));
   app.add_flag("--allow-settings-mismatch", options.compare.allow_settings_mismatch,
                "Compare even when the gpubench settings fingerprints differ");
+  app.add_flag("--whole-history", options.compare.whole_history,
+               "With a history: judge each benchmark against all its runs, also those before "
+               "the history's last change point (by default only the runs since it)");
   app.add_flag("--fail-on-missing", options.compare.fail_on_missing,
                "Fail the gate when a baseline benchmark is missing from the contender");
   app.add_option("--format", line.format, "Report format")
@@ -153,11 +156,11 @@ int RunChangesCommand(CommandLine& line, const CLI::App& app) {
       return gpubench::tools::kExitBadInput;
     }
     options.paths.insert(options.paths.end(), history.value().begin(), history.value().end());
-    options.order_by = "date";  // a folder's files have no order of their own
+    options.order_by = gpubench::tools::kRunDateKey;  // a folder's files have no order of their own
   }
   if (app.count("--order-by") > 0) options.order_by = line.order_by;
   for (const char* flag : {"--unconfirmed", "--alpha", "--allow-settings-mismatch",
-                           "--fail-on-missing", "--metrics", "--color"}) {
+                           "--fail-on-missing", "--metrics", "--color", "--whole-history"}) {
     if (app.count(flag) > 0) {
       std::cerr << "gpubench-compare: usage error: " << flag
                 << " is an option of a comparison, not of --changes\n";

@@ -201,7 +201,9 @@ Result<ComparisonReport> CompareWithHistory(const std::vector<const BenchmarkFil
                                             const CompareOptions& options) {
   if (baselines.empty()) return Status::InvalidInput("no baseline file to compare against");
   if (baselines.size() == 1) return CompareFiles(*baselines.front(), contender, options);
-  return CompareWithHistory(baselines, PoolBaselineRuns(baselines, contender), contender, options);
+  return CompareWithHistory(baselines,
+                            PoolBaselineRuns(baselines, contender, !options.whole_history),
+                            contender, options);
 }
 
 Result<ComparisonReport> CompareWithHistory(const std::vector<const BenchmarkFile*>& baselines,

@@ -37,6 +37,9 @@ struct CompareOptions {
   UnconfirmedPolicy unconfirmed = UnconfirmedPolicy::kFail;
   bool allow_settings_mismatch = false;
   bool fail_on_missing = false;
+  /// A history: judge each benchmark against all its runs, not only those since the history's
+  /// last change point (--whole-history).
+  bool whole_history = false;
 };
 
 /// kUndecided: within its threshold, but the threshold (above kGateUndecidedPercent) is too

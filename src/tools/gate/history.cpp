@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <unordered_map>
 
 #include "schema/counter_table.hpp"
+#include "tools/base/text.hpp"
 #include "tools/gate/comparison.hpp"
+#include "tools/gate/series_changes.hpp"
 
 namespace gpubench::tools {
 namespace {
@@ -55,6 +58,43 @@ BenchmarkRecord Pool(const std::vector<RunRecord>& records, BenchmarkHistory& hi
   return pooled;
 }
 
+// Where a benchmark's history last changed: the runs from there on are its level now.
+struct LastChange {
+  std::size_t first = 0;  // index into the ordered runs
+  std::string note;
+};
+
+// Per benchmark, the last practical change of any judged metric in the history (the runs in
+// date order when every run has a date, else as given), as gpubench-compare --changes finds it.
+std::unordered_map<std::string, LastChange> LastChanges(std::vector<const BenchmarkFile*>& order) {
+  std::unordered_map<std::string, LastChange> last;
+  if (order.size() < 2 * kChangeMinimumSegmentRuns) return last;
+  std::vector<const BenchmarkFile*> dated = order;
+  if (OrderRunsBy(dated, kRunDateKey).ok()) order = dated;
+  const SeriesReport report = AnalyseSeries(order, SeriesOptions{});
+  for (const SeriesChange& change : report.changes) {
+    if (!change.practical) continue;
+    std::size_t first = change.first_run;
+    if (change.kind == SeriesChangeKind::kDrift) {
+      // The level after a drift: its runs after the drift's end, when there are enough.
+      if (change.end_run + kChangeMinimumSegmentRuns > order.size()) continue;
+      first = change.end_run;
+    }
+    LastChange& entry = last[change.benchmark];
+    if (!entry.note.empty() && entry.first >= first) continue;
+    const SeriesRun& run = report.runs[first];
+    std::string percent;
+    AppendChangePercent(percent, change.change_percent);
+    entry.first = first;
+    entry.note = "history since run " + run.file->path +
+                 (run.commit.empty() ? "" : " (commit " + run.commit + ")") + ", " +
+                 std::to_string(order.size() - first) + " runs: " + change.metric + " " +
+                 SeriesChangeKindName(change.kind) + " of " + percent +
+                 " there (gpubench-compare --changes); the runs before it are left out";
+  }
+  return last;
+}
+
 }  // namespace
 
 std::string DescribePooledValue(const BenchmarkHistory& history, const std::string& metric,
@@ -95,7 +135,7 @@ std::string DescribeRuns(const std::vector<const BenchmarkFile*>& runs) {
 }
 
 PooledBaseline PoolBaselineRuns(const std::vector<const BenchmarkFile*>& runs,
-                                const BenchmarkFile& contender) {
+                                const BenchmarkFile& contender, bool since_last_change) {
   PooledBaseline out;
   BenchmarkFile& file = out.file;
   file.path = DescribeRuns(runs);
@@ -113,13 +153,26 @@ PooledBaseline PoolBaselineRuns(const std::vector<const BenchmarkFile*>& runs,
     file.cut_off.insert(file.cut_off.end(), run->cut_off.begin(), run->cut_off.end());
   }
   file.benchmarks.reserve(names.size());
+  std::vector<const BenchmarkFile*> order = runs;
+  const std::unordered_map<std::string, LastChange> last_changes =
+      since_last_change ? LastChanges(order) : std::unordered_map<std::string, LastChange>{};
   for (const std::string& name : names) {
-    std::vector<RunRecord> records;
-    for (const BenchmarkFile* run : runs) {
-      if (const BenchmarkRecord* record = run->Find(name)) records.push_back({run, record});
-    }
     BenchmarkHistory& history = out.history[name];
     std::vector<std::string>& notes = history.notes;
+    const auto last = last_changes.find(name);
+    const std::size_t since = last == last_changes.end() ? 0 : last->second.first;
+    std::vector<RunRecord> records;
+    for (std::size_t r = since; r < order.size(); ++r) {
+      if (const BenchmarkRecord* record = order[r]->Find(name))
+        records.push_back({order[r], record});
+    }
+    if (records.empty()) {  // the benchmark left the suite before the change: its whole history
+      for (const BenchmarkFile* run : order) {
+        if (const BenchmarkRecord* record = run->Find(name)) records.push_back({run, record});
+      }
+    } else if (since > 0) {
+      notes.push_back(last->second.note);
+    }
     LeaveOut(
         records, [](const BenchmarkRecord& r) { return !r.failed; }, "failed or skipped there",
         notes);

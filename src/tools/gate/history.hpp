@@ -33,8 +33,11 @@ struct PooledBaseline {
 /// out when the benchmark failed in it, ran on a shared GPU (gpu_shared), or had another
 /// launch_held state than the contender's, as long as another run remains; each exclusion is a
 /// note. `contender` decides which launch_held state the history keeps.
+/// since_last_change: a benchmark whose history holds a practical change point (of any judged
+/// metric, as gpubench-compare --changes finds them, with the runs in date order) pools only the
+/// runs from its last one on, with a note; a step needs 3 runs after it to be found.
 PooledBaseline PoolBaselineRuns(const std::vector<const BenchmarkFile*>& runs,
-                                const BenchmarkFile& contender);
+                                const BenchmarkFile& contender, bool since_last_change = true);
 
 /// "run3.json, repetition 2" for the pooled value `index` of `metric`, or "" when unknown.
 std::string DescribePooledValue(const BenchmarkHistory& history, const std::string& metric,

@@ -26,6 +26,10 @@
 
 namespace gpubench::tools {
 
+/// Google Benchmark's own context key of a run's start ("2026-12-03T23:42:09+00:00"), by which
+/// a folder of runs is ordered.
+inline constexpr char kRunDateKey[] = "date";
+
 struct SeriesOptions {
   /// The context key that holds a run's commit (GB's --benchmark_context=commit=SHA).
   std::string commit_key = "commit";
