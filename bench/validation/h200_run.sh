@@ -4,7 +4,7 @@
 # Usage: bench/validation/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
 #                          suite|suitecost|crosscheck|groups|short_methods|short_ncu|short_nvbench|
 #                          short_gpubench|attach|metricspass|onoff|onoff_clocks|killed|field|oldbuild|fieldold|streams|watchab|
-#                          oldpair|tarjson|pack|cost|placement|gatev4|issue37|mdspan|precision|series|all]...
+#                          oldpair|tarjson|pack|cost|placement|gatev4|issue37|mdspan|precision|series|series2|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
 mkdir -p "$OUT" /tmp/deps
@@ -662,6 +662,30 @@ step_series() {
   for i in 1 2 3; do series_run bytes_$i b$i GATE_SUITE_INJECT=bytes; done
   for i in 1 2 3; do series_run keep_$i k$i -- --gpubench_cache=keep; done
   (cd "$OUT" && tar czf "${SERIES_TAG:-series}.tar.gz" "${SERIES_TAG:-series}")
+}
+# The second GPU's series (tests/data/h200/series_gpu_8f0dca1c): 12 plain reruns (g1..g6,
+# g07..g12) with one run beside a busy process after the sixth (s1: its rows gpu_shared), then
+# bytes1 (y1..y4: Gate_Copy/268435456 +1% elements), fma1 (h1..h4) and fma2 (j1..j3: +2.08%).
+step_series2() {
+  local i busy
+  SERIES="$OUT/${SERIES_TAG:-series2}"
+  mkdir -p "$SERIES"
+  nvidia-smi --query-gpu=name,uuid,serial,vbios_version,driver_version,pci.bus_id --format=csv,noheader
+  printf '%s\n' '__global__ void Spin(long long c) { long long t = clock64(); while (clock64() - t < c) {} }' \
+    'int main(int argc, char** argv) { int s = argc > 1 ? atoi(argv[1]) : 60;' \
+    '  for (int i = 0; i < s * 50; ++i) { Spin<<<1, 32>>>(40000000LL); cudaDeviceSynchronize(); } }' \
+    >"$SERIES/busy.cu"
+  nvcc -o "$SERIES/busy" "$SERIES/busy.cu"
+  for i in 1 2 3 4 5 6; do series_run plain_0$i g$i; done
+  "$SERIES/busy" 30 & busy=$!
+  sleep 2
+  series_run shared_1 s1
+  kill "$busy"; wait "$busy" 2>/dev/null
+  for i in 07 08 09 10 11 12; do series_run plain_$i g$i; done
+  for i in 1 2 3 4; do series_run bytes1_$i y$i GATE_SUITE_INJECT=bytes1; done
+  for i in 1 2 3 4; do series_run fma1_$i h$i GATE_SUITE_INJECT=fma1; done
+  for i in 1 2 3; do series_run fma2_$i j$i GATE_SUITE_INJECT=fma2; done
+  (cd "$OUT" && tar czf "${SERIES_TAG:-series2}.tar.gz" "${SERIES_TAG:-series2}")
 }
 step_gatequick() { GATE_ARGS=--benchmark_min_time=0.1 step_gate3 && GATE_ARGS=--benchmark_min_time=0.1 step_inject; }
 step_pack() {  # what comes back: a few files, the rest in one archive

@@ -37,7 +37,8 @@ std::string FormatValue(const std::string& metric, double value) {
 }
 
 std::string FormatP(double p) {
-  if (p <= 0) return "< 1e-300";
+  // Below about 1e-15 the t distribution's tail is rounding (it is 1 minus a probability).
+  if (p < 1e-15) return "< 1e-15";
   char text[32];
   std::snprintf(text, sizeof text, p < 1e-3 ? "%.1e" : "%.4f", p);
   return text;
