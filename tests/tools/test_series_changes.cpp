@@ -1,4 +1,4 @@
-// gpubench-compare --changes (tools/gate/series_changes.hpp) and the history gate's last step, on
+// gpubench-compare --changes (tools/gate/history/series_changes.hpp) and the history gate's last step, on
 // real H200 series: tests/data/h200/series_gpu_84ba34e4 (GPU A) and series_gpu_8f0dca1c (GPU B),
 // each 12 identical reruns of the gate suite and runs with real injected changes after them
 // (their READMEs say what each injection does).
@@ -14,7 +14,7 @@
 #include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
 #include "tools/gate/comparison.hpp"
-#include "tools/gate/series_changes.hpp"
+#include "tools/gate/history/series_changes.hpp"
 #include "tools/load/loader.hpp"
 
 namespace gpubench::tools {

@@ -1,4 +1,4 @@
-// gpubench-compare --changes: the change points of a series of runs (tools/gate/series_changes.hpp)
+// gpubench-compare --changes: the change points of a series of runs (tools/gate/history/series_changes.hpp)
 // as a console table, Markdown, JSON or CSV (docs/compare.md "Change points over a history").
 #pragma once
 
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tools/compare/report_format.hpp"
-#include "tools/gate/series_changes.hpp"
+#include "tools/gate/history/series_changes.hpp"
 
 namespace gpubench::tools {
 

@@ -9,7 +9,7 @@
 #include "schema/counter_table.hpp"
 #include "tools/base/halves.hpp"
 #include "tools/gate/gate_tuning.hpp"
-#include "tools/gate/history.hpp"
+#include "tools/gate/history/history.hpp"
 #include "tools/gate/judging.hpp"
 #include "tools/gate/metric_judge.hpp"
 #include "tools/gate/settings_check.hpp"

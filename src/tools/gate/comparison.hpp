@@ -8,7 +8,7 @@
 
 #include "common/status.hpp"
 #include "tools/base/mann_whitney.hpp"
-#include "tools/gate/history.hpp"
+#include "tools/gate/history/history.hpp"
 #include "tools/gate/metric_policy.hpp"
 #include "tools/gate/settings_check.hpp"  // part of this header's API: callers use CheckSettings
 #include "tools/gate/suite_statistics.hpp"

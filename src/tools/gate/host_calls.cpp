@@ -9,7 +9,7 @@
 #include "schema/counter_table.hpp"
 #include "tools/base/text.hpp"
 #include "tools/gate/comparison.hpp"
-#include "tools/gate/history.hpp"
+#include "tools/gate/history/history.hpp"
 #include "tools/gate/run_summary.hpp"
 
 namespace gpubench::tools {

@@ -7,7 +7,7 @@
 
 #include "common/status.hpp"
 #include "tools/gate/comparison.hpp"
-#include "tools/gate/history.hpp"
+#include "tools/gate/history/history.hpp"
 #include "tools/gate/metric_judge.hpp"
 #include "tools/load/model.hpp"
 

@@ -10,7 +10,7 @@
 
 #include "common/status.hpp"
 #include "tools/gate/comparison.hpp"
-#include "tools/gate/history.hpp"
+#include "tools/gate/history/history.hpp"
 #include "tools/gate/metric_policy.hpp"
 #include "tools/load/model.hpp"
 

@@ -12,7 +12,7 @@
 
 #include "common/text_files.hpp"
 #include "tools/gate/comparison.hpp"
-#include "tools/gate/history.hpp"
+#include "tools/gate/history/history.hpp"
 #include "tools/gate/run_summary.hpp"
 #include "tools/load/baseline_files.hpp"
 #include "tools/load/cut_off.hpp"

@@ -1,4 +1,4 @@
-#include "tools/gate/series_changes.hpp"
+#include "tools/gate/history/series_changes.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include "schema/counter_table.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/gate/gate_tuning.hpp"
-#include "tools/gate/history.hpp"
+#include "tools/gate/history/history.hpp"
 
 namespace gpubench::tools {
 namespace {

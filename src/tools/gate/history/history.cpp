@@ -1,4 +1,4 @@
-#include "tools/gate/history.hpp"
+#include "tools/gate/history/history.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -7,7 +7,7 @@
 #include "schema/counter_table.hpp"
 #include "tools/base/text.hpp"
 #include "tools/gate/comparison.hpp"
-#include "tools/gate/series_changes.hpp"
+#include "tools/gate/history/series_changes.hpp"
 
 namespace gpubench::tools {
 namespace {
