@@ -35,6 +35,20 @@ def run(command):
                           timeout=120)
 
 
+def ok(failures_before, text):
+    """Says OK only when the section added no failure."""
+    if len(FAILURES) == failures_before:
+        print("OK: " + text)
+
+
+def parsed(name, result):
+    try:
+        return json.loads(result.stdout)
+    except ValueError as error:
+        check(False, "%s: stdout is not JSON (%s): %r" % (name, error, result.stdout[:500]))
+        return None
+
+
 def shown(result):
     return "exit %d, stdout %r, stderr %r" % (result.returncode, result.stdout[-2000:],
                                               result.stderr[-2000:])
@@ -42,12 +56,13 @@ def shown(result):
 
 def check_refused(name, result, *needles):
     """Exit 2, nothing on stdout, and a message on stderr holding each of `needles`."""
+    before = len(FAILURES)
     check(result.returncode == 2, "%s: expected exit 2; %s" % (name, shown(result)))
     check(result.stdout == "", "%s: printed on stdout: %r" % (name, result.stdout))
     for needle in needles:
         check(needle in result.stderr, "%s: %r is not in the message; %s" % (name, needle,
                                                                              shown(result)))
-    print("OK: %s: %s" % (name, result.stderr.strip().splitlines()[0] if result.stderr else ""))
+    ok(before, "%s: %s" % (name, result.stderr.strip().splitlines()[0] if result.stderr else ""))
 
 
 def check_bad_input(compare, series):
@@ -75,6 +90,7 @@ def changes_of(report):
 
 
 def check_history_folder(compare, series, work):
+    before = len(FAILURES)
     folder = os.path.join(work, "history")
     os.makedirs(folder)
     runs = sorted(glob.glob(os.path.join(series, "plain_*.json")))
@@ -86,10 +102,8 @@ def check_history_folder(compare, series, work):
     result = run([compare, "--changes", "--history", folder, "--format", "json"])
     if not check(result.returncode == 0, "history: " + shown(result)):
         return
-    try:
-        report = json.loads(result.stdout)
-    except ValueError as error:
-        check(False, "history: stdout is not JSON (%s): %r" % (error, result.stdout[:500]))
+    report = parsed("history", result)
+    if report is None:
         return
     names = [os.path.basename(r["file"]) for r in report["runs"]]
     check(names == [os.path.basename(p) for p in runs],
@@ -106,10 +120,11 @@ def check_history_folder(compare, series, work):
     check(report["practical_changes"] == 1 and report["gpus"] == 1,
           "history: practical_changes %s, gpus %s" % (report["practical_changes"],
                                                       report["gpus"]))
-    print("OK: --changes --history DIR orders by date and finds the FmaLong step at fma1_1.json")
+    ok(before, "--changes --history DIR orders by date and finds the FmaLong step at fma1_1.json")
 
 
 def check_output_file(compare, series, work):
+    before = len(FAILURES)
     runs = sorted(glob.glob(os.path.join(series, "plain_*.json")))
     runs += sorted(glob.glob(os.path.join(series, "fma1_*.json")))
     path = os.path.join(work, "changes.md")
@@ -129,17 +144,20 @@ def check_output_file(compare, series, work):
           in result.stdout, "-o markdown: the console table lacks the change: %r" % result.stdout)
     check("## " not in result.stdout and "|---" not in result.stdout,
           "-o markdown: markdown on stdout: %r" % result.stdout)
-    print("OK: -o FILE --format markdown writes the file and prints the console table")
+    ok(before, "-o FILE --format markdown writes the file and prints the console table")
 
 
 def check_settings_change(compare, series):
+    before = len(FAILURES)
     runs = sorted(glob.glob(os.path.join(series, "plain_*.json")))
     runs += [os.path.join(series, "keep_%d.json" % i) for i in (1, 2, 3)]
     runs += [os.path.join(series, "fma1_%d.json" % i) for i in (1, 2, 3, 4)]
     result = run([compare, "--changes", *runs, "--format", "json"])
     if not check(result.returncode == 0, "settings: " + shown(result)):
         return
-    report = json.loads(result.stdout)
+    report = parsed("settings", result)
+    if report is None:
+        return
     settings = [(os.path.basename(s["first_run"]), s["first_run_index"], s["commit"])
                 for s in report["settings_changes"]]
     check(settings == [("keep_1.json", 12, "k1"), ("fma1_1.json", 15, "f1")],
@@ -157,7 +175,7 @@ def check_settings_change(compare, series):
     rows = [line.split(",") for line in result.stdout.splitlines()[1:]]
     check(result.returncode == 0 and [row[2] for row in rows] == ["step", "settings", "settings"],
           "settings: the CSV's kinds are %s; %s" % ([row[2] for row in rows], shown(result)))
-    print("OK: a settings change there and back: two settings changes, one FmaLong step")
+    ok(before, "a settings change there and back: two settings changes, one FmaLong step")
 
 
 def main():
