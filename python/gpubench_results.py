@@ -206,6 +206,10 @@ def _number(value):
 
 
 def _comparison_rows_from_json(report, source):
+    if _changes_report_keys(report):
+        raise GpubenchResultsError(
+            f"{source} is a gpubench-compare --changes report, not a comparison (read it with "
+            "read_changes)")
     if report.get("tool") != "gpubench-compare" or "benchmarks" not in report:
         raise GpubenchResultsError(
             f"{source} is not a gpubench-compare report (gpubench-compare ... --format json)")
@@ -270,6 +274,10 @@ def read_comparison(path):
     JSON report has null for a value that is not finite, or the CSV NaN or inf), counts ints.
     """
     text = _read_text(path)
+    if text.split("\n", 1)[0].rstrip("\r") == ",".join(CHANGES_COLUMNS):
+        raise GpubenchResultsError(
+            f"{path} is gpubench-compare --changes's table, not a comparison (read it with "
+            "read_changes)")
     if str(path).endswith(".csv"):
         rows = _read_table(text, path, COMPARISON_COLUMNS)
         for row in rows:

@@ -530,6 +530,10 @@ class ChangesTable(unittest.TestCase):
             gr.read_changes(SERIES_RUNS[0])
         self.assertIn("not a gpubench-compare --changes report", str(raised.exception))
         self.assertIn("read_run", str(raised.exception))
+        for form in ("json", "csv"):  # and the other way round
+            with self.assertRaises(gr.GpubenchResultsError) as raised:
+                gr.read_comparison(self.paths[form])
+            self.assertIn("read it with read_changes", str(raised.exception))
         bad = WORK / "changes_bad_header.csv"
         bad.write_text("benchmark,metric\n")
         with self.assertRaises(gr.GpubenchResultsError) as raised:
