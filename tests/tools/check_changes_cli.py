@@ -182,7 +182,7 @@ def main():
     compare, data_dir = sys.argv[1:3]
     check_bad_input(compare, os.path.join(data_dir, "series_gpu_8f0dca1c"))
     other = os.path.join(data_dir, "series_gpu_84ba34e4")
-    with tempfile.TemporaryDirectory(prefix="gpubench_changes_") as work:
+    with tempfile.TemporaryDirectory(prefix="changes_cli_") as work:
         check_history_folder(compare, other, work)
         check_output_file(compare, other, work)
     check_settings_change(compare, other)
