@@ -65,7 +65,8 @@ COMPARISON_COLUMNS = (
     "change_percent", "change", "p_value", "test", "verdict", "worse", "fails_gate", "notes",
 )
 
-# gpubench-compare --changes --format csv (kChangesCsvColumns, src/tools/compare/changes_report.cpp).
+# gpubench-compare --changes --format csv (kChangesCsvColumns,
+# src/tools/compare/changes_report.cpp).
 CHANGES_COLUMNS = (
     "benchmark", "metric", "kind", "first_run", "first_run_index", "commit", "end_run_index",
     "median_before", "median_after", "change_percent", "direction", "p_value", "t_statistic",
@@ -404,10 +405,11 @@ def read_changes(path):
     try:
         report = json.loads(text)
     except ValueError as error:
+        header = ",".join(CHANGES_COLUMNS[:3])
         raise GpubenchResultsError(
-            f"{path} is neither a --changes report's CSV table (header {','.join(CHANGES_COLUMNS[:3])}"
-            f",...) nor JSON ({error}); write one with gpubench-compare --changes ... --format json "
-            "or --format csv") from None
+            f"{path} is neither a --changes report's CSV table (header {header},...) nor JSON "
+            f"({error}); write one with gpubench-compare --changes ... --format json or "
+            "--format csv") from None
     if not _changes_report_keys(report):
         raise GpubenchResultsError(
             f"{path} is not a gpubench-compare --changes report (no changes, runs and "
