@@ -3,15 +3,26 @@
 Runs (Google Benchmark JSON written by a gpubench binary, shards and cut-off files included) are
 read through ``gpubench-export --to csv``, so that the counter vocabulary, the units and the
 recovery of a killed run's file are gpubench's own; a table that tool already wrote (``.csv``) is
-read directly. Comparisons are gpubench-compare's reports, ``--format json`` or ``--format csv``.
+read directly. Comparisons are gpubench-compare's reports, ``--format json`` or ``--format csv``;
+change points are the reports of ``gpubench-compare --changes``, in the same two formats.
 
     import gpubench_results as gr
     rows = gr.read_run("run.json")          # list of dicts, one per (benchmark, row, counter)
     frame = gr.run_frame("run.json")        # the same as a pandas DataFrame
     verdicts = gr.comparison_frame("compare.json")
+    changes = gr.changes_frame("changes.json")   # gpubench-compare --changes ... --format json
+    changes[changes.practical]              # the changes beyond the practical threshold
 
 Every run row has the columns of RUN_COLUMNS, every comparison row those of
-COMPARISON_COLUMNS (docs/export.md "A table for pandas", docs/compare.md "Output formats").
+COMPARISON_COLUMNS, every change row those of CHANGES_COLUMNS (docs/export.md "A table for
+pandas", docs/compare.md "Output formats").
+
+read_changes / changes_frame: one row per change (kind "step", "drift" or "gpu") and then one per
+settings change (kind and direction "settings", benchmark and metric None, the numbers NaN,
+practical False, end_run_index its first_run_index), as the CSV has them; first_run_index and
+end_run_index are ints, median_before, median_after, change_percent, p_value and t_statistic
+floats (NaN where the report has none), practical a bool, empty text None. The report-level
+parts (runs, fingerprints, GPU spreads, notes, counts) are the JSON report's.
 """
 
 import csv
@@ -32,6 +43,9 @@ __all__ = [
     "run_frame",
     "read_comparison",
     "comparison_frame",
+    "CHANGES_COLUMNS",
+    "read_changes",
+    "changes_frame",
     "find_export_tool",
 ]
 
@@ -51,6 +65,14 @@ COMPARISON_COLUMNS = (
     "change_percent", "change", "p_value", "test", "verdict", "worse", "fails_gate", "notes",
 )
 
+# gpubench-compare --changes --format csv (kChangesCsvColumns,
+# src/tools/compare/changes_report.cpp).
+CHANGES_COLUMNS = (
+    "benchmark", "metric", "kind", "first_run", "first_run_index", "commit", "end_run_index",
+    "median_before", "median_after", "change_percent", "direction", "p_value", "t_statistic",
+    "practical", "gpu_before", "gpu_after",
+)
+
 # How each column is typed; the rest are text ("" is None).
 _RUN_INTEGERS = ("gpu", "repetition_index", "method_version")
 _RUN_FLOATS = ("value",)
@@ -62,6 +84,9 @@ _COMPARISON_BOOLS = ("benchmark_worse", "benchmark_fails_gate", "throttled_basel
                      "throttled_contender", "gpu_shared_baseline", "gpu_shared_contender",
                      "gated", "statistical", "worse", "fails_gate")
 _COMPARISON_LISTS = ("baseline_values", "contender_values")
+_CHANGES_INTEGERS = ("first_run_index", "end_run_index")
+_CHANGES_FLOATS = ("median_before", "median_after", "change_percent", "p_value", "t_statistic")
+_CHANGES_BOOLS = ("practical",)
 _COMPARISON_NOTES = ("benchmark_notes", "notes")
 
 
@@ -182,6 +207,10 @@ def _number(value):
 
 
 def _comparison_rows_from_json(report, source):
+    if _changes_report_keys(report):
+        raise GpubenchResultsError(
+            f"{source} is a gpubench-compare --changes report, not a comparison (read it with "
+            "read_changes)")
     if report.get("tool") != "gpubench-compare" or "benchmarks" not in report:
         raise GpubenchResultsError(
             f"{source} is not a gpubench-compare report (gpubench-compare ... --format json)")
@@ -246,6 +275,10 @@ def read_comparison(path):
     JSON report has null for a value that is not finite, or the CSV NaN or inf), counts ints.
     """
     text = _read_text(path)
+    if text.split("\n", 1)[0].rstrip("\r") == ",".join(CHANGES_COLUMNS):
+        raise GpubenchResultsError(
+            f"{path} is gpubench-compare --changes's table, not a comparison (read it with "
+            "read_changes)")
     if str(path).endswith(".csv"):
         rows = _read_table(text, path, COMPARISON_COLUMNS)
         for row in rows:
@@ -264,13 +297,133 @@ def read_comparison(path):
     return _comparison_rows_from_json(report, path)
 
 
+def _changes_report_keys(report):
+    return isinstance(report, dict) and isinstance(report.get("changes"), list) and isinstance(
+        report.get("runs"), list) and "series_tested" in report
+
+
+def _what_json_is(report):
+    """A hint for JSON that is not a --changes report: what it looks like instead."""
+    if isinstance(report, dict) and report.get("tool") == "gpubench-compare":
+        return "; it is a comparison report (read it with read_comparison)"
+    if isinstance(report, dict) and isinstance(report.get("benchmarks"), list):
+        return "; it looks like a benchmark run (read it with read_run)"
+    return ""
+
+
+def _index(text, key, source):
+    # The CSV writes the run indices as numbers ("12"); a float's shortest form may be "1e+05".
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value.is_integer():
+        raise GpubenchResultsError(f"{source}: column {key} holds {text!r}; expected a run index")
+    return int(value)
+
+
+def _changes_rows_from_csv(text, source):
+    rows = _read_table(text, source, CHANGES_COLUMNS)
+    for row in rows:
+        for key in _CHANGES_INTEGERS:
+            row[key] = _index(row[key], key, source)
+        for key in _CHANGES_FLOATS:
+            try:
+                row[key] = float(row[key]) if row[key] != "" else math.nan
+            except ValueError:
+                raise GpubenchResultsError(
+                    f"{source}: column {key} holds {row[key]!r}; expected a number") from None
+        _typed(row, (), (), _CHANGES_BOOLS)
+    return rows
+
+
+def _text(value):
+    return value if value not in (None, "") else None
+
+
+def _changes_rows_from_json(report, source):
+    rows = []
+    try:
+        for change in report["changes"]:
+            rows.append({
+                "benchmark": change["benchmark"],
+                "metric": change["metric"],
+                "kind": change["kind"],
+                "first_run": change["first_run"],
+                "first_run_index": int(change["first_run_index"]),
+                "commit": _text(change.get("commit")),
+                "end_run_index": int(change["end_run_index"]),
+                "median_before": _number(change["median_before"]),
+                "median_after": _number(change["median_after"]),
+                "change_percent": _number(change["change_percent"]),
+                "direction": change["direction"],
+                "p_value": _number(change["p_value"]),
+                "t_statistic": _number(change["t_statistic"]),
+                "practical": bool(change["practical"]),
+                "gpu_before": _text(change.get("gpu_before")),
+                "gpu_after": _text(change.get("gpu_after")),
+            })
+        for change in report.get("settings_changes", []):
+            index = int(change["first_run_index"])
+            rows.append({
+                "benchmark": None, "metric": None, "kind": "settings",
+                "first_run": change["first_run"], "first_run_index": index,
+                "commit": _text(change.get("commit")), "end_run_index": index,
+                "median_before": math.nan, "median_after": math.nan, "change_percent": math.nan,
+                "direction": "settings", "p_value": math.nan, "t_statistic": math.nan,
+                "practical": False, "gpu_before": None, "gpu_after": None,
+            })
+    except (KeyError, TypeError, ValueError) as error:
+        raise GpubenchResultsError(
+            f"{source}: a change of the --changes report lacks or mistypes {error} (a report of "
+            "this gpubench version's gpubench-compare --changes)") from None
+    return rows
+
+
+def read_changes(path):
+    """gpubench-compare --changes's report as a list of dicts, one per change and then one per
+    settings change, with the columns of CHANGES_COLUMNS (the module's docstring says how each is
+    typed).
+
+    `path`: the report of ``--changes ... --format json`` or ``--format csv`` (a file whose first
+    line is the CSV's header is read as CSV whatever its name). Anything else raises
+    GpubenchResultsError saying what the file is instead, where it can tell (a comparison report,
+    a benchmark run, console or markdown text).
+    """
+    text = _read_text(path)
+    first_line = text.split("\n", 1)[0].rstrip("\r")
+    if first_line == ",".join(CHANGES_COLUMNS) or str(path).endswith(".csv"):
+        if first_line == ",".join(COMPARISON_COLUMNS):
+            raise GpubenchResultsError(
+                f"{path} is gpubench-compare's comparison table, not a --changes report (read it "
+                "with read_comparison)")
+        return _changes_rows_from_csv(text, path)
+    try:
+        report = json.loads(text)
+    except ValueError as error:
+        header = ",".join(CHANGES_COLUMNS[:3])
+        raise GpubenchResultsError(
+            f"{path} is neither a --changes report's CSV table (header {header},...) nor JSON "
+            f"({error}); write one with gpubench-compare --changes ... --format json or "
+            "--format csv") from None
+    if not _changes_report_keys(report):
+        raise GpubenchResultsError(
+            f"{path} is not a gpubench-compare --changes report (no changes, runs and "
+            f"series_tested){_what_json_is(report)}")
+    return _changes_rows_from_json(report, path)
+
+
 def _pandas():
     try:
         import pandas
     except ImportError:
         raise GpubenchResultsError(
             "this needs pandas (Debian: apt-get install python3-pandas; pip install pandas); "
-            "read_run and read_comparison give the same rows without it") from None
+            "read_run, read_comparison and read_changes give the same rows without it") from None
     return pandas
 
 
@@ -296,4 +449,19 @@ def comparison_frame(path):
         frame[key] = frame[key].astype("Int64")
     for key in _COMPARISON_FLOATS:
         frame[key] = frame[key].astype("float64")
+    return frame
+
+
+def changes_frame(path):
+    """read_changes's rows as a pandas DataFrame: first_run_index and end_run_index int64,
+    median_before, median_after, change_percent, p_value and t_statistic float64 (NaN where the
+    report has none), practical bool, the rest strings or None."""
+    pandas = _pandas()
+    frame = pandas.DataFrame(read_changes(path), columns=list(CHANGES_COLUMNS))
+    for key in _CHANGES_INTEGERS:
+        frame[key] = frame[key].astype("int64")
+    for key in _CHANGES_FLOATS:
+        frame[key] = frame[key].astype("float64")
+    for key in _CHANGES_BOOLS:
+        frame[key] = frame[key].astype(bool)
     return frame

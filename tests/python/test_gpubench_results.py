@@ -2,7 +2,8 @@
 committed H200 files: every value of the JSON in the table, units and directions from the
 vocabulary, codes (stop_reason, clock_event_reasons) in words and never aggregated, a cut-off
 file, shards, hostile benchmark names, pandas.read_csv without options, the two comparison
-formats agreeing, and the user guide's worked example rendered as a plot.
+formats agreeing, gpubench-compare --changes on a real H200 series read back from both formats
+(read_changes, changes_frame), and the user guide's worked example rendered as a plot.
 
 Environment: GPUBENCH_EXPORT and GPUBENCH_COMPARE (the tools), GPUBENCH_DATA (tests/data/
 h200), GPUBENCH_WORK (a scratch folder, kept for the plot), PYTHONPATH with python/.
@@ -378,6 +379,166 @@ class ComparisonTable(unittest.TestCase):
             self.assertEqual(tuple(frame.columns), gr.COMPARISON_COLUMNS)
             self.assertEqual(str(frame["fails_gate"].dtype), "bool")
             self.assertEqual(len(gr.comparison_frame(WORK / "history.json")), len(frame))
+
+
+# The H200 series of GPU-8f0dca1c: 12 plain reruns, then 4 runs whose Gate_Copy/268435456 copies
+# 1% more bytes (bytes1), each run's commit in its context.
+SERIES = DATA / "series_gpu_8f0dca1c"
+SERIES_RUNS = ([SERIES / f"plain_{i:02d}.json" for i in range(1, 13)]
+               + [SERIES / f"bytes1_{i}.json" for i in range(1, 5)])
+SERIES_COMMITS = (["g1", "g2", "g3", "g4", "g5", "g6"] + [f"g{i:02d}" for i in range(7, 13)]
+                  + ["y1", "y2", "y3", "y4"])
+BYTES_METRICS = {"real_time", "bytes_moved", "dram_read_bytes", "dram_write_bytes"}
+
+
+class ChangesTable(unittest.TestCase):
+    """gpubench-compare --changes on a real series, read back in both formats."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.paths = {}
+        for form in ("json", "csv"):
+            path = WORK / f"changes.{form}"
+            done = compare("--changes", *SERIES_RUNS, "--format", form, "-o", path)
+            if done.returncode != 0:
+                raise AssertionError(f"gpubench-compare --changes --format {form} exited "
+                                     f"{done.returncode}: {done.stderr}")
+            cls.paths[form] = path
+
+    def test_the_runs_and_their_commits(self):
+        report = json.loads(self.paths["json"].read_text())
+        self.assertEqual([Path(run["file"]).name for run in report["runs"]],
+                         [path.name for path in SERIES_RUNS])
+        self.assertEqual([run["commit"] for run in report["runs"]], SERIES_COMMITS)
+
+    def test_the_practical_changes_are_the_copy_of_1_percent_more_bytes(self):
+        for form, path in self.paths.items():
+            rows = gr.read_changes(path)
+            for row in rows:
+                self.assertEqual(tuple(row), gr.CHANGES_COLUMNS)
+            practical = [row for row in rows if row["practical"]]
+            self.assertEqual({row["benchmark"] for row in practical},
+                             {"Gate_Copy/268435456/manual_time"}, form)
+            self.assertEqual(sorted(row["metric"] for row in practical), sorted(BYTES_METRICS),
+                             form)
+            for row in practical:
+                self.assertEqual(Path(row["first_run"]).name, "bytes1_1.json", (form, row))
+                self.assertEqual(row["first_run_index"], 12, (form, row))
+                self.assertEqual(row["commit"], "y1", (form, row))
+                self.assertEqual(row["kind"], "step", (form, row))
+                self.assertEqual(row["end_run_index"], 12, (form, row))  # a step: first_run
+            moved = next(row for row in practical if row["metric"] == "bytes_moved")
+            self.assertAlmostEqual(moved["change_percent"], 1.0, delta=0.1)
+            self.assertEqual(moved["direction"], "regression")  # more bytes moved
+            self.assertGreater(moved["median_after"], moved["median_before"])
+            # Nothing about settings in this series: every run has the same fingerprint.
+            self.assertFalse([row for row in rows if row["kind"] == "settings"], form)
+            report = json.loads(self.paths["json"].read_text())
+            self.assertEqual(report["practical_changes"], len(practical))
+
+    def test_json_and_csv_agree_row_for_row(self):
+        self.assertGreater(len(self.check_formats_agree(self.paths["json"], self.paths["csv"])),
+                           0)
+
+    def check_formats_agree(self, json_path, csv_path):
+        from_json = gr.read_changes(json_path)
+        from_csv = gr.read_changes(csv_path)
+        self.assertEqual(len(from_json), len(from_csv))
+        for a, b in zip(from_json, from_csv):
+            self.assertEqual(tuple(a), gr.CHANGES_COLUMNS)
+            self.assertEqual(tuple(b), gr.CHANGES_COLUMNS)
+            for key in gr.CHANGES_COLUMNS:
+                x, y = a[key], b[key]
+                self.assertEqual(type(x), type(y), (a["benchmark"], a["metric"], key, x, y))
+                if isinstance(x, float):
+                    self.assertTrue(same(x, y), (a["benchmark"], a["metric"], key, x, y))
+                else:
+                    self.assertEqual(x, y, (a["benchmark"], a["metric"], key))
+        return from_csv
+
+    def test_types_of_the_rows(self):
+        for path in self.paths.values():
+            for row in gr.read_changes(path):
+                self.assertIsInstance(row["practical"], bool)
+                self.assertIsInstance(row["first_run_index"], int)
+                self.assertNotIsInstance(row["first_run_index"], bool)
+                for key in ("median_before", "median_after", "change_percent", "p_value",
+                            "t_statistic"):
+                    self.assertIsInstance(row[key], float, key)
+
+    def test_a_settings_change_is_a_row_in_both_formats(self):
+        other = DATA / "series_gpu_84ba34e4"
+        runs = ([other / f"plain_{i:02d}.json" for i in range(1, 13)]
+                + [other / f"keep_{i}.json" for i in range(1, 4)])
+        rows = {}
+        for form in ("json", "csv"):
+            path = WORK / f"changes_settings.{form}"
+            done = compare("--changes", *runs, "--format", form, "-o", path)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            rows[form] = [row for row in gr.read_changes(path) if row["kind"] == "settings"]
+        self.check_formats_agree(WORK / "changes_settings.json", WORK / "changes_settings.csv")
+        for form, settings in rows.items():
+            self.assertEqual(len(settings), 1, form)
+            row = settings[0]
+            self.assertEqual(Path(row["first_run"]).name, "keep_1.json")
+            self.assertEqual((row["first_run_index"], row["end_run_index"]), (12, 12))
+            self.assertEqual(row["commit"], "k1")
+            self.assertEqual(row["direction"], "settings")
+            self.assertIsNone(row["benchmark"])
+            self.assertIsNone(row["metric"])
+            self.assertFalse(row["practical"])
+            self.assertTrue(math.isnan(row["change_percent"]))
+
+    def test_the_frame_types_its_columns(self):
+        if pandas is None:
+            skip_without(self, "pandas", "python3-pandas")
+        for path in self.paths.values():
+            frame = gr.changes_frame(path)
+            self.assertEqual(tuple(frame.columns), gr.CHANGES_COLUMNS)
+            self.assertEqual(str(frame["practical"].dtype), "bool")
+            self.assertTrue(pandas.api.types.is_integer_dtype(frame["first_run_index"]))
+            self.assertTrue(pandas.api.types.is_integer_dtype(frame["end_run_index"]))
+            self.assertEqual(str(frame["change_percent"].dtype), "float64")
+            self.assertEqual(str(frame["p_value"].dtype), "float64")
+            practical = frame[frame.practical]
+            self.assertEqual(set(practical.metric), BYTES_METRICS)
+            self.assertEqual(set(practical.commit), {"y1"})
+            self.assertEqual(len(frame), len(gr.read_changes(path)))
+        # pandas.read_csv reads the CSV without options into the same types.
+        plain = pandas.read_csv(self.paths["csv"])
+        self.assertEqual(tuple(plain.columns), gr.CHANGES_COLUMNS)
+        self.assertEqual(str(plain["practical"].dtype), "bool")
+        self.assertEqual(str(plain["first_run_index"].dtype), "int64")
+
+    def test_a_file_that_is_no_changes_report_says_what_it_is(self):
+        cases = {
+            "comparison.json": ([DATA / "gate_b1.json", DATA / "gate_inject_time.json",
+                                 "--format", "json"], "comparison report"),
+            "comparison.csv": ([DATA / "gate_b1.json", DATA / "gate_inject_time.json",
+                                "--format", "csv"], "comparison table"),
+            "changes_console.txt": (["--changes", *SERIES_RUNS[:3]], "neither"),
+        }
+        for name, (arguments, expected) in cases.items():
+            path = WORK / name
+            done = compare(*arguments, "-o", path)
+            self.assertIn(done.returncode, (0, 1), done.stderr)
+            with self.assertRaises(gr.GpubenchResultsError, msg=name) as raised:
+                gr.read_changes(path)
+            self.assertIn(str(path), str(raised.exception))
+            self.assertIn(expected, str(raised.exception))
+        with self.assertRaises(gr.GpubenchResultsError) as raised:
+            gr.read_changes(SERIES_RUNS[0])
+        self.assertIn("not a gpubench-compare --changes report", str(raised.exception))
+        self.assertIn("read_run", str(raised.exception))
+        for form in ("json", "csv"):  # and the other way round
+            with self.assertRaises(gr.GpubenchResultsError) as raised:
+                gr.read_comparison(self.paths[form])
+            self.assertIn("read it with read_changes", str(raised.exception))
+        bad = WORK / "changes_bad_header.csv"
+        bad.write_text("benchmark,metric\n")
+        with self.assertRaises(gr.GpubenchResultsError) as raised:
+            gr.read_changes(bad)
+        self.assertIn("expected the columns benchmark, metric, kind", str(raised.exception))
 
 
 class WorkedExample(unittest.TestCase):

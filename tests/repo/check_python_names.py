@@ -57,6 +57,8 @@ NOT_NAMES = {
     "python/gpubench_results.py": {
         "gpu_shared_baseline": "a column of gpubench-export's comparison table",
         "gpu_shared_contender": "a column of gpubench-export's comparison table",
+        "gpu_before": "a column of gpubench-compare --changes's table (a GPU change's GPU)",
+        "gpu_after": "a column of gpubench-compare --changes's table (a GPU change's GPU)",
     },
 }
 
