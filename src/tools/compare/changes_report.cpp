@@ -324,8 +324,11 @@ std::string FormatChangesCsv(const SeriesReport& report) {
 int RunChanges(const ChangesOptions& options, std::ostream& out, std::ostream& err) {
   std::vector<std::string> warnings;
   std::vector<std::string> paths = DistinctBaselines(options.paths, "", warnings);
-  for (const std::string& warning : warnings)
+  for (std::string warning : warnings) {
+    // DistinctBaselines speaks of baselines; a series has runs.
+    if (warning.rfind("baseline ", 0) == 0) warning.replace(0, 8, "run");
     err << "gpubench-compare: warning: " << warning << "\n";
+  }
   if (paths.size() < 2) {
     err << "gpubench-compare: usage error: --changes needs a series of at least two runs "
            "(RUN_1.json ... RUN_N.json oldest first, or --history DIR); got "
