@@ -1,7 +1,7 @@
-// gpubench-compare --changes (tools/gate/history/series_changes.hpp) and the history gate's last step, on
-// real H200 series: tests/data/h200/series_gpu_84ba34e4 (GPU A) and series_gpu_8f0dca1c (GPU B),
-// each 12 identical reruns of the gate suite and runs with real injected changes after them
-// (their READMEs say what each injection does).
+// gpubench-compare --changes (tools/gate/history/series_changes.hpp) and the history gate's last
+// step, on real H200 series: tests/data/h200/series_gpu_84ba34e4 (GPU A) and series_gpu_8f0dca1c
+// (GPU B), each 12 identical reruns of the gate suite and runs with real injected changes after
+// them (their READMEs say what each injection does).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -199,6 +199,27 @@ TEST(SeriesChanges, TwoPhysicalH200sShowTheirOffsetAsAGpuChangeNotARegression) {
   ASSERT_NE(step, nullptr);
   EXPECT_EQ(step->kind, SeriesChangeKind::kStep);
   EXPECT_EQ(step->direction, ChangeDirection::kImprovement);
+}
+
+TEST(SeriesChanges, APoolOfRunnersThatAlternatesGpusGivesNoChangeAndSaysWhatTheGpuExplains) {
+  std::vector<BenchmarkFile> a, b, runs;
+  Add(a, kGpuA, "plain", 12);
+  Add(b, kGpuB, "plain", 12);
+  for (std::size_t i = 0; i < 12; ++i) {
+    runs.push_back(a[i]);
+    runs.push_back(b[i]);
+  }
+  const SeriesReport report = Analyse(runs);
+  EXPECT_EQ(Found(report), std::vector<std::string>());
+  const auto spread =
+      std::find_if(report.gpu_spreads.begin(), report.gpu_spreads.end(), [](const GpuSpread& s) {
+        return s.benchmark == kCopyLarge && s.metric == counter::kRealTime;
+      });
+  ASSERT_NE(spread, report.gpu_spreads.end());
+  EXPECT_GT(spread->share_percent, 99);
+  ASSERT_EQ(spread->levels.size(), 2u);
+  EXPECT_EQ(spread->levels[0].runs, 12u);
+  EXPECT_NEAR(spread->offset_percent, -2.03, 0.1);
 }
 
 TEST(SeriesChanges, AStepOnTheSecondGpuIsFoundAfterTheGpuChange) {
