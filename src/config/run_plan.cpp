@@ -18,8 +18,9 @@ const char* ProfilingRoleName(ProfilingRole role) {
 
 namespace {
 
-// stopping=precision needs Main's reporters and no GB time asked for on the command line;
-// otherwise GB's rule stays, and the note says why (context gpubench_stopping_note).
+// stopping=precision needs no GB time asked for on the command line, and Main's reporters or a
+// count GB names nowhere (GB >= 1.8: --benchmark_min_time=<n>x); otherwise GB's rule stays, and
+// the note says why (context gpubench_stopping_note).
 void ChooseStopping(const PlanInputs& inputs, Settings* settings, std::string* console_note) {
   if (settings->stopping != Stopping::kPrecision) return;
   if (!inputs.gb_min_time.empty()) {
@@ -27,12 +28,14 @@ void ChooseStopping(const PlanInputs& inputs, Settings* settings, std::string* c
     settings->stopping_note = "GB's rule: --benchmark_min_time=" + inputs.gb_min_time +
                               " (or BENCHMARK_MIN_TIME) was given, and what a user asks GB for "
                               "wins over gpubench's rule";
-  } else if (!inputs.main_reports) {
+  } else if (!inputs.main_reports && !inputs.global_count_refusal.empty()) {
     settings->stopping = Stopping::kGb;
     settings->stopping_note =
         "GB's rule: a main of your own runs GB's reporters, which would show the count gpubench "
-        "sets in every name (.../iterations:2/...); call gpubench::Main(argc, argv) from your "
-        "main, or use GPUBENCH_MAIN(), for gpubench's rule";
+        "sets in every name (.../iterations:2/...), and " +
+        inputs.global_count_refusal +
+        "; call gpubench::Main(argc, argv) from your main, or use GPUBENCH_MAIN(), for "
+        "gpubench's rule";
     // Nobody asked for GB's rule here: say so where the user looks, not only in the context
     // (once: the profiling child runs the same main).
     if (inputs.child_file.empty()) {
@@ -69,6 +72,7 @@ Result<RunPlan> DraftRunPlan(const PlanInputs& inputs) {
   plan.settings.device_order =
       inputs.devices_at_once ? DeviceOrder::kAllAtOnce : DeviceOrder::kOneAtATime;
   ChooseStopping(inputs, &plan.settings, &plan.console_note);
+  plan.counts_by_flag = !inputs.main_reports && plan.gpubench_counts();
   plan.profiling = IntendedRole(inputs);
   plan.child_file = inputs.child_file;
   plan.cuda_tool = inputs.cuda_tool;

@@ -30,8 +30,11 @@ bool PerKernelTimes(const Settings& settings);
 
 /// What the plan is decided from, gathered once by Initialize.
 struct PlanInputs {
-  Settings settings;             ///< as parsed from flags and GPUBENCH_* variables
-  bool main_reports = false;     ///< GPUBENCH_MAIN or gpubench::Main runs the reporters
+  Settings settings;          ///< as parsed from flags and GPUBENCH_* variables
+  bool main_reports = false;  ///< GPUBENCH_MAIN or gpubench::Main runs the reporters
+  /// A main of one's own: why gpubench cannot give every benchmark its count unnamed (GB 1.7, or
+  /// a benchmark outside gpubench that the count would change); "" when it can.
+  std::string global_count_refusal = "a main of your own";
   std::string gb_min_time;       ///< --benchmark_min_time (or BENCHMARK_MIN_TIME), "" if unset
   std::string cuda_tool;         ///< CUDA_INJECTION64_PATH, "" when no tool is injected
   std::string child_file;        ///< set in the profiling child: where its sessions go
@@ -53,6 +56,9 @@ struct RunPlan {
 
   /// gpubench's stopping rule sets the counts of GB's families (TakeOverCounts).
   bool gpubench_counts() const;
+  /// ... through --benchmark_min_time=<n>x, not each family's ->Iterations(n): a main of one's
+  /// own, whose GB reporters would show a family's count in every name.
+  bool counts_by_flag = false;
   /// timer=cupti: each kernel's own time (kernel_time/*) is written (PerKernelTimes).
   bool per_kernel_times() const { return PerKernelTimes(settings); }
   /// This process is the profiling child (its calls are not the run's results).

@@ -192,4 +192,47 @@ std::optional<double> MinTimeSeconds(const std::string& flag_value) {
   return seconds;
 }
 
+#if GPUBENCH_GB_GLOBAL_COUNTS
+}  // namespace gpubench::detail
+
+// GB's flags (src/commandlineflags.h, not installed): exported globals since GB 1.8, where
+// --benchmark_min_time became a string that also takes "<n>x".
+namespace benchmark {
+extern std::string FLAGS_benchmark_min_time;
+extern bool FLAGS_benchmark_list_tests;
+}  // namespace benchmark
+
+namespace gpubench::detail {
+
+bool GbTakesGlobalCounts() { return true; }
+
+bool SetGlobalCount(benchmark::IterationCount count) {
+  static const std::string before = benchmark::FLAGS_benchmark_min_time;
+  benchmark::FLAGS_benchmark_min_time = count > 0 ? std::to_string(count) + "x" : before;
+  return true;
+}
+
+std::optional<std::vector<std::string>> ListInstanceNames() {
+  std::ostringstream listed, errors;
+  benchmark::ConsoleReporter quiet;
+  quiet.SetOutputStream(&listed);
+  quiet.SetErrorStream(&errors);
+  const bool was_listing = benchmark::FLAGS_benchmark_list_tests;
+  benchmark::FLAGS_benchmark_list_tests = true;
+  benchmark::RunSpecifiedBenchmarks(&quiet);
+  benchmark::FLAGS_benchmark_list_tests = was_listing;
+  std::vector<std::string> names;
+  std::string line;
+  std::istringstream lines(listed.str());
+  while (std::getline(lines, line)) {
+    if (!line.empty()) names.push_back(line);
+  }
+  return names;
+}
+#else
+bool GbTakesGlobalCounts() { return false; }
+bool SetGlobalCount(benchmark::IterationCount) { return false; }
+std::optional<std::vector<std::string>> ListInstanceNames() { return std::nullopt; }
+#endif
+
 }  // namespace gpubench::detail

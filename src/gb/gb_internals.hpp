@@ -209,6 +209,20 @@ std::string JoinGbJson(const std::string& context, const std::string& rows);
 /// variable BENCHMARK_<NAME>; "" when neither is given.
 std::string GbFlagValue(int argc, char** argv, const std::string& name);
 
+/// Whether this GB takes a count for every instance from --benchmark_min_time=<n>x (GB >= 1.8):
+/// each instance without a count or min_time of its own then runs n iterations a call, and GB
+/// puts the count in no name (a family's ->Iterations(n) names its rows ".../iterations:n/...").
+bool GbTakesGlobalCounts();
+
+/// Sets --benchmark_min_time to "<count>x" before benchmark::Initialize reads argv (a
+/// --benchmark_min_time given there still replaces it); a count of 0 gives back the value it had
+/// before. False, changing nothing, on GB 1.7.
+bool SetGlobalCount(benchmark::IterationCount count);
+
+/// The names of every instance GB would run, as --benchmark_list_tests prints them; before
+/// benchmark::Initialize, that is every registered benchmark, unfiltered. nullopt on GB 1.7.
+std::optional<std::vector<std::string>> ListInstanceNames();
+
 /// GB's default --benchmark_min_time (the same in GB 1.7 to 1.9).
 constexpr double kDefaultMinTimeSeconds = 0.5;
 

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -322,6 +323,36 @@ void ClaimsTen(benchmark::State& state) {
   }
 }
 BENCHMARK(ClaimsTen)->Name("GbInternals_Claims")->Iterations(2);
+
+// A count for every instance (GB >= 1.8, a main of one's own): GB lists every instance, and runs
+// those without a count of their own that many times a call, naming none after it.
+TEST(GbInternals, AGlobalCountRunsUncountedInstancesThatOftenWithoutNamingIt) {
+  const std::optional<std::vector<std::string>> names = detail::ListInstanceNames();
+  if (!detail::GbTakesGlobalCounts()) {
+    EXPECT_FALSE(names.has_value());
+    EXPECT_FALSE(detail::SetGlobalCount(3));
+    GTEST_SKIP() << "GB before 1.8 takes no count for every instance at once";
+  }
+  ASSERT_TRUE(names.has_value()) << Changed("--benchmark_list_tests");
+  const auto listed = [&](const std::string& name) {
+    return std::find(names->begin(), names->end(), name) != names->end();
+  };
+  EXPECT_TRUE(listed("GbInternals_NoArgs")) << ::testing::PrintToString(*names);
+  EXPECT_TRUE(listed("GbInternals_Count/8/16/iterations:7"));
+  ASSERT_TRUE(detail::SetGlobalCount(3));
+  const std::vector<GbRun> runs = RunGb("^GbInternals_(NoArgs|Count/)");
+  detail::SetGlobalCount(0);
+  ASSERT_EQ(runs.size(), 2u);
+  for (const GbRun& run : runs) {
+    const std::string name = run.benchmark_name();
+    if (Has(name, "NoArgs")) {
+      EXPECT_EQ(name, "GbInternals_NoArgs") << Changed("--benchmark_min_time=<n>x");
+      EXPECT_EQ(run.iterations, 3) << Changed("--benchmark_min_time=<n>x");
+    } else {
+      EXPECT_EQ(run.iterations, 7);  // a count of its own wins
+    }
+  }
+}
 
 TEST(GbInternals, ClaimIterationsReportsTheClaimedCount) {
   const auto runs = RunGb("^GbInternals_Claims/");

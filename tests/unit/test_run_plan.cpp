@@ -76,6 +76,30 @@ TEST(RunPlan, OnlyAnUnaskedRuleOfAMainOfOnesOwnIsSaidOnTheConsole) {
   EXPECT_EQ(Draft(inputs).console_note, "");
 }
 
+TEST(RunPlan, AMainOfOnesOwnGetsGpubenchsRuleThroughACountGbNamesNowhere) {
+  PlanInputs inputs = GpubenchMain();
+  EXPECT_FALSE(Draft(inputs).counts_by_flag);  // Main's reporters restore the names
+  inputs.main_reports = false;
+  inputs.global_count_refusal.clear();  // GB >= 1.8, every benchmark gpubench's
+  RunPlan plan = Draft(inputs);
+  EXPECT_EQ(plan.settings.stopping, Stopping::kPrecision);
+  EXPECT_TRUE(plan.gpubench_counts());
+  EXPECT_TRUE(plan.counts_by_flag);
+  EXPECT_EQ(plan.console_note, "");
+  EXPECT_EQ(plan.settings.stopping_note, "");
+  // A benchmark the count would change too: GB's rule, and why, on the console.
+  inputs.global_count_refusal = "BM_Cpu is registered with GB's own macro";
+  plan = Draft(inputs);
+  EXPECT_EQ(plan.settings.stopping, Stopping::kGb);
+  EXPECT_FALSE(plan.counts_by_flag);
+  EXPECT_NE(plan.console_note.find("BM_Cpu is registered with GB's own macro"), std::string::npos)
+      << plan.console_note;
+  // Asked for GB's rule: no count at all.
+  inputs.global_count_refusal.clear();
+  inputs.settings.stopping = Stopping::kGb;
+  EXPECT_FALSE(Draft(inputs).counts_by_flag);
+}
+
 TEST(RunPlan, DeviceOrderIsAllAtOnceOnlyInAChildOfSuchARun) {
   PlanInputs inputs = GpubenchMain();
   inputs.settings.device_order = DeviceOrder::kAllAtOnce;  // asked of the parent

@@ -50,24 +50,65 @@ const std::string& GpubenchCountPart() {
 
 }  // namespace
 
-bool TakeOverCount(BenchmarkHandle* family) {
+namespace {
+
+// Each gpubench family, as `take` is given it.
+template <class Take>
+int ForEachFamily(Take take) {
+  Families& families = GpubenchFamilies();
+  int taken = 0;
+  for (const auto& weak : families.functions) {
+    if (auto family = weak.lock(); family && family->benchmark != nullptr) {
+      taken += take(family->benchmark);
+    }
+  }
+  for (Fixture* fixture : families.fixtures) taken += take(fixture);
+  return taken;
+}
+
+// Whether an instance name of GB's list is a gpubench family's, or names a count or min_time of
+// its own ("/iterations:7", "/min_time:0.100"): a global count would not change it.
+bool GlobalCountLeavesAlone(const std::string& instance, const std::set<std::string>& families) {
+  if (instance.find("/iterations:") != std::string::npos ||
+      instance.find("/min_time:") != std::string::npos) {
+    return true;
+  }
+  for (const std::string& family : families) {
+    if (instance.compare(0, family.size(), family) == 0 &&
+        (instance.size() == family.size() || instance[family.size()] == '/')) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string InstanceOutsideGpubench(const std::vector<std::string>& instances) {
+  std::set<std::string> names;
+  ForEachFamily([&](BenchmarkHandle* family) {
+    names.insert(FamilyName(*family));
+    return 0;
+  });
+  for (const std::string& instance : instances) {
+    if (!GlobalCountLeavesAlone(instance, names)) return instance;
+  }
+  return "";
+}
+
+bool TakeOverCount(BenchmarkHandle* family, bool by_flag) {
   if (OwnIterations(*family) != 0 || OwnMinTimeSeconds(*family) != 0) return false;
-  family->Iterations(kGpubenchIterations);
+  if (!by_flag) family->Iterations(kGpubenchIterations);
   Families& families = GpubenchFamilies();
   families.counted.insert(family);
   families.counted_names.insert(FamilyName(*family));
   return true;
 }
 
-int TakeOverCounts() {
-  Families& families = GpubenchFamilies();
-  int taken = 0;
-  for (const auto& weak : families.functions) {
-    if (auto family = weak.lock(); family && family->benchmark != nullptr) {
-      taken += TakeOverCount(family->benchmark);
-    }
-  }
-  for (Fixture* fixture : families.fixtures) taken += TakeOverCount(fixture);
+int TakeOverCounts(bool by_flag) {
+  const int taken =
+      ForEachFamily([&](BenchmarkHandle* family) { return TakeOverCount(family, by_flag); });
+  if (by_flag) SetGlobalCount(kGpubenchIterations);
   return taken;
 }
 

@@ -56,6 +56,21 @@ namespace {
 
 bool IsTrue(const std::string& flag) { return flag == "true" || flag == "yes" || flag == "1"; }
 
+// Why a main of one's own cannot have gpubench's count through --benchmark_min_time=<n>x, or "".
+std::string GlobalCountRefusal() {
+  if (!detail::GbTakesGlobalCounts()) {
+    return "this Google Benchmark (before 1.8) takes no count for every benchmark at once, "
+           "which would leave the names alone";
+  }
+  const std::optional<std::vector<std::string>> instances = detail::ListInstanceNames();
+  if (!instances) return "Google Benchmark did not list its benchmarks";
+  const std::string outside = detail::InstanceOutsideGpubench(*instances);
+  if (outside.empty()) return "";
+  return outside +
+         " is registered with GB's own macro and has no ->Iterations() or ->MinTime() of its "
+         "own: a count for every benchmark would change its count too";
+}
+
 // What the plan is decided from: the parsed flags, GB's, and the environment, read here once.
 detail::PlanInputs GatherPlanInputs(const detail::CommandLine& command_line, int argc,
                                     char** argv) {
@@ -63,6 +78,9 @@ detail::PlanInputs GatherPlanInputs(const detail::CommandLine& command_line, int
   inputs.settings = command_line.settings;
   inputs.main_reports = detail::main_reports;
   inputs.gb_min_time = detail::GbFlagValue(argc, argv, "min_time");
+  if (!inputs.main_reports && inputs.gb_min_time.empty()) {
+    inputs.global_count_refusal = GlobalCountRefusal();
+  }
   inputs.cuda_tool = detail::InjectedCudaTool();
   inputs.child_file = detail::ProfilingChildFile();
   inputs.devices_at_once = detail::DevicesAtOnce();
@@ -238,7 +256,7 @@ InitResult Initialize(int* argc, char** argv) {
   auto& process = detail::ProcessState::Get();
   process.cost.Start();
   // Before any child runs (each takes the counts over in its own process, from the same code).
-  if (plan.gpubench_counts()) detail::counts_taken = detail::TakeOverCounts();
+  if (plan.gpubench_counts()) detail::counts_taken = detail::TakeOverCounts(plan.counts_by_flag);
   detail::DeviceFacts facts = detail::QueryDeviceFacts(plan.settings.device);
   const std::string lock_note = plan.takes_gpu_lock(facts.available, command_line.list_metrics)
                                     ? TakeGpuTurn(facts, command_line.lock_dir)

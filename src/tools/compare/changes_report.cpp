@@ -339,7 +339,8 @@ int RunChanges(const ChangesOptions& options, std::ostream& out, std::ostream& e
   // freed: the process exits right after, and freeing 200 runs' millions of small blocks took
   // 3 s of 6.5 s (1,000 benchmarks x 200 runs x 5 repetitions, bench/validation/tools_perf). Held
   // by a static, so a leak checker sees it reachable.
-  static std::vector<std::optional<BenchmarkFile>>* volatile kept_until_exit = nullptr;
+  [[maybe_unused]] static std::vector<std::optional<BenchmarkFile>>* volatile kept_until_exit =
+      nullptr;
   auto* loaded = new std::vector<std::optional<BenchmarkFile>>(paths.size());
   kept_until_exit = loaded;
   std::vector<std::optional<BenchmarkFile>>& files = *loaded;
