@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <string>
@@ -73,7 +74,19 @@ std::string FormatMetric(const std::string& metric, double value) {
   const CounterInfo* info = FindCounter(metric);
   const std::string_view unit = info ? info->unit : std::string_view();
   if (unit == "ns") return FormatTime(value);
-  if (unit == "bytes") return FormatBytes(value);
+  if (unit == "bytes") {
+    // Four digits, decimal units as gpubench-compare --changes prints them: a change of 1% must
+    // show in both numbers (FormatBytes has three).
+    static constexpr const char* kUnits[] = {"B", "kB", "MB", "GB", "TB"};
+    if (!std::isfinite(value)) return "-";
+    std::size_t unit_index = 0;
+    double scaled = value;
+    while (std::fabs(scaled) >= 1000 && unit_index + 1 < std::size(kUnits)) {
+      scaled /= 1000;
+      ++unit_index;
+    }
+    return Printf("%.4g", scaled) + " " + kUnits[unit_index];
+  }
   if (unit == "bytes/s") return FormatBandwidth(value);
   return std::isfinite(value) ? Printf("%.6g", value) : "-";
 }

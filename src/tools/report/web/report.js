@@ -35,6 +35,13 @@
     if (a >= 1e3) return (ns / 1e3).toPrecision(3) + ' \u00b5s';
     return ns.toPrecision(3) + ' ns';
   }
+  function fmtTimeDigits(ns, digits) {
+    if (!isFinite(ns)) return '-';
+    var a = Math.abs(ns), units = [[1e9, ' s'], [1e6, ' ms'], [1e3, ' \u00b5s'], [1, ' ns']];
+    for (var i = 0; i < units.length; i++) {
+      if (a >= units[i][0] || i === units.length - 1) return String(+(ns / units[i][0]).toPrecision(digits)) + units[i][1];
+    }
+  }
   function fmtBw(b) {
     if (!isFinite(b)) return '-';
     if (b === 0) return '0';
@@ -428,11 +435,13 @@
     return (mark.m === 'real_time' ? '' : mark.m + ' ') + fmtPct(mark.p) + ' ' + mark.k +
         (mark.c ? ' ' + mark.c : '');
   }
+  function labelRows(marks, settings) { return Math.min(marks.length + settings.length, 6); }
   // Dashed lines between the run before a change and its first run (a drift: a band to its end;
   // a settings change in gray), and the changes' labels, one a row from the top.
   function markerPlugin(marks, settings) {
     return {id: 'gpubenchMarks', afterDatasetsDraw: function (chart) {
       var ctx = chart.ctx, area = chart.chartArea, xs = chart.scales.x, row = 0;
+      var rows = labelRows(marks, settings);
       function line(x, color) {
         var px = xs.getPixelForValue(x - 0.5);
         ctx.strokeStyle = color;
@@ -444,12 +453,13 @@
         ctx.stroke();
         return px;
       }
+      // Above the plot, in the layout's top padding (labelRows): never over the data.
       function label(px, text, color) {
-        var top = area.top + 2 + row * 14;
-        if (top + 13 > area.bottom) return;
+        if (row >= rows) return;
+        var top = area.top - 2 - (rows - row) * 14;
         row++;
         var w = ctx.measureText(text).width;
-        var left = px + 4 + w > area.right ? px - 4 - w : px + 4;
+        var left = Math.max(2, px + 4 + w > area.right ? px - 4 - w : px + 4);
         ctx.fillStyle = 'rgba(255, 255, 255, 0.85)';
         ctx.fillRect(left - 2, top - 1, w + 4, 14);
         ctx.fillStyle = color;
@@ -530,6 +540,13 @@
                   options: options(xScale, yScale(sets, fmtTime, 'GPU time (median)', false, false), fmtTime),
                   plugins: [markerPlugin(marks, settings)]};
     config.options.plugins.legend.labels.font = {size: 11};
+    config.options.plugins.legend.position = 'bottom';
+    config.options.layout = {padding: {top: 6 + labelRows(marks, settings) * 14}};
+    // A series moves by fractions of a percent: ticks with the digits that tell them apart.
+    var ys = line.map(function (p) { return p.y; });
+    var top = Math.max.apply(null, ys), spread = top - Math.min.apply(null, ys);
+    var digits = Math.min(7, Math.max(3, Math.ceil(Math.log10(Math.abs(top) / (spread || Math.abs(top) * 1e-3))) + 2));
+    config.options.scales.y.ticks.callback = function (v) { return fmtTimeDigits(v, digits); };
     makeChart(canvas, config);
   }
   function drawHistory() {
