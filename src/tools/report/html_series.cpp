@@ -147,10 +147,9 @@ std::string ChangesTable(const SeriesReport& series,
     const SeriesRun& first = series.runs[change->first_run];
     const std::string file = FileName(first.file->path);
     html += "<tr data-benchmark=\"" + HtmlEscape(change->benchmark) + "\" data-metric=\"" +
-            HtmlEscape(change->metric) + "\" data-kind=\"" +
-            SeriesChangeKindName(change->kind) + "\" data-run=\"" + HtmlEscape(file) +
-            "\" data-commit=\"" + HtmlEscape(first.commit) + "\">" +
-            TextCell(change->benchmark, "name") + TextCell(change->metric) +
+            HtmlEscape(change->metric) + "\" data-kind=\"" + SeriesChangeKindName(change->kind) +
+            "\" data-run=\"" + HtmlEscape(file) + "\" data-commit=\"" + HtmlEscape(first.commit) +
+            "\">" + TextCell(change->benchmark, "name") + TextCell(change->metric) +
             TextCell(KindText(*change), KindClass(*change)) +
             TextCell(file + " (run " + std::to_string(change->first_run + 1) + " of " +
                      std::to_string(series.runs.size()) + ")") +
@@ -185,11 +184,19 @@ std::string SeriesFacts(const SeriesReport& series) {
             "series moves to another GPU the offset is a change of kind <code>gpu</code>, not a "
             "regression.";
     if (!series.gpu_spreads.empty()) {
-      html += " The GPU explains most of the spread of:</p><ul>";
-      for (const GpuSpread& spread : series.gpu_spreads) {
+      html +=
+          " Series whose GPUs' levels differ beyond the practical: the GPU's share of the "
+          "series' spread, and the largest GPU's offset from the first GPU's level:</p><ul>";
+      constexpr std::size_t kMaxSpreads = 10;  // a suite that moved GPU has one per series
+      for (std::size_t i = 0; i < series.gpu_spreads.size() && i < kMaxSpreads; ++i) {
+        const GpuSpread& spread = series.gpu_spreads[i];
         html += "<li>" + HtmlEscape(spread.benchmark) + " " + HtmlEscape(spread.metric) + ": " +
                 Printf("%.0f%%", spread.share_percent) + " of its spread, offset " +
                 SignedPercent(spread.offset_percent) + "</li>";
+      }
+      if (series.gpu_spreads.size() > kMaxSpreads) {
+        html += "<li>and " + std::to_string(series.gpu_spreads.size() - kMaxSpreads) +
+                " more series (gpubench-compare --changes lists them all)</li>";
       }
       html += "</ul>\n";
     } else {
@@ -251,7 +258,7 @@ void AddHistoryData(const ReportInputs& inputs, nlohmann::ordered_json* data) {
       mark["k"] = SeriesChangeKindName(change->kind);
       mark["dir"] = ChangeDirectionName(change->direction);
       mark["p"] = std::isfinite(change->change_percent) ? OrderedJson(change->change_percent)
-                                                         : OrderedJson(nullptr);
+                                                        : OrderedJson(nullptr);
       mark["c"] = series.runs[change->first_run].commit;
       if (change->kind == SeriesChangeKind::kGpu) {
         mark["g"] = change->gpu_before + " \u2192 " + change->gpu_after;
@@ -293,8 +300,7 @@ std::string HistorySection(const ReportInputs& inputs) {
   }
   std::string html =
       "<section id=\"history\"><h2>History: change points</h2><p class=\"muted\">The " +
-      std::to_string(history_runs) +
-      " baseline runs, " +
+      std::to_string(history_runs) + " baseline runs, " +
       (dated ? std::string("oldest first (by their context <code>date</code>)")
              : std::string("in the order given (not every run has a context <code>date</code>)")) +
       ", then this run: per "
