@@ -33,8 +33,9 @@ constexpr const char* kDescription =
     "Write a self-contained HTML report of gpubench / Google Benchmark JSON: device, clocks,\n"
     "settings and warnings, a sortable summary table, sweep charts and every repetition; with\n"
     "--baseline, the changes and gpubench-compare's verdicts (several --baseline files or\n"
-    "--history DIR: a history of baseline runs, as gpubench-compare takes it). The file needs\n"
-    "no network. A file\n"
+    "--history DIR: a history of baseline runs, as gpubench-compare takes it; with a history,\n"
+    "each benchmark's series over the runs with its change points, as gpubench-compare\n"
+    "--changes finds them). The file needs no network. A file\n"
     "cut off mid-write (a killed run) is shown with its complete rows under a warning.\n"
     "Exit codes: 0 written, 2 bad input or usage, 3 the settings fingerprints differ.";
 
