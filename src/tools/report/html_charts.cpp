@@ -144,6 +144,7 @@ OrderedJson ChartData(const ReportInputs& inputs, double peak) {
     benchmarks.push_back(std::move(benchmark));
   }
   data["benchmarks"] = std::move(benchmarks);
+  AddHistoryData(inputs, &data);
   return data;
 }
 

@@ -54,6 +54,7 @@ std::string RenderHtmlReport(const ReportInputs& inputs) {
           std::string(kReportStyle) + "</style>\n</head><body>\n";
   html += internal::Header(inputs);
   html += internal::SummaryTable(inputs, peak);
+  html += internal::HistorySection(inputs);
   html +=
       "<section><h2>Sweeps</h2><p class=\"muted\">Per benchmark family, over its last "
       "numeric argument (log2 axis): the median of every instance as a line and each "

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tools/gate/comparison.hpp"
+#include "tools/gate/series_changes.hpp"
 #include "tools/load/model.hpp"
 
 namespace gpubench::tools {
@@ -22,6 +23,9 @@ struct ReportInputs {
   const BenchmarkFile* baseline = nullptr;  ///< optional
   /// The gate's comparison of baseline and run (CompareFiles), present with a baseline.
   const ComparisonReport* comparison = nullptr;
+  /// With a history (2 or more baseline runs): the change points of the history runs followed by
+  /// the run (AnalyseSeries; the run is the last of its runs), drawn in the section "History".
+  const SeriesReport* series = nullptr;
   /// Lines of gpubench's stderr that say a reported call's counters were copied (--log).
   std::vector<std::string> copied_counter_lines;
   bool log_given = false;

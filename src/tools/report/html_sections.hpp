@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "tools/load/model.hpp"
 #include "tools/report/html_report.hpp"
 
@@ -35,6 +37,15 @@ std::vector<Warning> CollectWarnings(const ReportInputs& inputs);
 
 /// The table of every benchmark's medians (and, with a baseline, the gate's verdicts).
 std::string SummaryTable(const ReportInputs& inputs, double peak);
+
+// --- html_series.cpp: with a history, its change points (issue #50)
+
+/// The section "History": what the series is, its settings changes and GPUs, the table of
+/// practical changes and the charts' containers; "" without a history.
+std::string HistorySection(const ReportInputs& inputs);
+/// The section's chart data, as data["history"]: the runs, each benchmark's median GPU time per
+/// run and its changes' markers. Nothing without a history.
+void AddHistoryData(const ReportInputs& inputs, nlohmann::ordered_json* data);
 
 // --- html_charts.cpp
 

@@ -14,6 +14,7 @@
 #include "tools/gate/comparison.hpp"
 #include "tools/gate/history/history.hpp"
 #include "tools/gate/run_summary.hpp"
+#include "tools/gate/series_changes.hpp"
 #include "tools/load/baseline_files.hpp"
 #include "tools/load/cut_off.hpp"
 #include "tools/load/loader.hpp"
@@ -32,8 +33,9 @@ constexpr const char* kDescription =
     "Write a self-contained HTML report of gpubench / Google Benchmark JSON: device, clocks,\n"
     "settings and warnings, a sortable summary table, sweep charts and every repetition; with\n"
     "--baseline, the changes and gpubench-compare's verdicts (several --baseline files or\n"
-    "--history DIR: a history of baseline runs, as gpubench-compare takes it). The file needs\n"
-    "no network. A file\n"
+    "--history DIR: a history of baseline runs, as gpubench-compare takes it; with a history,\n"
+    "each benchmark's series over the runs with its change points, as gpubench-compare\n"
+    "--changes finds them). The file needs no network. A file\n"
     "cut off mid-write (a killed run) is shown with its complete rows under a warning.\n"
     "Exit codes: 0 written, 2 bad input or usage, 3 the settings fingerprints differ.";
 
@@ -54,13 +56,35 @@ int ExitFor(const Status& status) {
   return status.code() == Status::Code::kSettingsMismatch ? kExitSettingsMismatch : kExitBadInput;
 }
 
+// The change points of a history followed by the run (issue #50), as gpubench-compare --changes
+// finds them: the history runs ordered by their context "date" when every one has it (else as
+// given, with a note), the run last.
+gpubench::tools::SeriesReport AnalyseHistory(
+    std::vector<const gpubench::tools::BenchmarkFile*> history,
+    const gpubench::tools::BenchmarkFile& run, const gpubench::tools::CompareOptions& compare) {
+  std::vector<const gpubench::tools::BenchmarkFile*> by_date = history;
+  const bool dated = gpubench::tools::OrderRunsBy(by_date, "date").ok();
+  if (dated) history = by_date;
+  history.push_back(&run);
+  gpubench::tools::SeriesOptions options;
+  options.overrides = compare.overrides;
+  gpubench::tools::SeriesReport series = gpubench::tools::AnalyseSeries(history, options);
+  if (!dated) {
+    series.notes.insert(series.notes.begin(),
+                        "not every history run has a context \"date\": the runs are in the order "
+                        "given (file names), the run last");
+  }
+  return series;
+}
+
 // The baseline (one file, or the pooled runs of a history) and the gate's comparison of the run
-// against it, into `report`.
+// against it, into `report`; with a history, its change points too.
 int AddBaseline(const std::vector<std::string>& baseline_paths,
                 const gpubench::tools::CompareOptions& compare,
                 std::vector<gpubench::tools::BenchmarkFile>& baselines,
                 std::optional<gpubench::tools::BenchmarkFile>& pooled,
                 gpubench::tools::ComparisonReport& comparison,
+                std::optional<gpubench::tools::SeriesReport>& series,
                 gpubench::tools::ReportInputs& report) {
   const gpubench::tools::BenchmarkFile& run = *report.run;
   std::vector<const gpubench::tools::BenchmarkFile*> runs;
@@ -97,6 +121,8 @@ int AddBaseline(const std::vector<std::string>& baseline_paths,
   if (history) {
     pooled = std::move(history->file);
     report.baseline = &*pooled;
+    series = AnalyseHistory(runs, run, compare);
+    report.series = &*series;
   } else {
     report.baseline = runs.front();
   }
@@ -119,8 +145,10 @@ int Report(const std::vector<std::string>& inputs, const std::vector<std::string
   std::vector<gpubench::tools::BenchmarkFile> baselines;
   std::optional<gpubench::tools::BenchmarkFile> pooled;
   gpubench::tools::ComparisonReport comparison;
+  std::optional<gpubench::tools::SeriesReport> series;
   if (!baseline_paths.empty()) {
-    const int code = AddBaseline(baseline_paths, compare, baselines, pooled, comparison, report);
+    const int code =
+        AddBaseline(baseline_paths, compare, baselines, pooled, comparison, series, report);
     if (code != kExitOk) return code;
   }
   if (!log_path.empty()) {
