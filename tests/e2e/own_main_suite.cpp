@@ -26,13 +26,13 @@ static void BM_OwnMainMemset(benchmark::State& state) {
 }
 GPUBENCH_BENCHMARK(BM_OwnMainMemset)->Arg(1 << 20)->Arg(1 << 28);
 
-static bool Asked(const char* variable) {
+[[maybe_unused]] static bool Asked(const char* variable) {
   const char* value = std::getenv(variable);
   return value != nullptr && std::strcmp(value, "1") == 0;
 }
 
 // CPU work GB times its own way: GB's rule decides its count.
-static void BM_PlainCpu(benchmark::State& state) {
+[[maybe_unused]] static void BM_PlainCpu(benchmark::State& state) {
   std::uint64_t x = 1;
   for (auto _ : state) benchmark::DoNotOptimize(x = x * 6364136223846793005ULL + 1);
 }
@@ -40,7 +40,7 @@ static void BM_PlainCpu(benchmark::State& state) {
 #ifdef OWN_MAIN_SUITE_AS_GPUBENCH_MAIN
 // The twin (gpubench_own_main_twin): the same benchmarks under GPUBENCH_MAIN(), whose settings
 // fingerprint a main of one's own with gpubench's rule must share.
-GPUBENCH_MAIN()
+GPUBENCH_MAIN();
 #else
 int main(int argc, char** argv) {
   if (Asked("OWN_MAIN_PLAIN_GB_BENCHMARK"))

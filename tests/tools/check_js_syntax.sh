@@ -1,8 +1,7 @@
 #!/bin/sh
-# Syntax check of the HTML report's script (src/tools/report/web/report.js) with Node.js, as Debian
+# Syntax check of the HTML report's scripts (src/tools/report/web/*.js) with Node.js, as Debian
 # packages it (nodejs). Exits 77 (ctest: skipped) with the reason when node is missing, 1 under CI=true.
 set -eu
-script=$1
 # Under CI=true (.ci/run installs every package named below) a missing one is a failure: a test
 # that CI skips is not a passing test.
 missing() {  # missing "what is missing (Debian: apt-get install PACKAGE)"
@@ -15,7 +14,8 @@ missing() {  # missing "what is missing (Debian: apt-get install PACKAGE)"
 }
 for node in node nodejs; do
   if command -v "$node" >/dev/null 2>&1; then
-    exec "$node" --check "$script"
+    for file in "$@"; do "$node" --check "$file"; done
+    exit 0
   fi
 done
-missing "node not found (Debian: apt-get install nodejs); $script was not checked"
+missing "node not found (Debian: apt-get install nodejs); $* not checked"

@@ -83,6 +83,7 @@ std::string RenderHtmlReport(const ReportInputs& inputs) {
   html += "<!-- Chart.js, inlined from " + HtmlEscape(inputs.chart_js_source) +
           " (Debian package libjs-chart.js); its licence header follows. -->\n<script>\n" +
           inputs.chart_js + "\n</script>\n";
+  html += "<script>" + std::string(kReportSeriesScript) + "</script>\n";
   html += "<script>" + std::string(kReportScript) + "</script>\n</body></html>\n";
   return html;
 }

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "tools/gate/comparison.hpp"
-#include "tools/gate/series_changes.hpp"
+#include "tools/gate/history/series_changes.hpp"
 #include "tools/load/model.hpp"
 
 namespace gpubench::tools {

@@ -17,7 +17,7 @@
 
 #include "schema/counter_table.hpp"
 #include "tools/base/text.hpp"
-#include "tools/gate/series_changes.hpp"
+#include "tools/gate/history/series_changes.hpp"
 #include "tools/report/html_cells.hpp"
 #include "tools/report/html_report.hpp"
 #include "tools/report/html_sections.hpp"

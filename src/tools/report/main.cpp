@@ -14,7 +14,7 @@
 #include "tools/gate/comparison.hpp"
 #include "tools/gate/history/history.hpp"
 #include "tools/gate/run_summary.hpp"
-#include "tools/gate/series_changes.hpp"
+#include "tools/gate/history/series_changes.hpp"
 #include "tools/load/baseline_files.hpp"
 #include "tools/load/cut_off.hpp"
 #include "tools/load/loader.hpp"
