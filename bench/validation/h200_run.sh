@@ -4,7 +4,7 @@
 # Usage: bench/validation/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
 #                          suite|suitecost|crosscheck|groups|short_methods|short_ncu|short_nvbench|
 #                          short_gpubench|attach|metricspass|onoff|onoff_clocks|killed|field|oldbuild|fieldold|streams|watchab|
-#                          oldpair|tarjson|pack|cost|placement|gatev4|issue37|mdspan|precision|series|series2|all]...
+#                          oldpair|tarjson|pack|cost|placement|gatev4|issue37|mdspan|precision|series|series2|ownmain|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
 mkdir -p "$OUT" /tmp/deps
@@ -686,6 +686,24 @@ step_series2() {
   for i in 1 2 3 4; do series_run fma1_$i h$i GATE_SUITE_INJECT=fma1; done
   for i in 1 2 3; do series_run fma2_$i j$i GATE_SUITE_INJECT=fma2; done
   (cd "$OUT" && tar czf "${SERIES_TAG:-series2}.tar.gz" "${SERIES_TAG:-series2}")
+}
+# Issue #49: a main of one's own gets gpubench's rule on GB >= 1.8. Needs a build against such a GB
+# (BUILD_GB18: a build folder configured with -DCMAKE_PREFIX_PATH=<GB 1.9.5 prefix>): the own-main
+# suite and its GPUBENCH_MAIN() twin 3 times each, alternating (same rule and fingerprint, medians
+# side by side), then the own-main ctest and field_conditions.sh (carried in .field/) on it.
+step_ownmain() {
+  local b=${BUILD_GB18:?set BUILD_GB18 to a build against GB 1.8 or later} i v dir="$OUT/ownmain"
+  cmake --build "$b" -j16 --target gpubench_own_main_suite gpubench_own_main_twin gpubench_unit_tests
+  mkdir -p "$dir"
+  for i in 1 2 3; do for v in suite twin; do
+    "$b/tests/gpubench_own_main_$v" --benchmark_repetitions=5 --benchmark_out="$dir/$v$i.json" \
+      --benchmark_out_format=json >"$dir/$v$i.log" 2>&1
+    echo "own main $v$i rc=$?"
+  done; done
+  (cd "$b" && ctest -R "own_main_recipe|GbInternals.AGlobal" -V) >"$dir/ctest.log" 2>&1
+  echo "own-main ctest rc=$?"
+  OUT="$dir/field" bash .field/field_conditions.sh \
+    "$b/tests/gpubench_own_main_suite" BM_OwnMainMemset 150 | tee "$dir/field.txt"
 }
 step_gatequick() { GATE_ARGS=--benchmark_min_time=0.1 step_gate3 && GATE_ARGS=--benchmark_min_time=0.1 step_inject; }
 step_pack() {  # what comes back: a few files, the rest in one archive

@@ -369,7 +369,8 @@ const std::vector<SettingRow> kSettingRows = {
      "--gpubench_min_samples samples and --gpubench_min_seconds, or --gpubench_max_seconds of "
      "wall time if that comes first) or gb (GB's trial calls until one holds "
      "--benchmark_min_time of GPU time, 0.5 s by default); --benchmark_min_time, ->MinTime() and "
-     "->Iterations() keep GB's rule, and so does a main of your own",
+     "->Iterations() keep GB's rule, and so does a main of your own on GB 1.7 or beside a "
+     "benchmark of GB's own",
      true, true,
      [](std::string_view text, CommandLine* line) {
        return ParseChoice(text, {Stopping::kPrecision, Stopping::kGb}, &line->settings.stopping);

@@ -79,7 +79,7 @@ def check_gpubench_rule(binary, twin, out_dir, problems):
         if report is None:
             continue
         context = report["context"]
-        if context.get("gpubench_stopping_rule") != "precision":
+        if not str(context.get("gpubench_stopping_rule")).startswith("precision"):
             problems.append("%s: gpubench_stopping_rule=%r, expected 'precision' (%r)" % (
                 label, context.get("gpubench_stopping_rule"),
                 context.get("gpubench_stopping_note")))
