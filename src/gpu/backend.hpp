@@ -69,6 +69,10 @@ class StreamWatch {
   virtual void BeginBody() = 0;
   /// Right after it: the streams it used, in first-use order.
   virtual std::vector<StreamUse> EndBody() = 0;
+  /// After EndBody: the calls by which the body, on its own thread, waited for GPU work
+  /// (cuCtxSynchronize, cuStreamSynchronize, cuEventSynchronize of an event it recorded, a copy
+  /// to the host), in call order.
+  virtual std::vector<StreamWait> Waits() const { return {}; }
   /// Once the body's work has finished (the warm-up synchronized): CUPTI, attached for the
   /// watch, is detached so that the timed iterations run without it (cupti_attach.hpp).
   virtual void AfterBodyFinished() {}

@@ -133,7 +133,9 @@ class FakeStreamWatch : public detail::StreamWatch {
   std::string UnavailableReason() const override { return unavailable; }
   void BeginBody() override { ++bodies; }
   std::vector<detail::StreamUse> EndBody() override { return uses; }
+  std::vector<detail::StreamWait> Waits() const override { return waits; }
   std::vector<detail::StreamUse> uses;
+  std::vector<detail::StreamWait> waits;  ///< the body's waits for GPU work
   std::string unavailable;
   int bodies = 0;  ///< bodies watched
 };

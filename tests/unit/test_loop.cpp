@@ -635,6 +635,42 @@ TEST_F(LoopTest, BodyThatWaitsForTheGpuIsTimedWithoutHolds) {
   EXPECT_NE(messages.find("launch_held=0"), std::string::npos) << messages;
 }
 
+// A body whose warm-up waited for the timed stream (cudaDeviceSynchronize) is known to wait for
+// the GPU: its hold check runs unheld, with no 100 ms time-out, and the row reads as one whose
+// hold timed out.
+TEST_F(LoopTest, ABodySeenWaitingForTheGpuIsSparedTheHoldsTimeOut) {
+  streams_owner_ = std::make_unique<FakeStreamWatch>();
+  streams_owner_->waits = {{"cuCtxSynchronize", 0, true}};
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Flush/");
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  const auto expected = Join({
+      {"prepare", "flush", "body", "sync", "flush", "sync", "body", "sync", "probe_begin"},
+      Repeat({"flush", "push LoopTest_Flush", "timer_begin", "body", "timer_end", "pop"}, 3),
+      {"probe_end", "after loop"},
+  });
+  EXPECT_EQ(log_.events, expected);
+  EXPECT_EQ(ops_->holds, 0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kLaunchHeld).value, 0.0);
+  EXPECT_NE(messages.find("the loop body waits for the GPU (its warm-up called cuCtxSynchronize)"),
+            std::string::npos)
+      << messages;
+}
+
+// A wait for a stream the hold does not hold (one the body synchronises alone, with no work of
+// the span on it) says nothing: the hold check runs held, as before.
+TEST_F(LoopTest, AWaitForAStreamTheHoldDoesNotHoldKeepsTheHoldCheck) {
+  streams_owner_ = std::make_unique<FakeStreamWatch>();
+  streams_owner_->waits = {{"cuStreamSynchronize", 0x9000, false}};
+  auto runs = Run("^LoopTest_Flush/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_GE(ops_->holds, 1);
+  EXPECT_EQ(log_.Count("release"), 4);  // the hold check's and 3 timed iterations'
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kLaunchHeld).value, 1.0);
+}
+
 // A hold that times out during the timed iterations (the body waited only then) is reported
 // too, once the stream has been waited for.
 TEST_F(LoopTest, HoldTimingOutInTheTimedIterationsClearsLaunchHeld) {

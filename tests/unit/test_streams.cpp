@@ -34,6 +34,27 @@ TEST(StreamPlan, NullMeansLegacyExceptInPerThreadCalls) {
   EXPECT_EQ(DescribeStream(0xabc0), "stream 0xabc0");
 }
 
+// The waits that spare a hold check: only those for a stream the hold holds.
+TEST(StreamPlan, AWaitCountsOnlyForAHeldStream) {
+  const std::vector<StreamHandle> joined = {0x5000};
+  EXPECT_EQ(HeldWait(0, joined, {}), "");
+  EXPECT_EQ(HeldWait(0, joined, {{"cuCtxSynchronize", 0, true}}), "cuCtxSynchronize");
+  // The timed stream, null meaning the legacy one on both sides.
+  EXPECT_EQ(HeldWait(0, joined, {{"cuStreamSynchronize", kLegacyStream, false}}),
+            "cuStreamSynchronize");
+  EXPECT_EQ(HeldWait(0x7000, joined, {{"cuEventSynchronize", 0x7000, false}}),
+            "cuEventSynchronize");
+  EXPECT_EQ(HeldWait(0x7000, joined, {{"cuStreamSynchronize", 0x5000, false}}),
+            "cuStreamSynchronize");  // a joined stream waits behind the hold too
+  // A stream of its own, or the legacy stream beside another timed stream: no certain wait.
+  EXPECT_EQ(HeldWait(0, joined, {{"cuStreamSynchronize", 0x9000, false}}), "");
+  EXPECT_EQ(HeldWait(0x7000, joined, {{"cuMemcpyDtoH_v2", kLegacyStream, false}}), "");
+  // The first that counts.
+  EXPECT_EQ(
+      HeldWait(0, joined, {{"cuStreamSynchronize", 0x9000, false}, {"cuMemcpyDtoH_v2", 0, false}}),
+      "cuMemcpyDtoH_v2");
+}
+
 TEST(StreamPlan, TheTimedStreamIsNeverJoined) {
   // The loop's default (nullptr) is the legacy stream, as is a null stream in the body's calls.
   const StreamPlan plan = PlanStreams(0, {Use(kLegacyStream), Use(0)});

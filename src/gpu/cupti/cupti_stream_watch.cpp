@@ -109,8 +109,88 @@ const std::vector<CUpti_CallbackId>& WatchedCalls() {
       CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority,
       CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy,
       CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2,
+      // Calls that wait for GPU work (the hold check can be spared for a body that makes one).
+      CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
+      CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2,
+      CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
+      CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuEventRecord,
+      CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags,
+      CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz,
+      CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
   };
   return ids;
+}
+
+// The wait a call makes for GPU work, if it is one whose wait is certain: a device-wide or
+// stream synchronization, the synchronization of an event the body recorded (its stream from
+// `recorded`), or a copy to the host, which returns only once the copy (and the work before it
+// on its stream) is done. A query (cuEventQuery, cuStreamQuery) polls and is not one.
+bool WaitOfCall(CUpti_CallbackId id, const void* params,
+                const std::map<CUevent, StreamHandle>& recorded, StreamWait* wait) {
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize:
+    case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2:
+      *wait = {"cuCtxSynchronize", 0, true};
+      return true;
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize:
+      *wait = {"cuStreamSynchronize",
+               NormalizeStream(reinterpret_cast<StreamHandle>(
+                                   static_cast<const cuStreamSynchronize_params*>(params)->hStream),
+                               false),
+               false};
+      return true;
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz:
+      *wait = {
+          "cuStreamSynchronize",
+          NormalizeStream(reinterpret_cast<StreamHandle>(
+                              static_cast<const cuStreamSynchronize_ptsz_params*>(params)->hStream),
+                          true),
+          false};
+      return true;
+    case CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize: {
+      const auto found =
+          recorded.find(static_cast<const cuEventSynchronize_params*>(params)->hEvent);
+      if (found == recorded.end()) return false;  // recorded before the body: no certain wait
+      *wait = {"cuEventSynchronize", found->second, false};
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
+      *wait = {"cuMemcpyDtoH_v2", kLegacyStream, false};
+      return true;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds:
+      *wait = {"cuMemcpyDtoH_v2", kPerThreadStream, false};
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The event and stream of an event record, false for other calls.
+template <class Params>
+void ReadRecord(const void* params, bool per_thread, CUevent* event, StreamHandle* stream) {
+  const auto* record = static_cast<const Params*>(params);
+  *event = record->hEvent;
+  *stream = NormalizeStream(reinterpret_cast<StreamHandle>(record->hStream), per_thread);
+}
+bool EventRecord(CUpti_CallbackId id, const void* params, CUevent* event, StreamHandle* stream) {
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecord:
+      ReadRecord<cuEventRecord_params>(params, false, event, stream);
+      return true;
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz:
+      ReadRecord<cuEventRecord_ptsz_params>(params, true, event, stream);
+      return true;
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags:
+      ReadRecord<cuEventRecordWithFlags_params>(params, false, event, stream);
+      return true;
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz:
+      ReadRecord<cuEventRecordWithFlags_ptsz_params>(params, true, event, stream);
+      return true;
+    default:
+      return false;
+  }
 }
 
 // The stream a work call enqueues on; false for calls that enqueue no work.
@@ -164,6 +244,8 @@ class CuptiStreamWatch final : public StreamWatch {
       uses_.clear();
       created_.clear();
       destroyed_.clear();
+      waits_.clear();
+      recorded_.clear();
       thread_ = std::this_thread::get_id();
       watching_ = true;
     }
@@ -188,6 +270,11 @@ class CuptiStreamWatch final : public StreamWatch {
       use.destroyed_in_body = destroyed_.count(use.stream) > 0;
     }
     return uses_;
+  }
+
+  std::vector<StreamWait> Waits() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return waits_;
   }
 
   void AfterBodyFinished() override {
@@ -226,6 +313,16 @@ class CuptiStreamWatch final : public StreamWatch {
                          true});
       return;
     }
+    if (std::this_thread::get_id() == thread_) {
+      CUevent event = nullptr;
+      StreamHandle recorded_on = 0;
+      if (EventRecord(id, params, &event, &recorded_on)) {
+        recorded_[event] = recorded_on;
+        return;
+      }
+      StreamWait wait;
+      if (WaitOfCall(id, params, recorded_, &wait)) waits_.push_back(wait);
+    }
     StreamHandle stream = 0;
     if (!StreamOfCall(id, params, &stream)) return;
     StreamUse* use = nullptr;
@@ -244,12 +341,14 @@ class CuptiStreamWatch final : public StreamWatch {
 
   DriverCallbacks* callbacks_ = nullptr;
   std::string unavailable_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   bool watching_ = false;
   std::thread::id thread_;
   std::vector<StreamUse> uses_;
   std::map<StreamHandle, unsigned> created_;
   std::map<StreamHandle, bool> destroyed_;
+  std::vector<StreamWait> waits_;
+  std::map<CUevent, StreamHandle> recorded_;  // events the body recorded, and on which stream
 };
 
 }  // namespace

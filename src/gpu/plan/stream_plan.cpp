@@ -1,5 +1,7 @@
 #include "gpu/plan/stream_plan.hpp"
 
+#include <algorithm>
+
 #include <cstdio>
 
 #include "common/format.hpp"
@@ -36,6 +38,18 @@ std::string Work(const StreamUse& use) {
 }
 
 }  // namespace
+
+std::string HeldWait(StreamHandle timed, const std::vector<StreamHandle>& joined,
+                     const std::vector<StreamWait>& waits) {
+  timed = NormalizeStream(timed, false);
+  for (const StreamWait& wait : waits) {
+    const StreamHandle stream = NormalizeStream(wait.stream, false);
+    const bool held = wait.device_wide || stream == timed ||
+                      std::find(joined.begin(), joined.end(), stream) != joined.end();
+    if (held) return wait.call;
+  }
+  return "";
+}
 
 StreamPlan PlanStreams(StreamHandle timed, const std::vector<StreamUse>& uses) {
   StreamPlan plan;

@@ -35,12 +35,22 @@ struct StreamUse {
   bool destroyed_in_body = false;  ///< the body destroyed the stream after using it
 };
 
+/// A driver call of the body that waits for GPU work (the stream watch's, on the body's thread).
+struct StreamWait {
+  std::string call;          ///< "cuCtxSynchronize", "cuStreamSynchronize", ...
+  StreamHandle stream = 0;   ///< the stream waited for (normalized); 0 with device_wide
+  bool device_wide = false;  ///< waits for every stream of the context
+};
+
 /// What the timed span does with the body's streams.
 struct StreamPlan {
   bool known = false;                ///< a stream watch saw the warm-up
   std::vector<StreamHandle> joined;  ///< streams besides the timed one: forked and joined
   std::string error;                 ///< not empty: the body cannot be timed, and why
   std::string note;                  ///< what was joined, for the row's message
+  /// The body's call that waits for a held stream (a stream hold would only time out), e.g.
+  /// "cuCtxSynchronize"; "" when none was seen.
+  std::string waits_for_gpu;
 };
 
 /// The plan for a body timed on `timed` that used `uses` in its warm-up.
@@ -52,6 +62,12 @@ struct StreamPlan {
 ///   created stream is a blocking one, which the legacy stream orders by itself.
 /// - Another thread's per-thread default stream cannot be named from this thread: an error.
 StreamPlan PlanStreams(StreamHandle timed, const std::vector<StreamUse>& uses);
+
+/// The first of `waits` that waits for a stream a hold holds: the timed one, one the span joins,
+/// or every stream. A hold then only times out (kHoldTimeoutMs), which the call can be spared.
+/// "" when none does (a wait for a stream of its own, or none at all).
+std::string HeldWait(StreamHandle timed, const std::vector<StreamHandle>& joined,
+                     const std::vector<StreamWait>& waits);
 
 /// The missed-work check: a row whose GPU time per iteration is below a share of the same body's
 /// GPU work, and by more than a margin, missed GPU work and is refused. Against the busy time

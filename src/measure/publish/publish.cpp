@@ -101,10 +101,11 @@ void PublishLaunchHold(const CallResult& call, benchmark::State& state, Profilin
     return;
   }
   if (!held && policy.FirstTime("launch_held:" + call.instance)) {
-    std::cerr << "gpubench: " << call.instance
-              << ": the loop body waits for the GPU (a stream hold timed out after "
-              << kHoldTimeoutMs
-              << " ms), so its launches are timed without holds (launch_held=0): the host's "
+    std::cerr << "gpubench: " << call.instance << ": the loop body waits for the GPU ("
+              << (call.streams.waits_for_gpu.empty()
+                      ? "a stream hold timed out after " + std::to_string(kHoldTimeoutMs) + " ms"
+                      : "its warm-up called " + call.streams.waits_for_gpu)
+              << "), so its launches are timed without holds (launch_held=0): the host's "
                  "launch time may enter the GPU time of short kernels. Remove the "
                  "synchronization from the loop body to get launch_held=1\n";
   }

@@ -27,7 +27,9 @@ Status BodyError(const std::string& instance, const Status& status);
 /// the body's modules (CUDA loads kernels lazily, at their first launch, which waits for the
 /// GPU). With cache=flush a second untimed body, the hold check, then runs behind a stream hold
 /// to learn whether the body can be held: a body that waits for the GPU cannot (its hold times
-/// out), and is then timed without holds.
+/// out), and is then timed without holds. A body the warm-up saw wait for a held stream
+/// (StreamPlan::waits_for_gpu: cudaDeviceSynchronize, say) runs its hold check unheld: its hold
+/// could only time out, and the answer is known.
 class WarmupPhase {
  public:
   WarmupPhase(Harness& harness, cudaStream_t stream) : harness_(harness), stream_(stream) {}
@@ -47,6 +49,7 @@ class WarmupPhase {
  private:
   Harness& harness_;
   cudaStream_t stream_;
+  bool holding_ = false;  ///< the hold check's body runs behind a hold
 };
 
 /// Profiled iterations: one CUPTI session of `ranges` ranges per pass, as many passes as the

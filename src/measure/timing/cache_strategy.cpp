@@ -53,7 +53,10 @@ class CacheFlush final : public CacheStrategy {
            "after the warm-up checks that the body can be held: one that waits for the GPU "
            "inside the loop cannot (its hold times out after " +
            std::to_string(kHoldTimeoutMs) +
-           " ms) and is timed without holds: counter launch_held=0; so is every iteration while "
+           " ms; a body whose warm-up waited for the held work, with cudaDeviceSynchronize, a "
+           "synchronize of the timed or a joined stream or of an event recorded there, or a "
+           "copy to the host on the timed stream, is known to wait and runs the check unheld) "
+           "and is timed without holds: counter launch_held=0; so is every iteration while "
            "another process uses the GPU (NVML before the iterations and every 0.1 s during "
            "them, or flushes far slower than the flush needs): gpu_shared=1 and launch_held=0; a "
            "gpubench::UntimedScope in a held body releases the hold, waits for its work and "
