@@ -1,5 +1,6 @@
-// gpubench-compare --changes: the change points of a series of runs (tools/gate/history/series_changes.hpp)
-// as a console table, Markdown, JSON or CSV (docs/compare.md "Change points over a history").
+// gpubench-compare --changes: the change points of a series of runs
+// (tools/gate/history/series_changes.hpp) as a console table, Markdown, JSON or CSV
+// (docs/compare.md "Change points over a history").
 #pragma once
 
 #include <iosfwd>

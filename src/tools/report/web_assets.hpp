@@ -1,5 +1,5 @@
-// The HTML report's stylesheet and script. They live in src/tools/report/web/ as real files (so that
-// editors, linters and `node --check` see them as CSS and JavaScript); the build embeds them
+// The HTML report's stylesheet and script. They live in src/tools/report/web/ as real files (so
+// that editors, linters and `node --check` see them as CSS and JavaScript); the build embeds them
 // (cmake/EmbedText.cmake).
 #pragma once
 
