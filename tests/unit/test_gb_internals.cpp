@@ -329,9 +329,11 @@ BENCHMARK(ClaimsTen)->Name("GbInternals_Claims")->Iterations(2);
 TEST(GbInternals, AGlobalCountRunsUncountedInstancesThatOftenWithoutNamingIt) {
   const std::optional<std::vector<std::string>> names = detail::ListInstanceNames();
   if (!detail::GbTakesGlobalCounts()) {
+    // GB before 1.8 (its --benchmark_min_time is seconds only): neither is offered, and a main
+    // of one's own keeps GB's rule (own_main_recipe checks what it says).
     EXPECT_FALSE(names.has_value());
     EXPECT_FALSE(detail::SetGlobalCount(3));
-    GTEST_SKIP() << "GB before 1.8 takes no count for every instance at once";
+    return;
   }
   ASSERT_TRUE(names.has_value()) << Changed("--benchmark_list_tests");
   const auto listed = [&](const std::string& name) {
