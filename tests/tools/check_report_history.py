@@ -8,7 +8,9 @@ marker for Gate_Copy/268435456/manual_time's real_time and bytes_moved at bytes1
 commit y1, and no change of any other benchmark; the runs in date order (their file names sort
 bytes1_* first); each point the median real_time of its run's repetitions, recomputed here from
 the files. On the plain reruns of GPU-84ba34e4 alone: the section says there is no change. One
-baseline: no section. A screenshot of the section goes to WORK_DIR/history.png.
+baseline: no section. GPU-84ba34e4's reruns then GPU-8f0dca1c's: changes of kind gpu at the
+second GPU's first run, and the section says so. A screenshot of the section goes to
+WORK_DIR/history.png.
 
 Exits 77 (ctest SKIP_RETURN_CODE) when chromium or Chart.js is missing, as check_report.py.
 
@@ -197,6 +199,39 @@ def check_no_change(browser, exe, data_dir, work_dir):
     print("OK: no change: %s" % page[page.find("No practical"):][:90])
 
 
+def check_gpu_change(browser, exe, data_dir, work_dir):
+    """GPU-84ba34e4's 12 reruns, then GPU-8f0dca1c's 11 (renamed b_*), the run its 12th: the
+    copy's -2.03% offset is a change of kind gpu at b_plain_01.json (commit g1), not a step, and
+    the section says the runs come from two GPUs."""
+    first = sorted(glob.glob(os.path.join(data_dir, "series_gpu_84ba34e4", "plain_*.json")))
+    second = sorted(glob.glob(os.path.join(data_dir, "series_gpu_8f0dca1c", "plain_*.json")))
+    folder = history_folder(work_dir, "history_two_gpus", first)
+    for path in second[:-1]:
+        shutil.copy(path, os.path.join(folder, "b_" + os.path.basename(path)))
+    out = os.path.join(work_dir, "history_two_gpus.html")
+    result = check_report.write_report(exe, [second[-1], "--history", folder], out)
+    if not check(result.returncode == 0, "two GPUs: exit %d %s" % (result.returncode,
+                                                                   result.stderr)):
+        return
+    dom, status = check_report.render(browser, out)
+    check_report.check_rendered("two GPUs", dom, status, 6)
+    section = history_of(dom)
+    page = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", section)))
+    check("physical GPUs" in page and "3 of them GPU changes" in page and
+          'class="gate warn"' in section,
+          "two GPUs: the section does not say so: %r" % page[:800])
+    rows = table_rows(section)
+    check(rows and all(row["data-kind"] == "gpu" and row["data-run"] == "b_plain_01.json" and
+                       row["data-commit"] == "g1" for row in rows),
+          "two GPUs: rows %s" % rows)
+    check(any(row["data-benchmark"] == COPY and row["data-metric"] == "real_time" for row in rows),
+          "two GPUs: no gpu row of %s real_time: %s" % (COPY, rows))
+    marks = [m for card, ms in cards(section) if card.get("data-benchmark") == COPY for m in ms]
+    check(any(m["data-kind"] == "gpu" and m["data-run"] == "b_plain_01.json" for m in marks),
+          "two GPUs: no gpu marker on %s: %s" % (COPY, marks))
+    print("OK: two GPUs: %d gpu change row(s) at b_plain_01.json (g1)" % len(rows))
+
+
 def main():
     exe, data_dir, work_dir = sys.argv[1:4]
     os.makedirs(work_dir, exist_ok=True)
@@ -207,6 +242,7 @@ def main():
     if skipped is not None:
         return skipped
     check_no_change(browser, exe, data_dir, work_dir)
+    check_gpu_change(browser, exe, data_dir, work_dir)
     return check_report.finish()
 
 

@@ -320,9 +320,15 @@ std::string HistorySection(const ReportInputs& inputs) {
             " benchmarks, " + std::to_string(series.tests) + " tests, each at level " + level +
             ").</p>\n";
   } else {
-    html += "<p id=\"series-verdict\" class=\"gate bad\">" + std::to_string(changes.size()) +
+    // GPU changes are offsets between two GPUs, not the code's: they alone do not make it red.
+    const std::size_t gpu = static_cast<std::size_t>(std::count_if(
+        changes.begin(), changes.end(),
+        [](const SeriesChange* change) { return change->kind == SeriesChangeKind::kGpu; }));
+    html += std::string("<p id=\"series-verdict\" class=\"gate ") +
+            (gpu == changes.size() ? "warn" : "bad") + "\">" + std::to_string(changes.size()) +
             " practical change(s) in " + std::to_string(changed_benchmarks.size()) +
-            " benchmark(s) over the series of " + std::to_string(series.runs.size()) + " runs (" +
+            " benchmark(s) over the series of " + std::to_string(series.runs.size()) + " runs" +
+            (gpu > 0 ? ", " + std::to_string(gpu) + " of them GPU changes" : std::string()) + " (" +
             std::to_string(series.benchmarks) + " benchmarks, " + std::to_string(series.tests) +
             " tests, each at level " + level + ").</p>\n";
   }
