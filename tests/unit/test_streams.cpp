@@ -179,8 +179,9 @@ std::string WithoutNonFinite(const std::filesystem::path& path) {
 // against it: 1705 rows in 72 files (kokkos/mdspan's synchronising suite, the gate's history
 // runs, the cost, precision, sync, paused and thermal runs, the stream cases). Tracing made some
 // rows' busy time up to 17% longer than their untraced GPU time: 0.8575 at the lowest, which is
-// where kUndercountBusyRatio's margin is measured from. The case of a stream made after the
-// warm-up was refused against its busy time, and still is.
+// where kUndercountBusyRatio's margin is measured from; 0.8567 since the same suite's runs of
+// issue #49 (mdspan_cost_49/session1, Sum_3D left_dyn_d80_80_d80: 23.1 ms against 27.0 ms). The
+// case of a stream made after the warm-up was refused against its busy time, and still is.
 TEST(Undercount, CommittedH200RowsPassAgainstTheirBusyTime) {
   const std::filesystem::path data = std::filesystem::path(GPUBENCH_SOURCE_DIR) / "tests/data/h200";
   const std::map<std::string, double> unit = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
@@ -225,7 +226,7 @@ TEST(Undercount, CommittedH200RowsPassAgainstTheirBusyTime) {
   }
   EXPECT_GE(rows, 1705);  // more when runs are added; fewer means rows were not read
   EXPECT_GE(files.size(), 72u);
-  EXPECT_NEAR(lowest, 0.8575, 0.0001) << lowest_row;  // a new lowest row: recheck the ratio
+  EXPECT_NEAR(lowest, 0.8567, 0.0001) << lowest_row;  // a new lowest row: recheck the ratio
   EXPECT_GT(lowest, kUndercountBusyRatio + 0.15);
   EXPECT_TRUE(refused_late_stream);
 }
