@@ -43,11 +43,13 @@ if [ -z "$fuzzer" ]; then
   fi
   fuzzer="$work/gpubench_compare_loader_fuzzer"
   echo "building $fuzzer with $clang"
-  # The tools' shared layers (base, load, gate) and the report writer the fuzzer checks.
-  # common/format.cpp: the library's number formatting, which the tools print with.
-  core_sources=$(ls "$repo"/src/common/format.cpp "$repo"/src/tools/base/*.cpp "$repo"/src/tools/load/*.cpp \
-    "$repo"/src/tools/gate/*.cpp "$repo"/src/tools/compare/format_*.cpp \
-    "$repo"/src/tools/compare/report_csv.cpp)
+  # The tools' shared layers whole (base, load, changes, gate with its subfolders) and the report
+  # writer the fuzzer checks. common/format.cpp: the library's number formatting, which the
+  # tools print with.
+  core_sources=$(ls "$repo"/src/common/format.cpp "$repo"/src/tools/compare/format_*.cpp \
+    "$repo"/src/tools/compare/report_csv.cpp
+    find "$repo"/src/tools/base "$repo"/src/tools/load "$repo"/src/tools/changes \
+      "$repo"/src/tools/gate -name '*.cpp' | sort)
   # The simdjson fast path where libsimdjson-dev is installed (as in the CMake build).
   simdjson_flags=""
   printf '#include <simdjson.h>\nint main() { simdjson::ondemand::parser p; return 0; }\n' \
