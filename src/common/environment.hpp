@@ -25,6 +25,9 @@ inline std::map<std::string, std::string> EnvironmentVariables() {
   return variables;
 }
 
+/// CUDA_VISIBLE_DEVICES, or nullptr where it is not set (every device is visible).
+inline const char* VisibleCudaDevicesVariable() { return std::getenv("CUDA_VISIBLE_DEVICES"); }
+
 /// The library a CUDA tool (ncu, nsys) injects into the process, or "" when none is: only one
 /// CUPTI client can trace a process, so gpubench steps aside from CUPTI under such a tool.
 inline std::string InjectedCudaTool() {

@@ -95,6 +95,11 @@ bool RunPlan::runs_child_first(bool device_available, bool nothing_measured) con
   return profiling == ProfilingRole::kParent && device_available && !nothing_measured;
 }
 
+bool RunPlan::starts_child_before_device_query(bool driver_present, bool nothing_measured) const {
+  return runs_child_first(driver_present, nothing_measured) &&
+         settings.exclusive != Exclusive::kWait;
+}
+
 bool RunPlan::takes_gpu_lock(bool device_available, bool list_metrics) const {
   return device_available && !list_metrics && settings.exclusive == Exclusive::kWait &&
          !is_profiling_child();

@@ -66,6 +66,11 @@ struct RunPlan {
   /// A profiling child runs first: the intended role is kParent, a device is there and something
   /// is measured (not a listing, --help or --gpubench_list_metrics).
   bool runs_child_first(bool device_available, bool nothing_measured) const;
+  /// The child starts before this process asks the driver for its device (about 0.1 s of
+  /// cuInit that the child would otherwise wait for): where a driver is installed
+  /// (`driver_present`: /dev/nvidiactl, devices not hidden) and no turn on the GPU is to be
+  /// taken first (exclusive=wait takes it before the child runs).
+  bool starts_child_before_device_query(bool driver_present, bool nothing_measured) const;
   /// exclusive=wait takes a turn on the GPU (the profiling child's parent holds it already).
   bool takes_gpu_lock(bool device_available, bool list_metrics) const;
 };

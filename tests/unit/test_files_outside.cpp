@@ -16,9 +16,11 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/environment.hpp"
 #include "frontend/setup/profiling_run.hpp"
+#include "measure/checks/sharing_check.hpp"
 #include "measure/process/gpu_lock.hpp"
 #include "measure/profiling/profiling_pass.hpp"
 
@@ -176,6 +178,12 @@ TEST(ProfilingChildFile, DISABLED_SleepsAsTheChild) {
   std::this_thread::sleep_for(std::chrono::seconds(20));
 }
 
+// The child of the two tests below: a profiling pass of a second that profiles nothing.
+TEST(ProfilingChildFile, DISABLED_WaitsASecondAsTheChild) {
+  if (ProfilingChildFile().empty()) return;
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
 int ChildFilesIn(const std::string& folder) {
   int count = 0;
   if (DIR* dir = ::opendir(folder.c_str())) {
@@ -213,6 +221,66 @@ TEST(ProfilingChildFile, IsRemovedWhenTheRunIsKilledDuringThePass) {
   ASSERT_EQ(::waitpid(run, &status, 0), run);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
   EXPECT_EQ(ChildFilesIn(folder), 0);
+}
+
+// The parent's start-up runs beside the child: Start returns at once, Finish waits for the
+// child and removes its file, and a child that wrote nothing says so.
+TEST(ProfilingChildFile, StartsWithoutWaitingAndFinishWaits) {
+  if (!ProfilingChildFile().empty()) GTEST_SKIP() << "the child itself";
+  const std::string folder = Folder("overlap");
+  ::setenv("TMPDIR", folder.c_str(), 1);
+  std::ostringstream log;
+  const auto start = std::chrono::steady_clock::now();
+  ProfilingChild child;
+  child.Start(
+      {"gpubench_unit_tests", "--gtest_filter=ProfilingChildFile.DISABLED_WaitsASecondAsTheChild",
+       "--gtest_also_run_disabled_tests"},
+      log);
+  const double started =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(started, 0.5) << "Start waited for the child";
+  EXPECT_EQ(ChildFilesIn(folder), 1);
+  const ProfilingChildResult result = child.Finish(log);
+  ::unsetenv("TMPDIR");
+  const double finished =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(finished, 1.0) << "Finish did not wait for the child";
+  EXPECT_FALSE(result.ran);
+  EXPECT_NE(result.why_not.find("ended before its profiler was set up"), std::string::npos)
+      << result.why_not;
+  EXPECT_EQ(ChildFilesIn(folder), 0);
+}
+
+// A child started and never finished (Initialize left early) is waited for, and its file goes.
+TEST(ProfilingChildFile, UnfinishedChildIsWaitedForAndItsFileRemoved) {
+  if (!ProfilingChildFile().empty()) GTEST_SKIP() << "the child itself";
+  const std::string folder = Folder("unfinished");
+  ::setenv("TMPDIR", folder.c_str(), 1);
+  std::ostringstream log;
+  const auto start = std::chrono::steady_clock::now();
+  {
+    ProfilingChild child;
+    child.Start(
+        {"gpubench_unit_tests", "--gtest_filter=ProfilingChildFile.DISABLED_WaitsASecondAsTheChild",
+         "--gtest_also_run_disabled_tests"},
+        log);
+    EXPECT_EQ(ChildFilesIn(folder), 1);
+  }
+  ::unsetenv("TMPDIR");
+  EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  EXPECT_EQ(ChildFilesIn(folder), 0);
+}
+
+// In the profiling child, the parent is one of gpubench's own processes on the GPU.
+TEST(ProfilingChildFile, TheChildCountsItsParentAsItsOwn) {
+  if (!ProfilingChildFile().empty()) GTEST_SKIP() << "the child itself";
+  const unsigned me = static_cast<unsigned>(::getpid());
+  const unsigned parent = static_cast<unsigned>(::getppid());
+  EXPECT_EQ(OwnGpuProcesses(), std::vector<unsigned>({me}));
+  ::setenv(kProfilingChildVariable, "/nonexistent/gpubench-profiling-test", 1);
+  const std::vector<unsigned> own = OwnGpuProcesses();
+  ::unsetenv(kProfilingChildVariable);
+  EXPECT_EQ(own, std::vector<unsigned>({me, parent}));
 }
 
 }  // namespace

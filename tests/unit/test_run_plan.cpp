@@ -147,6 +147,20 @@ TEST(RunPlan, AChildRunsFirstOnlyForTheParentWithADeviceAndSomethingToMeasure) {
   EXPECT_FALSE(plan.runs_child_first(true, false));
 }
 
+TEST(RunPlan, TheChildStartsBeforeTheDeviceQueryWhereADriverIsAndNoTurnIsTaken) {
+  PlanInputs inputs = GpubenchMain();
+  RunPlan plan = Draft(inputs);
+  EXPECT_TRUE(plan.starts_child_before_device_query(/*driver_present=*/true,
+                                                    /*nothing_measured=*/false));
+  EXPECT_FALSE(plan.starts_child_before_device_query(false, false));
+  EXPECT_FALSE(plan.starts_child_before_device_query(true, true));
+  inputs.settings.exclusive = Exclusive::kWait;  // the turn comes first, after the query
+  EXPECT_FALSE(Draft(inputs).starts_child_before_device_query(true, false));
+  inputs.settings.exclusive = Exclusive::kWarn;
+  inputs.settings.profile_iterations = 0;
+  EXPECT_FALSE(Draft(inputs).starts_child_before_device_query(true, false));
+}
+
 TEST(RunPlan, TheGpuLockIsTakenByTheTimingProcessOnly) {
   PlanInputs inputs = GpubenchMain();
   inputs.settings.exclusive = Exclusive::kWait;

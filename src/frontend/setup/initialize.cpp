@@ -98,7 +98,7 @@ void CheckLastCallAtExit() {
 std::string GpuSharingAtStart(detail::Harness& harness) {
   if (!harness.facts().available) return "unknown: no usable CUDA device";
   const detail::SharingSample sample = harness.sharing().Sample();
-  const auto others = detail::OtherProcesses(sample, static_cast<unsigned>(::getpid()));
+  const auto others = detail::OtherProcesses(sample, detail::OwnGpuProcesses());
   return !sample.known    ? "unknown: " + sample.unknown_reason
          : others.empty() ? "checked with NVML: no other process at start"
                           : "checked with NVML: at start also " + detail::DescribeProcesses(others);
@@ -257,23 +257,34 @@ InitResult Initialize(int* argc, char** argv) {
   process.cost.Start();
   // Before any child runs (each takes the counts over in its own process, from the same code).
   if (plan.gpubench_counts()) detail::counts_taken = detail::TakeOverCounts(plan.counts_by_flag);
+  // Nothing is measured for a listing or for --help (GB prints it in benchmark::Initialize).
+  const bool nothing_measured = command_line.list_metrics ||
+                                IsTrue(detail::GbFlagValue(*argc, argv, "list_tests")) ||
+                                std::find(args.begin() + 1, args.end(), "--help") != args.end();
+  std::optional<detail::ProfilingChildResult> child;
+  detail::ProfilingChild running_child;
+  const auto child_start = std::chrono::steady_clock::now();
+  const bool child_early =
+      plan.starts_child_before_device_query(detail::CudaDriverPresent(), nothing_measured);
+  if (child_early) running_child.Start(detail::OwnCommandLine(args), std::cerr);
   detail::DeviceFacts facts = detail::QueryDeviceFacts(plan.settings.device);
   const std::string lock_note = plan.takes_gpu_lock(facts.available, command_line.list_metrics)
                                     ? TakeGpuTurn(facts, command_line.lock_dir)
                                     : "";
-  // Before this process creates its context too: the child's NVML checks see no parent there.
-  // Nothing is measured for a listing or for --help (GB prints it in benchmark::Initialize).
-  std::optional<detail::ProfilingChildResult> child;
-  const bool nothing_measured = command_line.list_metrics ||
-                                IsTrue(detail::GbFlagValue(*argc, argv, "list_tests")) ||
-                                std::find(args.begin() + 1, args.end(), "--help") != args.end();
-  if (plan.runs_child_first(facts.available, nothing_measured)) {
-    const auto child_start = std::chrono::steady_clock::now();
-    child = detail::RunProfilingChild(detail::OwnCommandLine(args), std::cerr);
+  const bool child_first = plan.runs_child_first(facts.available, nothing_measured);
+  // A child started early for a device this process then could not use says nothing: it is
+  // waited for and its file removed, as without a device no child runs.
+  if (child_early && !child_first) running_child.Discard();
+  if (child_first && !child_early) running_child.Start(detail::OwnCommandLine(args), std::cerr);
+  // While the child profiles, this process creates its context (cudaSetDevice makes the primary
+  // context): a context that runs no work does not disturb the child's sessions, and the child's
+  // NVML checks know their parent (sharing_check.hpp).
+  if (facts.available && !command_line.list_metrics) SetCurrentDevice(plan.settings.device, &facts);
+  if (child_first) {
+    child = running_child.Finish(std::cerr);
     process.cost.AddProfilingPass(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - child_start).count());
   }
-  if (facts.available && !command_line.list_metrics) SetCurrentDevice(plan.settings.device, &facts);
 
   if (command_line.list_metrics) {
     std::string error =

@@ -34,6 +34,8 @@ void RemoveChildFileAndEnd(int signal) {
   ::raise(signal);  // delivered with the previous action once this handler returns
 }
 
+}  // namespace
+
 class RemovedOnSignal {
  public:
   explicit RemovedOnSignal(const std::string& path) {
@@ -55,8 +57,6 @@ class RemovedOnSignal {
   RemovedOnSignal& operator=(const RemovedOnSignal&) = delete;
 };
 
-}  // namespace
-
 std::vector<std::string> ProfilingChildArgs(const std::vector<std::string>& args) {
   std::vector<std::string> child;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -77,36 +77,57 @@ std::vector<std::string> OwnCommandLine(const std::vector<std::string>& fallback
   return args.empty() ? fallback : args;
 }
 
-ProfilingChildResult RunProfilingChild(const std::vector<std::string>& args, std::ostream& log) {
-  ProfilingChildResult result;
-  const std::string file = TemporaryFile("gpubench-profiling");
-  if (file.empty()) {
-    result.why_not = std::string("cannot create the profiling child's file: ") +
-                     std::strerror(errno) + " (set TMPDIR to a writable folder)";
-    return result;
+ProfilingChild::ProfilingChild() = default;
+
+ProfilingChild::~ProfilingChild() { Discard(); }
+
+void ProfilingChild::Discard() {
+  if (pid_ < 0 && file_.empty()) return;
+  WaitForChild(pid_);
+  pid_ = -1;
+  removed_.reset();
+  std::remove(file_.c_str());
+  file_.clear();
+}
+
+void ProfilingChild::Start(const std::vector<std::string>& args, std::ostream& log) {
+  file_ = TemporaryFile("gpubench-profiling");
+  if (file_.empty()) {
+    why_not_ = std::string("cannot create the profiling child's file: ") + std::strerror(errno) +
+               " (set TMPDIR to a writable folder)";
+    return;
   }
   log << "gpubench: profiling pass: a child process takes the hardware metrics of every "
          "benchmark first, so that no timed iteration runs where CUPTI's profiler was set up\n";
   log.flush();
-  const auto start = std::chrono::steady_clock::now();
+  start_ = std::chrono::steady_clock::now();
   ChildSetup setup;
   setup.role = "as the profiling child";
   // Its results are not the run's: its console goes nowhere, its messages stay.
   setup.discard_stdout = true;
   setup.dies_with_parent = true;  // a CI job that kills the parent takes the child with it
-  setup.set_env = {{kProfilingChildVariable, file}};
+  setup.set_env = {{kProfilingChildVariable, file_}};
   setup.unset_env = {"BENCHMARK_OUT"};
-  int code = 0;
-  {
-    const RemovedOnSignal removed(file);
-    code = RunSelfAndWait(ProfilingChildArgs(args), setup);
+  removed_ = std::make_unique<RemovedOnSignal>(file_);
+  pid_ = StartSelf(ProfilingChildArgs(args), setup);
+}
+
+ProfilingChildResult ProfilingChild::Finish(std::ostream& log) {
+  ProfilingChildResult result;
+  if (file_.empty()) {
+    result.why_not = why_not_;
+    return result;
   }
+  const int code = WaitForChild(pid_);
+  pid_ = -1;
+  removed_.reset();
   const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   ProfilingPass::Header header;
   ProfilingPass& pass = ProcessProfilingPass();
-  const Status read = pass.BeginTiming(file, &header);
-  std::remove(file.c_str());
+  const Status read = pass.BeginTiming(file_, &header);
+  std::remove(file_.c_str());
+  file_.clear();
   if (!read.ok()) {
     result.why_not = "unavailable: the profiling child (exit code " + std::to_string(code) +
                      ") ended before its profiler was set up: " + read.message() +
@@ -131,6 +152,12 @@ ProfilingChildResult RunProfilingChild(const std::vector<std::string>& args, std
   if (code != 0) log << "; the child ended with exit code " << code;
   log << "; timing starts\n";
   return result;
+}
+
+ProfilingChildResult RunProfilingChild(const std::vector<std::string>& args, std::ostream& log) {
+  ProfilingChild child;
+  child.Start(args, log);
+  return child.Finish(log);
 }
 
 }  // namespace gpubench::detail

@@ -1,8 +1,10 @@
 // The profiling child (measure/profiling/profiling_pass.hpp): the parent runs the benchmark
-// binary again with the same arguments before it creates its CUDA context, and reads what the
-// child profiled.
+// binary again with the same arguments, creates its own CUDA context while the child profiles,
+// and then reads what the child profiled.
 #pragma once
 
+#include <chrono>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -24,8 +26,33 @@ struct ProfilingChildResult {
   std::string why_not;  ///< otherwise: for the gpubench_profiler context value
 };
 
-/// Runs the child (the binary again, `args`: its command line), waits for it, and loads
-/// its sessions into the process state (stage kTiming). Says on `log` what it did.
+class RemovedOnSignal;
+
+/// The child while it runs: Start runs the binary again (`args`: its command line) without
+/// waiting, so that the parent can do its own start-up meanwhile; Finish waits for it and loads
+/// its sessions into the process state (stage kTiming). Both say on `log` what they did. A child
+/// started and never finished is waited for, and its file removed, on destruction.
+class ProfilingChild {
+ public:
+  ProfilingChild();
+  ~ProfilingChild();
+  ProfilingChild(const ProfilingChild&) = delete;
+  ProfilingChild& operator=(const ProfilingChild&) = delete;
+
+  void Start(const std::vector<std::string>& args, std::ostream& log);
+  ProfilingChildResult Finish(std::ostream& log);
+  /// Waits for the child and removes its file without reading it (its results are not wanted).
+  void Discard();
+
+ private:
+  std::string file_;
+  std::string why_not_;  ///< the child could not be started: why
+  int pid_ = -1;
+  std::chrono::steady_clock::time_point start_;
+  std::unique_ptr<RemovedOnSignal> removed_;  ///< the file, on a signal that ends the parent
+};
+
+/// Start and Finish in one: runs the child and waits for it.
 ProfilingChildResult RunProfilingChild(const std::vector<std::string>& args, std::ostream& log);
 
 }  // namespace gpubench::detail

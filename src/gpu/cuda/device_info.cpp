@@ -2,10 +2,13 @@
 
 #include <cuda_runtime_api.h>
 #include <cupti.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
+#include "common/environment.hpp"
 #include "gpu/cuda/cuda_status.hpp"
 
 namespace gpubench::detail {
@@ -27,6 +30,14 @@ std::string FormatGpuUuid(const unsigned char (&bytes)[16]) {
     text += hex;
   }
   return text;
+}
+
+bool CudaDriverPresent() {
+  if (::access("/dev/nvidiactl", F_OK) != 0) return false;
+  const char* visible = VisibleCudaDevicesVariable();
+  if (visible == nullptr) return true;
+  const std::string devices = visible;
+  return !devices.empty() && devices != "-1" && devices != "NoDevFiles";
 }
 
 DeviceFacts QueryDeviceFacts(int ordinal) {

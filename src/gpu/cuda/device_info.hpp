@@ -51,6 +51,11 @@ struct DeviceFacts {
 /// available = false with the reason, never a failure.
 DeviceFacts QueryDeviceFacts(int ordinal);
 
+/// Whether a CUDA device may be there, without asking the driver (cuInit takes about 0.1 s): the
+/// driver's control device /dev/nvidiactl exists and CUDA_VISIBLE_DEVICES does not hide every
+/// device. QueryDeviceFacts says for certain.
+bool CudaDriverPresent();
+
 /// The 16 bytes of a GPU's UUID as NVML and nvidia-smi write them:
 /// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (lower-case hex); "" when all 16 are zero.
 std::string FormatGpuUuid(const unsigned char (&bytes)[16]);

@@ -101,23 +101,26 @@ std::unique_ptr<SharingMonitor> MakeNvmlMonitor(const std::string& pci_bus_id) {
   return std::make_unique<NvmlMonitor>(pci_bus_id);
 }
 
-std::vector<GpuProcess> OtherProcesses(const SharingSample& sample, unsigned own_pid) {
+std::vector<GpuProcess> OtherProcesses(const SharingSample& sample,
+                                       const std::vector<unsigned>& own_pids) {
   std::vector<GpuProcess> others = sample.processes;
-  auto own = std::find_if(others.begin(), others.end(),
-                          [&](const GpuProcess& p) { return p.pid == own_pid; });
-  if (own == others.end()) {
-    // Another PID namespace (a container): recognise this process by its executable's name;
-    // failing that, NVML could not name a process it lists, and one such is taken to be this one.
-    static const std::string executable = OwnExecutableName();
-    own = std::find_if(others.begin(), others.end(), [&](const GpuProcess& p) {
-      return !executable.empty() && p.name == executable;
-    });
+  static const std::string executable = OwnExecutableName();
+  for (const unsigned own_pid : own_pids) {
+    auto own = std::find_if(others.begin(), others.end(),
+                            [&](const GpuProcess& p) { return p.pid == own_pid; });
     if (own == others.end()) {
-      own = std::find_if(others.begin(), others.end(),
-                         [](const GpuProcess& p) { return p.name.empty(); });
+      // Another PID namespace (a container): recognised by the executable's name; failing that,
+      // NVML could not name a process it lists, and one such is taken to be this one.
+      own = std::find_if(others.begin(), others.end(), [&](const GpuProcess& p) {
+        return !executable.empty() && p.name == executable;
+      });
+      if (own == others.end()) {
+        own = std::find_if(others.begin(), others.end(),
+                           [](const GpuProcess& p) { return p.name.empty(); });
+      }
     }
+    if (own != others.end()) others.erase(own);
   }
-  if (own != others.end()) others.erase(own);
   return others;
 }
 

@@ -33,10 +33,12 @@ class SharingMonitor {
 /// every sample is unknown, with the reason.
 std::unique_ptr<SharingMonitor> MakeNvmlMonitor(const std::string& pci_bus_id);
 
-/// The processes of `sample` other than this one: this PID, else (NVML reports host PIDs, so
-/// inside a container this PID is not among them) the process named like this executable, else
-/// one process NVML could not name.
-std::vector<GpuProcess> OtherProcesses(const SharingSample& sample, unsigned own_pid);
+/// The processes of `sample` other than gpubench's own, `own_pids` (this process and, in the
+/// profiling child, its parent, which creates its context while the child runs). Each is found
+/// by its PID, else (NVML reports host PIDs, so inside a container the PID is not among them) as
+/// a process named like this executable, else as one process NVML could not name.
+std::vector<GpuProcess> OtherProcesses(const SharingSample& sample,
+                                       const std::vector<unsigned>& own_pids);
 
 /// "pid 1234 (python3, 2.15 GB)", joined with ", ".
 std::string DescribeProcesses(const std::vector<GpuProcess>& processes);

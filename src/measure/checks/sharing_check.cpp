@@ -9,13 +9,14 @@
 #include <thread>
 #include <vector>
 
+#include "common/environment.hpp"
 #include "gpu/plan/flush.hpp"
 
 namespace gpubench::detail {
 namespace {
 
 std::vector<GpuProcess> Others(const SharingSample& sample) {
-  return OtherProcesses(sample, static_cast<unsigned>(::getpid()));
+  return OtherProcesses(sample, OwnGpuProcesses());
 }
 
 // A profiler held by another process (CUPTI_ERROR_HARDWARE_BUSY at start).
@@ -48,6 +49,14 @@ SharingSample WaitForOthers(SharingMonitor& monitor, SharingSample sample,
 }
 
 }  // namespace
+
+std::vector<unsigned> OwnGpuProcesses() {
+  std::vector<unsigned> own = {static_cast<unsigned>(::getpid())};
+  // The profiling child's parent creates its CUDA context while the child profiles
+  // (profiling_run.hpp): it is gpubench's own, not a neighbour.
+  if (!ProfilingChildFile().empty()) own.push_back(static_cast<unsigned>(::getppid()));
+  return own;
+}
 
 double SharingHistory::ExchangeFastestCall(const std::string& instance, int64_t iterations,
                                            double seconds) {

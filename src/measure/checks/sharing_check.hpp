@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/status.hpp"
 #include "gpu/cuda/device_info.hpp"
@@ -40,6 +41,9 @@ Status CheckBeforeRun(SharingMonitor& monitor, const Settings& settings,
 /// Looks once (NVML) for other processes; when there are any, marks `verdict` shared and
 /// returns true.
 bool NoteOtherProcesses(SharingMonitor& monitor, SharingVerdict* verdict);
+
+/// gpubench's own processes on the GPU: this one and, in the profiling child, its parent.
+std::vector<unsigned> OwnGpuProcesses();
 
 /// After the timed iterations: other processes then, and a slow repetition.
 void CheckAfterRun(SharingMonitor& monitor, SharingHistory& history, const CallResult& call,
