@@ -7,21 +7,30 @@
 # the rows side by side, and tests/suites/check_mdspan.py judges literal (refused) and after
 # (measured).
 # usage: bench/validation/mdspan_cost.sh SUITE_DIR BUILD_DIR OUT_DIR [CUDA_ARCH]
-#        (DEPS_PREFIX: GB's prefix)
+#        (DEPS_PREFIX: GB's prefix; VARIANTS: default "before literal after"; STAGE: build, run or
+#        both, the default: a build stays in $WORK for a later STAGE=run). Each binary runs in
+#        every variant one after the other, so that plain and converted see the same GPU.
 set -u
 suite=$1 build=$2 out=$3 arch=${4:-90}
 here=$(cd "$(dirname "$0")" && pwd)
 work=${WORK:-/tmp/mdspan_cost}
-rm -rf "$work" && mkdir -p "$work" "$out"
-cmake --install "$build" --prefix "$work/prefix" >"$out/install.log" 2>&1 ||
-  { tail -20 "$out/install.log"; exit 1; }
-GPB_PREFIX="$work/prefix" DEPS_PREFIX="${DEPS_PREFIX:-/tmp/deps/usr}" \
-  VARIANTS="before literal after" JOBS="$(nproc)" CUDA_ARCH="$arch" WORK="$work/suite" \
-  LOGS="$out/build_logs" bash "$suite/build_both.sh" >"$out/build.log" 2>&1 ||
-  { cat "$out"/build_logs/status_* 2>/dev/null; exit 1; }
+variants=${VARIANTS:-before literal after}
+stage=${STAGE:-both}
+mkdir -p "$out"
+if [ "$stage" != run ]; then
+  rm -rf "$work" && mkdir -p "$work"
+  cmake --install "$build" --prefix "$work/prefix" >"$out/install.log" 2>&1 ||
+    { tail -20 "$out/install.log"; exit 1; }
+  GPB_PREFIX="$work/prefix" DEPS_PREFIX="${DEPS_PREFIX:-/tmp/deps/usr}" \
+    VARIANTS="$variants" JOBS="$(nproc)" CUDA_ARCH="$arch" WORK="$work/suite" \
+    LOGS="$out/build_logs" bash "$suite/build_both.sh" >"$out/build.log" 2>&1 ||
+    { cat "$out"/build_logs/status_* 2>/dev/null; exit 1; }
+  cat "$out"/build_logs/status_*
+fi
+[ "$stage" = build ] && exit 0
 : >"$out/walls.txt"
-for variant in before after literal; do
-  for binary in sum/cuda/sum_3d_cuda matvec/cuda/matvec_cuda stencil/cuda/stencil_3d_cuda; do
+for binary in sum/cuda/sum_3d_cuda matvec/cuda/matvec_cuda stencil/cuda/stencil_3d_cuda; do
+  for variant in $variants; do
     name=$(basename "$binary")
     stem="$out/${variant}_$name"
     t0=$(date +%s.%N)

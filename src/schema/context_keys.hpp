@@ -138,7 +138,8 @@ inline constexpr ContextKeyInfo kContextKeys[] = {
     {context_key::kFlopMethod, ContextWriter::kContext,
      "with +flops only: how the FLOP counters, the peak and the intensity are computed"},
     {context_key::kWarmupIterations, ContextWriter::kContext,
-     "untimed iterations before the timed ones"},
+     "untimed iterations before the timed ones: the warm-up and, with cache=flush, the hold "
+     "check, which a body the warm-up saw wait for the GPU does not need"},
     {context_key::kGpuSharing, ContextWriter::kContext,
      "what NVML saw on the device at start, or unknown: ..."},
     {context_key::kSettingsFingerprint, ContextWriter::kContext,

@@ -72,7 +72,7 @@ TEST(Context, StatesTheLaunchHoldOfTheCachePolicy) {
   auto flush = AsMap(BuildContext(Defaults(), testing::FakeH200(), "on"));
   EXPECT_EQ(flush[context_key::kMethodVersion], "5");
   EXPECT_EQ(flush[context_key::kLaunchHold], "hold_kernel");
-  EXPECT_EQ(flush[context_key::kWarmupIterations], "2");
+  EXPECT_EQ(flush[context_key::kWarmupIterations], "2 (1 for a body that waits for the GPU)");
   EXPECT_NE(flush[context_key::kLaunchHoldDescription].find("launch_held=0"), std::string::npos);
   EXPECT_NE(flush[context_key::kFingerprintKeys].find(context_key::kLaunchHold), std::string::npos);
   Settings keep_settings = Defaults();

@@ -35,6 +35,7 @@
 #include "measure/call/instance.hpp"
 #include "measure/checks/paused_timing.hpp"
 #include "measure/profiling/busy_phase.hpp"
+#include "measure/profiling/counter_stages.hpp"
 #include "measure/publish/profile_log.hpp"
 #include "measure/sampling/stopping_rule.hpp"
 #include "support/gb_version.hpp"
@@ -56,6 +57,15 @@ void LoopTest_Flush(benchmark::State& state) {
   g_log->Add("after loop");
 }
 GPUBENCH_BENCHMARK(LoopTest_Flush)->Iterations(3);
+
+// A body longer than the profiling bodies' aim (kProfilingBodiesSeconds): 0.3 s of host time.
+void LoopTest_Long(benchmark::State& state) {
+  for (auto _ : Loop(state)) {
+    Body();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+}
+GPUBENCH_BENCHMARK(LoopTest_Long)->Iterations(1);
 
 void LoopTest_Keep(benchmark::State& state) {
   for (auto _ : Loop(state)) Body();
@@ -636,8 +646,8 @@ TEST_F(LoopTest, BodyThatWaitsForTheGpuIsTimedWithoutHolds) {
 }
 
 // A body whose warm-up waited for the timed stream (cudaDeviceSynchronize) is known to wait for
-// the GPU: its hold check runs unheld, with no 100 ms time-out, and the row reads as one whose
-// hold timed out.
+// the GPU: it has no hold check (no 100 ms time-out, no second untimed body), and the row reads
+// as one whose hold timed out.
 TEST_F(LoopTest, ABodySeenWaitingForTheGpuIsSparedTheHoldsTimeOut) {
   streams_owner_ = std::make_unique<FakeStreamWatch>();
   streams_owner_->waits = {{"cuCtxSynchronize", 0, true}};
@@ -647,7 +657,7 @@ TEST_F(LoopTest, ABodySeenWaitingForTheGpuIsSparedTheHoldsTimeOut) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   const auto expected = Join({
-      {"prepare", "flush", "body", "sync", "flush", "sync", "body", "sync", "probe_begin"},
+      {"prepare", "flush", "body", "sync", "probe_begin"},
       Repeat({"flush", "push LoopTest_Flush", "timer_begin", "body", "timer_end", "pop"}, 3),
       {"probe_end", "after loop"},
   });
@@ -1120,9 +1130,13 @@ TEST_F(LoopTest, ProfilingChildMeasuresBusyTimeAfterTheProfiledIterations) {
   std::remove(child_file_.c_str());
   Run("^LoopTest_Flush/", true);
   const auto& events = log_.events;
-  const auto start = std::find(events.begin(), events.end(), "busy_start");
+  // The warm-up body is traced too (its reading serves long bodies only).
+  EXPECT_EQ(std::vector<std::string>(events.begin(), events.begin() + 8),
+            std::vector<std::string>({"prepare", "flush", "busy_start", "busy_begin", "body",
+                                      "busy_end", "sync", "busy_finish"}));
+  const auto session_end = std::find(events.begin(), events.end(), "session_end");
+  const auto start = std::find(session_end, events.end(), "busy_start");
   ASSERT_NE(start, events.end());
-  EXPECT_GT(start - std::find(events.begin(), events.end(), "session_end"), 0);
   const std::vector<std::string> after(start + 1, events.end());
   EXPECT_EQ(after, Join({Repeat({"flush", "sync", "busy_begin", "body", "busy_end", "sync"}, 2),
                          {"busy_finish", "after loop"}}));
@@ -1134,6 +1148,47 @@ TEST_F(LoopTest, ProfilingChildMeasuresBusyTimeAfterTheProfiledIterations) {
   EXPECT_GT(lines[1]["busy"]["host_seconds"].get<double>(), 0);
   EXPECT_EQ(lines[1]["busy"]["calls"][0][0], "cudaMalloc");
   EXPECT_DOUBLE_EQ(lines[1]["busy"]["calls"][1][1].get<double>(), 3);
+}
+
+// A body longer than the profiling bodies' aim has no busy iteration of its own: its traced
+// warm-up is the busy measurement, so the child runs it twice (warm-up and one range), not 3
+// times.
+TEST_F(LoopTest, ProfilingChildTakesALongBodysBusyTimeFromItsWarmup) {
+  with_busy_ = true;
+  settings_.profile_iterations = 3;
+  busy_->busy_seconds = 0.28;
+  child_file_ =
+      ::testing::TempDir() + "/gpubench_child_long_" + std::to_string(::getpid()) + ".jsonl";
+  std::remove(child_file_.c_str());
+  profiler_->passes = 1;
+  Run("^LoopTest_Long/", true);
+  EXPECT_EQ(log_.Count("body"), 2);
+  EXPECT_EQ(log_.Count("busy_start"), 1);
+  const auto& events = log_.events;
+  EXPECT_LT(std::find(events.begin(), events.end(), "busy_finish") - events.begin(),
+            std::find(events.begin(), events.end(), "session_end") - events.begin());
+  const auto lines = JsonLines(child_file_);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1]["busy"]["iterations"], 1);
+  EXPECT_DOUBLE_EQ(lines[1]["busy"]["seconds"].get<double>(), 0.28);
+}
+
+// A short body's traced warm-up is not its busy measurement: the busy iterations follow the
+// profiled ones (ProfilingChildMeasuresBusyTimeAfterTheProfiledIterations), and neither is a
+// long body's warm-up that held a gpubench::UntimedScope (the warm-up runs whole).
+TEST(UsesWarmupBusy, OnlyForALongWholeTracedWarmup) {
+  detail::CallResult call;
+  call.warmup_busy.iterations = 1;
+  call.warmup_body_seconds = 0.3;
+  EXPECT_TRUE(detail::UsesWarmupBusy(call));
+  call.warmup_body_seconds = 0.2;
+  EXPECT_FALSE(detail::UsesWarmupBusy(call));
+  call.warmup_body_seconds = 0.3;
+  call.warmup_scopes = 1;
+  EXPECT_FALSE(detail::UsesWarmupBusy(call));
+  call.warmup_scopes = 0;
+  call.warmup_busy.iterations = 0;  // not traced (the tracer failed)
+  EXPECT_FALSE(detail::UsesWarmupBusy(call));
 }
 
 const char* const kChildBusyLine =
@@ -2172,12 +2227,21 @@ TEST(GpuSharing, OtherProcessesLeaveThisOneOut) {
     return out;
   };
   detail::SharingSample sample = Processes({{me, 1, "tests"}, {7, 2, "python3"}});
-  EXPECT_EQ(names(detail::OtherProcesses(sample, me)), "7 ");
+  EXPECT_EQ(names(detail::OtherProcesses(sample, {me})), "7 ");
   // Another PID namespace: this PID is not listed; the executable's name, else an unnamed one.
   sample = Processes({{7, 2, "python3"}, {900001, 1, ""}});
-  EXPECT_EQ(names(detail::OtherProcesses(sample, me)), "7 ");
+  EXPECT_EQ(names(detail::OtherProcesses(sample, {me})), "7 ");
   sample = Processes({{7, 2, "python3"}, {8, 2, "java"}});
-  EXPECT_EQ(names(detail::OtherProcesses(sample, me)), "7 8 ");  // all named, none is this
+  EXPECT_EQ(names(detail::OtherProcesses(sample, {me})), "7 8 ");  // all named, none is this
+  // The profiling child leaves out its parent too: by PID, or in a container by the name they
+  // share, once each.
+  const unsigned parent = 4242;
+  sample = Processes({{me, 1, "tests"}, {parent, 1, "tests"}, {7, 2, "python3"}});
+  EXPECT_EQ(names(detail::OtherProcesses(sample, {me, parent})), "7 ");
+  EXPECT_EQ(names(detail::OtherProcesses(sample, {me})), "4242 7 ");
+  sample = Processes({{900001, 1, ""}, {900002, 1, ""}, {7, 2, "python3"}});
+  EXPECT_EQ(names(detail::OtherProcesses(sample, {me, parent})), "7 ");
+  EXPECT_EQ(names(detail::OtherProcesses(sample, {me})), "900002 7 ");
   EXPECT_EQ(detail::DescribeProcesses({{7, 2150000000ull, "python3"}, {8, 0, ""}}),
             "pid 7 (python3, 2.15 GB), pid 8 (name not visible)");
 }

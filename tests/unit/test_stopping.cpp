@@ -167,23 +167,38 @@ TEST(StoppingRule, SamplesStillInFlightDoNotCountTowardsPrecision) {
   EXPECT_EQ(rule.Decide(Samples(10, 1e-5), 12, 0.2, 0.2, true), StopReason::kPrecision);
 }
 
-TEST(BoundProfilingBodies, ShortBodiesKeepEveryRangeAndLongOnesFitInASecond) {
+TEST(BoundProfilingBodies, ShortBodiesKeepEveryRangeAndLongOnesFitInAQuarterSecond) {
   const ProfilingBodies short_body = BoundProfilingBodies(5e-6, 1, 3);
   EXPECT_EQ(short_body.ranges, 3);
   EXPECT_EQ(short_body.busy, 3);
-  const ProfilingBodies stencil = BoundProfilingBodies(0.186, 1, 3);  // 5.4 bodies a second
-  EXPECT_EQ(stencil.ranges, 3);
-  EXPECT_EQ(stencil.busy, 1);
-  EXPECT_LE(stencil.Seconds(0.186, 1), 1.0);
-  const ProfilingBodies two_passes = BoundProfilingBodies(0.1, 2, 3);  // 10 bodies a second
+  const ProfilingBodies sum = BoundProfilingBodies(0.012, 1, 3);  // 20 bodies in 0.25 s
+  EXPECT_EQ(sum.ranges, 3);
+  EXPECT_EQ(sum.busy, 3);
+  EXPECT_LE(sum.Seconds(0.012, 1), kProfilingBodiesSeconds);
+  const ProfilingBodies stencil80 = BoundProfilingBodies(0.033, 1, 3);  // 7.6 bodies
+  EXPECT_EQ(stencil80.ranges, 3);
+  EXPECT_EQ(stencil80.busy, 3);
+  EXPECT_LE(stencil80.Seconds(0.033, 1), kProfilingBodiesSeconds);
+  const ProfilingBodies two_passes = BoundProfilingBodies(0.025, 2, 3);  // 10 bodies
   EXPECT_EQ(two_passes.ranges, 3);
   EXPECT_EQ(two_passes.busy, 3);
-  const ProfilingBodies long_body = BoundProfilingBodies(1.0, 1, 3);  // longer than the budget
+  const ProfilingBodies medium = BoundProfilingBodies(0.06, 1, 3);  // 4.2 bodies
+  EXPECT_EQ(medium.ranges, 2);
+  EXPECT_EQ(medium.busy, 1);
+  EXPECT_LE(medium.Seconds(0.06, 1), kProfilingBodiesSeconds);
+  const ProfilingBodies stencil = BoundProfilingBodies(0.186, 1, 3);  // longer than the budget
+  EXPECT_EQ(stencil.ranges, 1);
+  EXPECT_EQ(stencil.busy, 1);
+  EXPECT_DOUBLE_EQ(stencil.Seconds(0.186, 1), 3 * 0.186);
+  const ProfilingBodies long_body = BoundProfilingBodies(1.0, 2, 3);
   EXPECT_EQ(long_body.ranges, 1);
   EXPECT_EQ(long_body.busy, 1);
-  EXPECT_DOUBLE_EQ(long_body.Seconds(1.0, 1), 3.0);
+  EXPECT_DOUBLE_EQ(long_body.Seconds(1.0, 2), 4.0);
   const ProfilingBodies unknown = BoundProfilingBodies(0, 1, 3);  // no warm-up time known
   EXPECT_EQ(unknown.ranges, 3);
+  // --gpubench_profile_iterations=1 bounds short bodies too.
+  EXPECT_EQ(BoundProfilingBodies(5e-6, 1, 1).ranges, 1);
+  EXPECT_EQ(BoundProfilingBodies(5e-6, 1, 1).busy, 1);
 }
 
 CallResult Call(const std::string& instance, int64_t iterations, double warmup, double timed) {

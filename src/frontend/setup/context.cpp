@@ -186,8 +186,10 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
   if (profiling && std::find(groups.begin(), groups.end(), "flops") != groups.end()) {
     context.push_back({context_key::kFlopMethod, FlopMethod()});
   }
-  // The hold check is a second untimed iteration (gpubench_launch_hold).
-  context.push_back({context_key::kWarmupIterations, cache->HoldCheck() ? "2" : "1"});
+  // The hold check is a second untimed iteration (gpubench_launch_hold); a body the warm-up saw
+  // wait for the GPU has none.
+  context.push_back({context_key::kWarmupIterations,
+                     cache->HoldCheck() ? "2 (1 for a body that waits for the GPU)" : "1"});
   context.push_back({context_key::kGpuSharing, gpu_sharing});
   context.push_back({context_key::kSettingsFingerprint, SettingsFingerprint(settings)});
   context.push_back({context_key::kFingerprintKeys, keys});

@@ -73,6 +73,10 @@ struct CallResult {
   std::optional<ThermalWait> thermal_wait;  ///< --gpubench_thermal=wait before them
   BusyMeasure busy;        ///< untimed iterations with activity records (iterations 0: none)
   std::string busy_error;  ///< why the busy measurement failed, if it did
+  /// The profiling child's warm-up body, traced as a busy iteration is (iterations 0: not
+  /// traced). It is the busy measurement of a body too long for one of its own
+  /// (counter_stages.hpp, UsesWarmupBusy).
+  BusyMeasure warmup_busy;
   /// The timed samples' GPU times one by one (cache=flush and timer=events: each sample's own).
   SampleSeries samples;
   /// Why the timed samples ended (unset when the call ended before them).

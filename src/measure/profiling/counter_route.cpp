@@ -9,9 +9,13 @@
 namespace gpubench::detail {
 namespace {
 
-// How busy time is measured where it is: `where` is "in this process" or "in the profiling child".
-std::string BusyMethod(const Settings& settings, const char* where) {
-  return "CUPTI activity records of " + std::to_string(settings.profile_iterations) +
+// How busy time is measured where it is: in this process or in the profiling child, which
+// traces its warm-up bodies too (warmup_stages.hpp).
+std::string BusyMethod(const Settings& settings, bool child) {
+  const std::string where = child ? "in the profiling child; a body longer than 0.25 s: its "
+                                    "warm-up body, traced the same way"
+                                  : "in this process";
+  return "CUPTI activity records of up to " + std::to_string(settings.profile_iterations) +
          " untimed iterations per instance after its profiled ones (" + where +
          "): gpu_busy_time is the union of the intervals of its kernels, memcpy "
          "and memset per iteration, gpu_busy_pct that over the GPU time per "
@@ -55,7 +59,7 @@ class InProcess final : public RouteBase {
   bool ChargesProfilingWall() const override { return true; }
   bool ProfilesAfterTiming() const override { return true; }
   KeyValues BusyContext(const std::string& /*profiler_status*/) const override {
-    return {{context_key::kGpuBusy, BusyMethod(services_.settings, "in this process")},
+    return {{context_key::kGpuBusy, BusyMethod(services_.settings, /*child=*/false)},
             {context_key::kHostCalls,
              "not listed here: profile_process=same measures them after the context is written "
              "(the messages on stderr name them)"}};
@@ -80,7 +84,7 @@ class Child final : public RouteBase {
   }
   KeyValues BusyContext(const std::string& /*profiler_status*/) const override {
     // The child's own context is not the run's (its output goes nowhere).
-    return {{context_key::kGpuBusy, BusyMethod(services_.settings, "in this process")},
+    return {{context_key::kGpuBusy, BusyMethod(services_.settings, /*child=*/false)},
             {context_key::kHostCalls,
              "not listed here: profile_process=same measures them after the context is written "
              "(the messages on stderr name them)"}};
@@ -103,7 +107,7 @@ class Parent final : public RouteBase {
       if (entry.busy.iterations == 0 || entry.busy.calls.empty()) continue;
       calls += (calls.empty() ? "" : ";") + instance + "=" + HostCallsText(entry.busy);
     }
-    return {{context_key::kGpuBusy, BusyMethod(services_.settings, "in the profiling child")},
+    return {{context_key::kGpuBusy, BusyMethod(services_.settings, /*child=*/true)},
             {context_key::kHostCalls, calls.empty() ? "none" : calls}};
   }
 };

@@ -19,8 +19,15 @@
 namespace gpubench::detail {
 
 /// The wall time a profiling session and busy measurement should stay within per instance,
-/// the benchmark's own set-up aside (warm-up body included).
+/// the benchmark's own set-up aside (warm-up body included): beyond 1.5 times this the child
+/// says so.
 inline constexpr double kProfilingSecondsPerInstance = 1.0;
+
+/// What the bodies of the profiling pass (warm-up, ranges, busy iterations) are aimed at per
+/// instance. Averaging more than one range or busy iteration only helps bodies much shorter
+/// than this (their counters and busy time vary from body to body); a longer body's counters
+/// are those of one range, as ncu's are of one launch, and its profiling then costs 3 bodies.
+inline constexpr double kProfilingBodiesSeconds = 0.25;
 
 /// How many profiled ranges (per replay pass) and busy iterations an instance gets: at most
 /// `most` (--gpubench_profile_iterations) each, fewer for a body of `body_seconds` so that the
@@ -35,7 +42,12 @@ struct ProfilingBodies {
   }
 };
 ProfilingBodies BoundProfilingBodies(double body_seconds, int passes, int most,
-                                     double budget_seconds = kProfilingSecondsPerInstance);
+                                     double budget_seconds = kProfilingBodiesSeconds);
+
+/// Whether the profiling child's traced warm-up body (call.warmup_busy) is the call's busy
+/// measurement: for a body longer than the profiling bodies' aim (it would get one busy
+/// iteration of its own), with no gpubench::UntimedScope in it (the warm-up runs whole).
+bool UsesWarmupBusy(const CallResult& call);
 
 /// What the counter stages use of the process (filled by loop.cpp from the process state).
 struct CounterServices {

@@ -62,6 +62,7 @@ class IterationController {
     // hold and end a profiling session, as a failed stage would (the registration's catch then
     // makes the row an error).
     if (step_ != Step::kStart && step_ != Step::kDone) {
+      warmup_.Abort();
       timed_.CloseRange();
       counters_.Abort();
     }
@@ -191,6 +192,7 @@ class IterationController {
       process_.MarkContextLost(name().empty() ? status.message()
                                               : name() + ": " + status.message());
     }
+    warmup_.Abort();
     timed_.CloseRange();  // also releases a hold the warm-up's check left pending
     counters_.Abort();
     const std::string message = "gpubench: " + status.message();

@@ -51,10 +51,7 @@ Status WarmupPhase::BeforeHoldCheck(const CallResult& call) {
   GpuOps& ops = harness_.ops();
   GPUBENCH_RETURN_IF_ERROR(ops.FlushCache(stream_));
   GPUBENCH_RETURN_IF_ERROR(ops.Synchronize(stream_));
-  // The warm-up saw the body wait for a stream the hold would hold: the hold could only time
-  // out (kHoldTimeoutMs). The body still runs its second warm-up iteration, unheld.
-  holding_ = call.streams.waits_for_gpu.empty();
-  if (!holding_) return Status::Ok();
+  holding_ = true;
   GPUBENCH_RETURN_IF_ERROR(ops.HoldStream(stream_));
   // The body's other streams wait behind the hold too: a body that waits for one of them
   // waits for the GPU.
@@ -63,12 +60,6 @@ Status WarmupPhase::BeforeHoldCheck(const CallResult& call) {
 
 Status WarmupPhase::AfterHoldCheck(const std::string& instance, CallResult* call) {
   GpuOps& ops = harness_.ops();
-  if (!holding_) {
-    if (Status status = ops.CheckLaunch(); !status.ok()) return BodyError(instance, status);
-    if (Status status = ops.Synchronize(stream_); !status.ok()) return BodyError(instance, status);
-    call->launch_hold = LaunchHold::kBodyWaits;
-    return Status::Ok();
-  }
   holding_ = false;
   const Status join = ops.JoinStreams(stream_, call->streams.joined);
   ops.ReleaseStream();

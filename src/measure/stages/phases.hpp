@@ -28,8 +28,8 @@ Status BodyError(const std::string& instance, const Status& status);
 /// GPU). With cache=flush a second untimed body, the hold check, then runs behind a stream hold
 /// to learn whether the body can be held: a body that waits for the GPU cannot (its hold times
 /// out), and is then timed without holds. A body the warm-up saw wait for a held stream
-/// (StreamPlan::waits_for_gpu: cudaDeviceSynchronize, say) runs its hold check unheld: its hold
-/// could only time out, and the answer is known.
+/// (StreamPlan::waits_for_gpu: cudaDeviceSynchronize, say) has no hold check: its hold could
+/// only time out, and the answer is known (warmup_stages.cpp).
 class WarmupPhase {
  public:
   WarmupPhase(Harness& harness, cudaStream_t stream) : harness_(harness), stream_(stream) {}

@@ -21,8 +21,48 @@ Status WarmupStages::Begin(CallResult* call) {
                                           harness.profiler_status(), name, &call->sharing));
   if (times_calls()) harness.timer().BeginRun();
   GPUBENCH_RETURN_IF_ERROR(warmup_.Before());
+  if (!times_calls()) BeginTrace();
   warmup_start_ = std::chrono::steady_clock::now();
   return Status::Ok();
+}
+
+void WarmupStages::BeginTrace() {
+  BusyTracer& tracer = services_.harness.busy();
+  if (!tracer.UnavailableReason().empty()) return;
+  // Start waits for the GPU (the flush) before the body's window opens.
+  if (!tracer.Start().ok()) return;
+  tracing_ = true;
+  window_open_ = tracer.BeginIteration().ok();
+  if (!window_open_) Abort();
+}
+
+void WarmupStages::EndTraceWindow() {
+  if (tracing_ && !services_.harness.busy().EndIteration().ok()) Abort();
+  window_open_ = false;
+}
+
+Status WarmupStages::EndTrace(CallResult* call) {
+  if (!tracing_) return Status::Ok();
+  tracing_ = false;
+  BusyTracer& tracer = services_.harness.busy();
+  BusyMeasure measure;
+  // The body has finished (the warm-up waited for it); Finish waits again and reads the records.
+  if (Status finish = tracer.Finish(&measure); !finish.ok()) {
+    if (finish.code() == Status::Code::kContextLost) return BodyError(call->instance, finish);
+    return Status::Ok();
+  }
+  call->warmup_busy = measure;
+  return Status::Ok();
+}
+
+void WarmupStages::Abort() {
+  if (!tracing_) return;
+  tracing_ = false;
+  BusyTracer& tracer = services_.harness.busy();
+  if (window_open_) (void)tracer.EndIteration();
+  window_open_ = false;
+  BusyMeasure discarded;
+  (void)tracer.Finish(&discarded);
 }
 
 Result<WarmupStages::Next> WarmupStages::AfterBody(CallResult* call) {
@@ -32,15 +72,25 @@ Result<WarmupStages::Next> WarmupStages::AfterBody(CallResult* call) {
 }
 
 Result<WarmupStages::Next> WarmupStages::AfterWarmup(CallResult* call) {
+  EndTraceWindow();  // right after the body, as a busy iteration's
   GPUBENCH_RETURN_IF_ERROR(warmup_.After(call->instance, call));
   // It waited for the GPU: what one body takes, for the profiling pass's share of bodies.
   call->warmup_body_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - warmup_start_).count();
-  if (!times_calls()) return Next::kCounters;  // nothing is timed in the profiling pass
+  if (!times_calls()) {
+    GPUBENCH_RETURN_IF_ERROR(EndTrace(call));
+    return Next::kCounters;  // nothing is timed in the profiling pass
+  }
   if (!warmup_.NeedsHoldCheck()) return Next::kTimed;
   if (call->sharing.shared) {
     // Holding would make every iteration wait for the other process's time slice.
     call->launch_hold = LaunchHold::kShared;
+    return Next::kTimed;
+  }
+  if (!call->streams.waits_for_gpu.empty()) {
+    // The warm-up saw the body wait for the GPU: a hold could only time out (kHoldTimeoutMs),
+    // so there is no hold to check, and the body does not run a second untimed time.
+    call->launch_hold = LaunchHold::kBodyWaits;
     return Next::kTimed;
   }
   GPUBENCH_RETURN_IF_ERROR(warmup_.BeforeHoldCheck(*call));

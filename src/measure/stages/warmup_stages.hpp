@@ -51,10 +51,18 @@ class WarmupStages {
   /// gpubench::UntimedScope inside the hold-check body (the warm-up body runs whole).
   Status PauseHoldCheck() { return warmup_.PauseHoldCheck(); }
   Status ResumeHoldCheck(const std::string& instance) { return warmup_.ResumeHoldCheck(instance); }
+  /// Stops the warm-up's tracing that an error or an exception of the body left on.
+  void Abort();
 
  private:
   Result<Next> AfterWarmup(CallResult* call);
   Status AfterHoldCheck(CallResult* call);
+  /// The profiling child traces its warm-up body as a busy iteration (call->warmup_busy): for a
+  /// long body it saves the busy measurement's own body. A tracer that fails only leaves the
+  /// reading out.
+  void BeginTrace();
+  void EndTraceWindow();
+  Status EndTrace(CallResult* call);
   /// False in the profiling child (its calls profile and are skipped, untimed).
   bool times_calls() const { return services_.route.TimesCalls(); }
 
@@ -63,6 +71,8 @@ class WarmupStages {
   cudaStream_t stream_;
   WarmupPhase warmup_;
   bool in_hold_check_ = false;
+  bool tracing_ = false;      ///< the warm-up body is traced (BeginTrace)
+  bool window_open_ = false;  ///< between the traced body's BeginIteration and EndIteration
   std::chrono::steady_clock::time_point warmup_start_;  ///< as the warm-up body began
 };
 

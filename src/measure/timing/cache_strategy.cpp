@@ -55,7 +55,7 @@ class CacheFlush final : public CacheStrategy {
            std::to_string(kHoldTimeoutMs) +
            " ms; a body whose warm-up waited for the held work, with cudaDeviceSynchronize, a "
            "synchronize of the timed or a joined stream or of an event recorded there, or a "
-           "copy to the host on the timed stream, is known to wait and runs the check unheld) "
+           "copy to the host on the timed stream, is known to wait and has no check) "
            "and is timed without holds: counter launch_held=0; so is every iteration while "
            "another process uses the GPU (NVML before the iterations and every 0.1 s during "
            "them, or flushes far slower than the flush needs): gpu_shared=1 and launch_held=0; a "
