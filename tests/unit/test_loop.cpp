@@ -58,14 +58,21 @@ void LoopTest_Flush(benchmark::State& state) {
 }
 GPUBENCH_BENCHMARK(LoopTest_Flush)->Iterations(3);
 
-// A body longer than the profiling bodies' aim (kProfilingBodiesSeconds): 0.3 s of host time.
-void LoopTest_Long(benchmark::State& state) {
+// A body longer than the profiling bodies' aim (kProfilingBodiesSeconds): 0.3 s of host time,
+// after a set-up as long (LoopTest_LongSetUp) or without one (LoopTest_Long).
+void LongBodies(benchmark::State& state) {
   for (auto _ : Loop(state)) {
     Body();
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
 }
+void LoopTest_Long(benchmark::State& state) { LongBodies(state); }
 GPUBENCH_BENCHMARK(LoopTest_Long)->Iterations(1);
+void LoopTest_LongSetUp(benchmark::State& state) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  LongBodies(state);
+}
+GPUBENCH_BENCHMARK(LoopTest_LongSetUp)->Iterations(1);
 
 void LoopTest_Keep(benchmark::State& state) {
   for (auto _ : Loop(state)) Body();
@@ -1130,13 +1137,11 @@ TEST_F(LoopTest, ProfilingChildMeasuresBusyTimeAfterTheProfiledIterations) {
   std::remove(child_file_.c_str());
   Run("^LoopTest_Flush/", true);
   const auto& events = log_.events;
-  // The warm-up body is traced too (its reading serves long bodies only).
-  EXPECT_EQ(std::vector<std::string>(events.begin(), events.begin() + 8),
-            std::vector<std::string>({"prepare", "flush", "busy_start", "busy_begin", "body",
-                                      "busy_end", "sync", "busy_finish"}));
-  const auto session_end = std::find(events.begin(), events.end(), "session_end");
-  const auto start = std::find(session_end, events.end(), "busy_start");
+  // After a short set-up the warm-up is not traced (ProfilingChildTakesALongBodysBusyTime...).
+  EXPECT_EQ(log_.Count("busy_start"), 1);
+  const auto start = std::find(events.begin(), events.end(), "busy_start");
   ASSERT_NE(start, events.end());
+  EXPECT_GT(start - std::find(events.begin(), events.end(), "session_end"), 0);
   const std::vector<std::string> after(start + 1, events.end());
   EXPECT_EQ(after, Join({Repeat({"flush", "sync", "busy_begin", "body", "busy_end", "sync"}, 2),
                          {"busy_finish", "after loop"}}));
@@ -1150,9 +1155,9 @@ TEST_F(LoopTest, ProfilingChildMeasuresBusyTimeAfterTheProfiledIterations) {
   EXPECT_DOUBLE_EQ(lines[1]["busy"]["calls"][1][1].get<double>(), 3);
 }
 
-// A body longer than the profiling bodies' aim has no busy iteration of its own: its traced
-// warm-up is the busy measurement, so the child runs it twice (warm-up and one range), not 3
-// times.
+// A body longer than the profiling bodies' aim, after a set-up as long, has no busy iteration of
+// its own: its traced warm-up is the busy measurement, so the child runs it twice (warm-up and
+// one range), not 3 times.
 TEST_F(LoopTest, ProfilingChildTakesALongBodysBusyTimeFromItsWarmup) {
   with_busy_ = true;
   settings_.profile_iterations = 3;
@@ -1161,16 +1166,36 @@ TEST_F(LoopTest, ProfilingChildTakesALongBodysBusyTimeFromItsWarmup) {
       ::testing::TempDir() + "/gpubench_child_long_" + std::to_string(::getpid()) + ".jsonl";
   std::remove(child_file_.c_str());
   profiler_->passes = 1;
-  Run("^LoopTest_Long/", true);
+  Run("^LoopTest_LongSetUp/", true);
   EXPECT_EQ(log_.Count("body"), 2);
   EXPECT_EQ(log_.Count("busy_start"), 1);
   const auto& events = log_.events;
+  EXPECT_EQ(std::vector<std::string>(events.begin(), events.begin() + 6),
+            std::vector<std::string>(
+                {"prepare", "flush", "busy_start", "busy_begin", "body", "busy_end"}));
   EXPECT_LT(std::find(events.begin(), events.end(), "busy_finish") - events.begin(),
             std::find(events.begin(), events.end(), "session_end") - events.begin());
   const auto lines = JsonLines(child_file_);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[1]["busy"]["iterations"], 1);
   EXPECT_DOUBLE_EQ(lines[1]["busy"]["seconds"].get<double>(), 0.28);
+}
+
+// A long body after a short set-up is not traced in its warm-up (a short body would pay for it),
+// and keeps its own busy iteration: 3 bodies.
+TEST_F(LoopTest, ProfilingChildTracesNoWarmupAfterAShortSetUp) {
+  with_busy_ = true;
+  settings_.profile_iterations = 3;
+  child_file_ =
+      ::testing::TempDir() + "/gpubench_child_short_" + std::to_string(::getpid()) + ".jsonl";
+  std::remove(child_file_.c_str());
+  profiler_->passes = 1;
+  Run("^LoopTest_Long/", true);
+  EXPECT_EQ(log_.Count("body"), 3);
+  EXPECT_EQ(log_.Count("busy_start"), 1);
+  const auto& events = log_.events;
+  EXPECT_GT(std::find(events.begin(), events.end(), "busy_start") - events.begin(),
+            std::find(events.begin(), events.end(), "session_end") - events.begin());
 }
 
 // A short body's traced warm-up is not its busy measurement: the busy iterations follow the

@@ -12,8 +12,9 @@ namespace {
 // How busy time is measured where it is: in this process or in the profiling child, which
 // traces its warm-up bodies too (warmup_stages.hpp).
 std::string BusyMethod(const Settings& settings, bool child) {
-  const std::string where = child ? "in the profiling child; a body longer than 0.25 s: its "
-                                    "warm-up body, traced the same way"
+  const std::string where = child ? "in the profiling child; a body longer than 0.25 s after a "
+                                    "set-up longer than 0.25 s: its warm-up body, traced the "
+                                    "same way"
                                   : "in this process";
   return "CUPTI activity records of up to " + std::to_string(settings.profile_iterations) +
          " untimed iterations per instance after its profiled ones (" + where +

@@ -1,6 +1,8 @@
 #include "measure/stages/warmup_stages.hpp"
 
+#include "measure/call/instance.hpp"
 #include "measure/checks/sharing_check.hpp"
+#include "measure/profiling/counter_stages.hpp"
 #include "measure/profiling/profiling_pass.hpp"
 
 namespace gpubench::detail {
@@ -21,9 +23,16 @@ Status WarmupStages::Begin(CallResult* call) {
                                           harness.profiler_status(), name, &call->sharing));
   if (times_calls()) harness.timer().BeginRun();
   GPUBENCH_RETURN_IF_ERROR(warmup_.Before());
-  if (!times_calls()) BeginTrace();
+  if (!times_calls() && LongSetUp()) BeginTrace();
   warmup_start_ = std::chrono::steady_clock::now();
   return Status::Ok();
+}
+
+bool WarmupStages::LongSetUp() const {
+  const CurrentInstance& instance = GetCurrentInstance();
+  if (instance.family == nullptr) return false;  // no call start known (GB's own macros)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - instance.call_start)
+             .count() > kProfilingBodiesSeconds;
 }
 
 void WarmupStages::BeginTrace() {

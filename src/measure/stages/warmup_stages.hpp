@@ -58,8 +58,12 @@ class WarmupStages {
   Result<Next> AfterWarmup(CallResult* call);
   Status AfterHoldCheck(CallResult* call);
   /// The profiling child traces its warm-up body as a busy iteration (call->warmup_busy): for a
-  /// long body it saves the busy measurement's own body. A tracer that fails only leaves the
-  /// reading out.
+  /// long body it saves the busy measurement's own body. Only after a set-up longer than the
+  /// profiling bodies' aim: a body long enough to use the reading usually comes with a set-up
+  /// that long (data to allocate and fill), and tracing costs a short body about 1.5 ms. A
+  /// long body with a short set-up keeps its own busy iteration. A tracer that fails only leaves
+  /// the reading out.
+  bool LongSetUp() const;
   void BeginTrace();
   void EndTraceWindow();
   Status EndTrace(CallResult* call);
