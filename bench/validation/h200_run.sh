@@ -556,7 +556,7 @@ PY
 # ../shared/checks/field_conditions.sh (carried in .field/) on the examples: alone, two and four
 # jobs at once, next to a busy CUDA process, metrics off. FIELD_BIN: another binary (the code
 # before the change, built by step_oldbuild); FIELD_TAG: the log folder.
-FIELD_FILTER='BM_TinyKernel|BM_Fma|BM_Copy/1048576'
+FIELD_FILTER=${FIELD_FILTER:-'BM_TinyKernel|BM_Fma|BM_Copy/1048576'}
 step_field() {
   local tag=${FIELD_TAG:-after}
   mkdir -p "$OUT/field_$tag"
