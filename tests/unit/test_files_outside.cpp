@@ -223,6 +223,13 @@ TEST(ProfilingChildFile, IsRemovedWhenTheRunIsKilledDuringThePass) {
   EXPECT_EQ(ChildFilesIn(folder), 0);
 }
 
+// The command line of a profiling child that runs DISABLED_WaitsASecondAsTheChild.
+std::vector<std::string> OneSecondChild() {
+  return {"gpubench_unit_tests",
+          "--gtest_filter=ProfilingChildFile.DISABLED_WaitsASecondAsTheChild",
+          "--gtest_also_run_disabled_tests"};
+}
+
 // The parent's start-up runs beside the child: Start returns at once, Finish waits for the
 // child and removes its file, and a child that wrote nothing says so.
 TEST(ProfilingChildFile, StartsWithoutWaitingAndFinishWaits) {
@@ -232,10 +239,7 @@ TEST(ProfilingChildFile, StartsWithoutWaitingAndFinishWaits) {
   std::ostringstream log;
   const auto start = std::chrono::steady_clock::now();
   ProfilingChild child;
-  child.Start(
-      {"gpubench_unit_tests", "--gtest_filter=ProfilingChildFile.DISABLED_WaitsASecondAsTheChild",
-       "--gtest_also_run_disabled_tests"},
-      log);
+  child.Start(OneSecondChild(), log);
   const double started =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(started, 0.5) << "Start waited for the child";
@@ -260,10 +264,7 @@ TEST(ProfilingChildFile, UnfinishedChildIsWaitedForAndItsFileRemoved) {
   const auto start = std::chrono::steady_clock::now();
   {
     ProfilingChild child;
-    child.Start(
-        {"gpubench_unit_tests", "--gtest_filter=ProfilingChildFile.DISABLED_WaitsASecondAsTheChild",
-         "--gtest_also_run_disabled_tests"},
-        log);
+    child.Start(OneSecondChild(), log);
     EXPECT_EQ(ChildFilesIn(folder), 1);
   }
   ::unsetenv("TMPDIR");
