@@ -8,8 +8,9 @@
 # (measured).
 # usage: bench/validation/mdspan_cost.sh SUITE_DIR BUILD_DIR OUT_DIR [CUDA_ARCH]
 #        (DEPS_PREFIX: GB's prefix; VARIANTS: default "before literal after"; STAGE: build, run or
-#        both, the default: a build stays in $WORK for a later STAGE=run). Each binary runs in
-#        every variant one after the other, so that plain and converted see the same GPU.
+#        both, the default: a build stays in $WORK for a later STAGE=run; BINARIES: the binaries
+#        to run, default "sum_3d_cuda matvec_cuda stencil_3d_cuda"). Each binary runs in every
+#        variant one after the other, so that plain and converted see the same GPU.
 set -u
 suite=$1 build=$2 out=$3 arch=${4:-90}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +30,9 @@ if [ "$stage" != run ]; then
 fi
 [ "$stage" = build ] && exit 0
 : >"$out/walls.txt"
+binaries=${BINARIES:-sum_3d_cuda matvec_cuda stencil_3d_cuda}
 for binary in sum/cuda/sum_3d_cuda matvec/cuda/matvec_cuda stencil/cuda/stencil_3d_cuda; do
+  case " $binaries " in *" $(basename "$binary") "*) ;; *) continue ;; esac
   for variant in $variants; do
     name=$(basename "$binary")
     stem="$out/${variant}_$name"

@@ -1111,6 +1111,46 @@ TEST_F(LoopTest, ParentOfAChildThatWroteNothingIsToldWhy) {
   EXPECT_FALSE(pass.files().writes_sessions);
 }
 
+// One instance's line that does not read (a counter the child wrote as null, its NaN; a field of
+// the wrong type) costs that counter or that instance its metrics, not the whole run's: the
+// first version dropped every instance's metrics and said the child "ended before its profiler
+// was set up" (H200, an experiment of issue #49).
+TEST_F(LoopTest, ParentReadsEveryChildLineOnItsOwn) {
+  detail::ProfilingPass pass;
+  detail::ProfilingPass::Header header;
+  const std::string path =
+      ::testing::TempDir() + "/gpubench_child_lines_" + std::to_string(::getpid()) + ".jsonl";
+  std::ofstream(path)
+      << kChildHeader << "\n"
+      << R"j({"instance":"A","profiled":true,"passes":1,"seconds":0.01,)j"
+      << R"j("counters":{"dram_read_bytes":4096,"gpu_duration":null}})j"
+      << "\n"
+      << R"j({"instance":"B","profiled":true,"passes":"one","seconds":0.01,"counters":{}})j"
+      << "\n"
+      << R"j({"instance":"C","profiled":true,"passes":1,"seconds":0.01,)j"
+      << R"j("counters":{"dram_read_bytes":8192}})j"
+      << "\n";
+  ASSERT_TRUE(pass.BeginTiming(path, &header).ok());
+  EXPECT_TRUE(pass.files().read_child);
+  ASSERT_EQ(pass.size(), 3u);
+  const auto* a = pass.Find("A");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->profile.kind, detail::ProfileOutcome::Kind::kProfiled);
+  EXPECT_DOUBLE_EQ(a->profile.counters.at(counter::kDramReadBytes), 4096);
+  EXPECT_EQ(a->profile.counters.count(counter::kGpuDuration), 0u);
+  const auto* b = pass.Find("B");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->profile.kind, detail::ProfileOutcome::Kind::kFailed);
+  EXPECT_NE(b->profile.error.find("the profiling child's line for this instance does not read"),
+            std::string::npos)
+      << b->profile.error;
+  EXPECT_TRUE(b->profile.counters.empty());
+  const auto* c = pass.Find("C");
+  ASSERT_NE(c, nullptr);
+  EXPECT_DOUBLE_EQ(c->profile.counters.at(counter::kDramReadBytes), 8192);
+  std::remove(path.c_str());
+}
+
 // profile_process=same: the metrics are profiled after each timed run in this process; the rows
 // and a message say so.
 TEST_F(LoopTest, InlineProfilingMarksItsRowsAndSaysSo) {

@@ -75,7 +75,11 @@ ProfilingPass::Entry ReadEntry(const nlohmann::json& line) {
   ProfileOutcome& profile = entry.profile;
   profile.kind = line.at("profiled").get<bool>() ? ProfileOutcome::Kind::kProfiled
                                                  : ProfileOutcome::Kind::kFailed;
-  profile.counters = line.at("counters").get<std::map<std::string, double>>();
+  // A value the child could not write as a number (NaN or infinite: JSON null) leaves that
+  // counter out of the row, not the instance's other counters.
+  for (const auto& [name, value] : line.at("counters").items()) {
+    if (value.is_number()) profile.counters[name] = value.get<double>();
+  }
   profile.passes = line.at("passes").get<int>();
   profile.seconds = line.at("seconds").get<double>();
   profile.error = line.value("error", "");
@@ -146,12 +150,27 @@ Status ProfilingPass::BeginTiming(const std::string& path, Header* header) {
       // A line cut off by the child's end is the one session it did not finish.
       const nlohmann::json line = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
       if (line.is_discarded()) break;
-      entries_[line.at("instance").get<std::string>()] = ReadEntry(line);
+      ReadLine(line);
     }
   } catch (const std::exception& error) {
     return Status::Error(std::string("the profiling child's file does not read: ") + error.what());
   }
   return Status::Ok();
+}
+
+// One instance's line: a line that does not read costs that instance its metrics, not the run.
+void ProfilingPass::ReadLine(const nlohmann::json& line) {
+  if (!line.is_object() || !line.contains("instance") || !line.at("instance").is_string()) return;
+  const std::string instance = line.at("instance").get<std::string>();
+  try {
+    entries_[instance] = ReadEntry(line);
+  } catch (const std::exception& error) {
+    Entry failed;
+    failed.profile.kind = ProfileOutcome::Kind::kFailed;
+    failed.profile.error =
+        std::string("the profiling child's line for this instance does not read: ") + error.what();
+    entries_[instance] = std::move(failed);
+  }
 }
 
 const ProfilingPass::Entry* ProfilingPass::Find(const std::string& instance) const {

@@ -11,6 +11,8 @@
 #include <set>
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "common/file_calls.hpp"
 #include "common/status.hpp"
 #include "config/run_plan.hpp"
@@ -71,6 +73,8 @@ class ProfilingPass {
   void TakeCounters(const std::string& instance, CallResult* call);
 
  private:
+  /// Reads one instance's line of the child's file into entries_.
+  void ReadLine(const nlohmann::json& line);
   ProfilingPassFiles files_;
   std::string output_path_;  ///< the child's file
   UniqueFd output_;          ///< open on it from BeginProfiling on (no reopening by path)
