@@ -239,11 +239,15 @@ TEST(ProfilingChildFile, StartsWithoutWaitingAndFinishWaits) {
   std::ostringstream log;
   const auto start = std::chrono::steady_clock::now();
   ProfilingChild child;
-  child.Start(OneSecondChild(), log);
+  child.Start(OneSecondChild());
   const double started =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(started, 0.5) << "Start waited for the child";
   EXPECT_EQ(ChildFilesIn(folder), 1);
+  EXPECT_EQ(log.str(), "") << "Start spoke before the parent knew it would use the child";
+  child.Announce(log);
+  EXPECT_NE(log.str().find("gpubench: profiling pass: a child process takes"), std::string::npos)
+      << log.str();
   const ProfilingChildResult result = child.Finish(log);
   ::unsetenv("TMPDIR");
   const double finished =
@@ -260,16 +264,34 @@ TEST(ProfilingChildFile, UnfinishedChildIsWaitedForAndItsFileRemoved) {
   if (!ProfilingChildFile().empty()) GTEST_SKIP() << "the child itself";
   const std::string folder = Folder("unfinished");
   ::setenv("TMPDIR", folder.c_str(), 1);
-  std::ostringstream log;
   const auto start = std::chrono::steady_clock::now();
   {
     ProfilingChild child;
-    child.Start(OneSecondChild(), log);
+    child.Start(OneSecondChild());
     EXPECT_EQ(ChildFilesIn(folder), 1);
   }
   ::unsetenv("TMPDIR");
   EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
   EXPECT_EQ(ChildFilesIn(folder), 0);
+}
+
+// A child started before the device query and discarded (the device then proved unusable) is
+// waited for, its file goes, and the console never said that a profiling pass runs.
+TEST(ProfilingChildFile, DiscardedChildIsWaitedForAndNeverAnnounced) {
+  if (!ProfilingChildFile().empty()) GTEST_SKIP() << "the child itself";
+  const std::string folder = Folder("discarded");
+  ::setenv("TMPDIR", folder.c_str(), 1);
+  const auto start = std::chrono::steady_clock::now();
+  testing::internal::CaptureStderr();
+  ProfilingChild child;
+  child.Start(OneSecondChild());
+  EXPECT_EQ(ChildFilesIn(folder), 1);
+  child.Discard();
+  const std::string said = testing::internal::GetCapturedStderr();
+  ::unsetenv("TMPDIR");
+  EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  EXPECT_EQ(ChildFilesIn(folder), 0);
+  EXPECT_EQ(said.find("profiling pass"), std::string::npos) << said;
 }
 
 // In the profiling child, the parent is one of gpubench's own processes on the GPU.

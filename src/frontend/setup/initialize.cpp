@@ -266,7 +266,7 @@ InitResult Initialize(int* argc, char** argv) {
   const auto child_start = std::chrono::steady_clock::now();
   const bool child_early =
       plan.starts_child_before_device_query(detail::CudaDriverPresent(), nothing_measured);
-  if (child_early) running_child.Start(detail::OwnCommandLine(args), std::cerr);
+  if (child_early) running_child.Start(detail::OwnCommandLine(args));
   detail::DeviceFacts facts = detail::QueryDeviceFacts(plan.settings.device);
   const std::string lock_note = plan.takes_gpu_lock(facts.available, command_line.list_metrics)
                                     ? TakeGpuTurn(facts, command_line.lock_dir)
@@ -275,7 +275,8 @@ InitResult Initialize(int* argc, char** argv) {
   // A child started early for a device this process then could not use says nothing: it is
   // waited for and its file removed, as without a device no child runs.
   if (child_early && !child_first) running_child.Discard();
-  if (child_first && !child_early) running_child.Start(detail::OwnCommandLine(args), std::cerr);
+  if (child_first && !child_early) running_child.Start(detail::OwnCommandLine(args));
+  if (child_first) running_child.Announce(std::cerr);
   // While the child profiles, this process creates its context (cudaSetDevice makes the primary
   // context): a context that runs no work does not disturb the child's sessions, and the child's
   // NVML checks know their parent (sharing_check.hpp).

@@ -90,16 +90,13 @@ void ProfilingChild::Discard() {
   file_.clear();
 }
 
-void ProfilingChild::Start(const std::vector<std::string>& args, std::ostream& log) {
+void ProfilingChild::Start(const std::vector<std::string>& args) {
   file_ = TemporaryFile("gpubench-profiling");
   if (file_.empty()) {
     why_not_ = std::string("cannot create the profiling child's file: ") + std::strerror(errno) +
                " (set TMPDIR to a writable folder)";
     return;
   }
-  log << "gpubench: profiling pass: a child process takes the hardware metrics of every "
-         "benchmark first, so that no timed iteration runs where CUPTI's profiler was set up\n";
-  log.flush();
   start_ = std::chrono::steady_clock::now();
   ChildSetup setup;
   setup.role = "as the profiling child";
@@ -110,6 +107,13 @@ void ProfilingChild::Start(const std::vector<std::string>& args, std::ostream& l
   setup.unset_env = {"BENCHMARK_OUT"};
   removed_ = std::make_unique<RemovedOnSignal>(file_);
   pid_ = StartSelf(ProfilingChildArgs(args), setup);
+}
+
+void ProfilingChild::Announce(std::ostream& log) {
+  if (file_.empty()) return;  // Finish says why no child runs
+  log << "gpubench: profiling pass: a child process takes the hardware metrics of every "
+         "benchmark first, so that no timed iteration runs where CUPTI's profiler was set up\n";
+  log.flush();
 }
 
 ProfilingChildResult ProfilingChild::Finish(std::ostream& log) {
@@ -156,7 +160,8 @@ ProfilingChildResult ProfilingChild::Finish(std::ostream& log) {
 
 ProfilingChildResult RunProfilingChild(const std::vector<std::string>& args, std::ostream& log) {
   ProfilingChild child;
-  child.Start(args, log);
+  child.Start(args);
+  child.Announce(log);
   return child.Finish(log);
 }
 

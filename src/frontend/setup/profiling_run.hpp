@@ -29,9 +29,11 @@ struct ProfilingChildResult {
 class RemovedOnSignal;
 
 /// The child while it runs: Start runs the binary again (`args`: its command line) without
-/// waiting, so that the parent can do its own start-up meanwhile; Finish waits for it and loads
-/// its sessions into the process state (stage kTiming). Both say on `log` what they did. A child
-/// started and never finished is waited for, and its file removed, on destruction.
+/// waiting, so that the parent can do its own start-up meanwhile; Announce says on `log` that the
+/// pass runs, once the parent knows it will use the child (one started before the device query
+/// may be discarded, and then nothing is said of it); Finish waits for it, loads its sessions into
+/// the process state (stage kTiming) and says on `log` what it found. A child started and never
+/// finished is waited for, and its file removed, on destruction.
 class ProfilingChild {
  public:
   ProfilingChild();
@@ -39,7 +41,8 @@ class ProfilingChild {
   ProfilingChild(const ProfilingChild&) = delete;
   ProfilingChild& operator=(const ProfilingChild&) = delete;
 
-  void Start(const std::vector<std::string>& args, std::ostream& log);
+  void Start(const std::vector<std::string>& args);
+  void Announce(std::ostream& log);
   ProfilingChildResult Finish(std::ostream& log);
   /// Waits for the child and removes its file without reading it (its results are not wanted).
   void Discard();
