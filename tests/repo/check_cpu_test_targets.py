@@ -7,7 +7,8 @@ with "not found"; this check names the program and the test in the full build fi
 
 Reads the tests from `ctest --show-only=json-v1` and the target's files (one path a line, written
 by CMake). Every word of a CPU test's command that is a program or a shared library of the build
-directory must be one of those files.
+directory must be one of those files, and every test program among them must have been built
+(in a partial build, CMake lists an unbuilt one's tests as one unlabelled PROGRAM_NOT_BUILT).
 
   check_cpu_test_targets.py CTEST BUILD_DIR TARGET_FILES
   check_cpu_test_targets.py --self-test
@@ -38,11 +39,18 @@ def built_program(path, build_dir):
 
 
 def missing(tests, build_dir, target_files, is_program=built_program):
-    """(test, path) for each program a CPU test runs that the target does not build."""
+    """(test, path) for each program a CPU test runs that the target does not build, and for each
+    test program of the target that this build did not make: gtest_discover_tests then lists one
+    place-holder test, PROGRAM_NOT_BUILT, without labels, and a run selected by label would leave
+    the program's tests out without a word."""
     build_dir = os.path.realpath(build_dir)
     listed = {os.path.realpath(f) for f in target_files}
+    listed_names = {os.path.basename(f) for f in listed}
     found = []
     for test in tests:
+        program = test["name"][:-len("_NOT_BUILT")] if test["name"].endswith("_NOT_BUILT") else ""
+        if program in listed_names:
+            found.append((test["name"], program))
         if not labels(test) & CPU_LABELS:
             continue
         for word in test.get("command", []):
@@ -73,8 +81,14 @@ def self_test():
     found = missing(tests, build, listed, is_program)
     assert found == [("short_cpu", "/b/bench/gpubench_short"),
                      ("tool", "/b/tools/gpubench-compare")], found
-    assert missing(tests, build, listed + ["/b/bench/gpubench_short", "/b/tools/gpubench-compare"],
-                   is_program) == []
+    complete = listed + ["/b/bench/gpubench_short", "/b/tools/gpubench-compare"]
+    assert missing(tests, build, complete, is_program) == []
+    # A GPU test program left unbuilt is expected; a CPU one is not.
+    unbuilt = [{"name": "gpubench_gpu_tests_NOT_BUILT", "command": ["gpubench_gpu_tests_NOT_BUILT"]},
+               {"name": "gpubench_unit_tests_NOT_BUILT",
+                "command": ["gpubench_unit_tests_NOT_BUILT"]}]
+    found = missing(tests[:1] + unbuilt, build, complete, is_program)
+    assert found == [("gpubench_unit_tests_NOT_BUILT", "gpubench_unit_tests")], found
     print("self-test OK")
     return 0
 
@@ -95,8 +109,12 @@ def main():
     cpu = sum(1 for t in tests if labels(t) & CPU_LABELS)
     print(f"{cpu} CPU tests; gpubench_cpu_tests builds {len(files)} files")
     for name, path in found:
-        print(f"FAIL: the CPU test {name} runs {path}, which gpubench_cpu_tests does not build: add "
-              "its target to _cpu_test_targets in tests/CMakeLists.txt")
+        if name.endswith("_NOT_BUILT"):
+            print(f"FAIL: {path}, a CPU test program of gpubench_cpu_tests, was not built: its "
+                  f"tests are listed only as {name}, and a run selected by label skips them")
+        else:
+            print(f"FAIL: the CPU test {name} runs {path}, which gpubench_cpu_tests does not "
+                  "build: add its target to _cpu_test_targets in tests/CMakeLists.txt")
     return 1 if found else 0
 
 
