@@ -402,6 +402,29 @@ def main():
           reported.stderr.replace("gpubench-report: ", "") ==
           compared.stderr.replace("gpubench-compare: ", ""),
           "bad input: %r vs %r" % (reported.stderr, compared.stderr))
+
+    # 9. Names that would end the page's data script or make the parser read past its end
+    #    ("<!--<script>", "</script>"): every chart draws, no script error, the names as text.
+    with open(data("gate_a1")) as handle:
+        odd = json.load(handle)
+    renames = {"Gate_Fma": "Gate<!--<script>Fma", "Gate_Tiny": "Gate</script><b>Tiny"}
+    for row in odd["benchmarks"]:
+        for old_name, new_name in renames.items():
+            for key in ("name", "run_name"):
+                if key in row:
+                    row[key] = row[key].replace(old_name, new_name)
+    odd_path = os.path.join(work_dir, "odd_names.json")
+    with open(odd_path, "w") as handle:
+        json.dump(odd, handle)
+    out = os.path.join(work_dir, "odd_names.html")
+    result = write_report(exe, [odd_path], out)
+    check(result.returncode == 0, "odd names: exit %d %s" % (result.returncode, result.stderr))
+    dom, status = render(browser, out)
+    check_rendered("odd names", dom, status, 4)
+    page = html.unescape(re.sub(r"<[^>]+>", " ", dom))
+    for name in renames.values():
+        check(name + "/" in page, "odd names: %r is not on the page as text" % name)
+    check("<b>Tiny" not in dom, "odd names: a name's markup reached the DOM")
     return finish()
 
 

@@ -2,6 +2,7 @@
 // real Google Benchmark binary (fake_gpu_benchmark, ctest fixture) and check
 // exit codes, verdicts and output formats.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -2170,6 +2171,107 @@ TEST(RealH200HistoryV4, TheDocsQuoteWhatTheToolPrints) {
   expect_quoted(compare,
                 ("its threshold is " + tiny_threshold + " (" + factor + " × that sd), above 5%"));
   expect_quoted(compare, ("`Gate_Tiny`'s runs spread by " + sd));
+}
+
+// --- Where the tools write ------------------------------------------------------------------
+
+// A copy of a committed run that a test may lose; the caller removes it.
+std::string ScratchCopy(const std::string& source, const std::string& name) {
+  const std::string path =
+      ::testing::TempDir() + "/gpubench_" + name + "_" + std::to_string(::getpid()) + ".json";
+  std::ofstream(path, std::ios::binary) << ReadFile(source);
+  return path;
+}
+
+// No tool writes its output over a file it reads, through any path or link: the run is what the
+// user cannot measure again. Each refuses at once (exit 2, what to do) and the file is intact.
+TEST(Output, NoToolWritesOverAFileItReads) {
+  const std::string run = ScratchCopy(Data("h200/gate_a1.json"), "output_run");
+  const std::string base = ScratchCopy(Data("h200/gate_b1.json"), "output_base");
+  const std::string run_text = ReadFile(run), base_text = ReadFile(base);
+  const std::string link = run + ".link.json";
+  std::filesystem::create_symlink(run, link);
+  // github-action-benchmark writes (or removes) PREFIX.customBiggerIsBetter.json.
+  const std::string prefix =
+      ::testing::TempDir() + "/gpubench_output_gab_" + std::to_string(::getpid());
+  const std::string bigger = prefix + ".customBiggerIsBetter.json";
+  std::ofstream(bigger, std::ios::binary) << run_text;
+  const std::string bigger_text = ReadFile(bigger);
+
+  const std::vector<std::pair<std::string, std::vector<std::string>>> runs = {
+      {GPUBENCH_COMPARE_EXE, {base, run, "-o", run}},
+      {GPUBENCH_COMPARE_EXE, {base, run, "--format", "json", "-o", base}},
+      {GPUBENCH_COMPARE_EXE, {"--changes", base, run, "-o", link}},
+      {GPUBENCH_EXPORT_EXE, {run, "--to", "csv", "-o", run}},
+      {GPUBENCH_EXPORT_EXE, {run, "--to", "bencher", "-o", link}},
+      {GPUBENCH_EXPORT_EXE,
+       {bigger, "--to", "github-action-benchmark", "--counters", "time", "-o", prefix}},
+      {GPUBENCH_REPORT_EXE, {run, "-o", run}},
+      {GPUBENCH_REPORT_EXE, {run, "--baseline", base, "-o", base}},
+      {GPUBENCH_REPORT_EXE, {run, "--log", base, "-o", link}},
+  };
+  for (const auto& [exe, args] : runs) {
+    const ToolRun result = RunExe(exe, args);
+    EXPECT_EQ(result.exit_code, 2) << exe << " " << args.back() << ": " << result.err;
+    EXPECT_THAT(result.err,
+                AllOf(HasSubstr("is the input file"), HasSubstr("choose another output path")))
+        << exe;
+  }
+  EXPECT_EQ(ReadFile(run), run_text);
+  EXPECT_EQ(ReadFile(base), base_text);
+  EXPECT_EQ(ReadFile(bigger), bigger_text);  // not removed as "an earlier export" either
+  for (const std::string& path : {run, base, link, bigger}) std::remove(path.c_str());
+}
+
+// A report that cannot be written fails the step with the system's reason, on a file and on
+// standard output (a full disk: /dev/full), instead of passing with the results lost.
+TEST(Output, AWriteThatFailsFailsTheStepWithTheReason) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  const std::string run = Data("h200/gate_a1.json"), base = Data("h200/gate_b1.json");
+  const auto through_shell = [](const std::string& exe, const std::string& args) {
+    return RunExe("/bin/sh", {"-c", "'" + exe + "' " + args + " > /dev/full"});
+  };
+  const std::vector<ToolRun> to_file = {
+      RunExe(GPUBENCH_COMPARE_EXE, {base, run, "--format", "json", "-o", "/dev/full"}),
+      RunExe(GPUBENCH_EXPORT_EXE, {run, "--to", "csv", "-o", "/dev/full"}),
+      RunExe(GPUBENCH_EXPORT_EXE, {run, "--to", "bencher", "-o", "/dev/full"}),
+      RunExe(GPUBENCH_REPORT_EXE, {run, "-o", "/dev/full"}),
+  };
+  for (const ToolRun& result : to_file) {
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_THAT(result.err, HasSubstr("cannot write /dev/full: No space left on device"));
+  }
+  const std::vector<ToolRun> to_stdout = {
+      through_shell(GPUBENCH_COMPARE_EXE, "'" + base + "' '" + run + "' --format json"),
+      through_shell(GPUBENCH_COMPARE_EXE, "--changes '" + base + "' '" + run + "' --format csv"),
+      through_shell(GPUBENCH_EXPORT_EXE, "'" + run + "' --to csv"),
+      through_shell(GPUBENCH_EXPORT_EXE, "'" + run + "' --to bencher"),
+      through_shell(GPUBENCH_EXPORT_EXE, "--list-measures"),
+  };
+  for (const ToolRun& result : to_stdout) {
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_THAT(result.err, HasSubstr("cannot write to standard output"));
+  }
+}
+
+// An output path that is a FIFO (a reader in another process, say) is written through, not
+// replaced by a regular file.
+TEST(Output, AFifoIsWrittenThrough) {
+  const std::string fifo =
+      ::testing::TempDir() + "/gpubench_output_fifo_" + std::to_string(::getpid());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const ToolRun result =
+      RunExe("/bin/sh",
+             {"-c", "cat '" + fifo + "' > '" + fifo + ".got' & '" + GPUBENCH_EXPORT_EXE + "' '" +
+                        Data("h200/gate_a1.json") + "' --to csv -o '" + fifo + "'; wait"});
+  const std::string got = ReadFile(fifo + ".got");
+  struct stat info {};
+  const bool still_fifo = ::lstat(fifo.c_str(), &info) == 0 && S_ISFIFO(info.st_mode);
+  std::remove(fifo.c_str());
+  std::remove((fifo + ".got").c_str());
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(still_fifo);
+  EXPECT_EQ(Lines(got).size(), 953u);  // the header and every row of the run
 }
 
 }  // namespace

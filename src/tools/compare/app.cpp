@@ -1,14 +1,15 @@
 #include "tools/compare/app.hpp"
+#include "tools/base/output_file.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <thread>
 
 #include "common/environment.hpp"
@@ -125,18 +126,21 @@ bool WriteReport(const ComparisonReport& report, const AppOptions& options, bool
   if (options.output_path.empty()) {
     Write(report, options.format, stdout_color, options.metric_rows, out);
   } else {
-    std::ofstream file(options.output_path, std::ios::binary | std::ios::trunc);
-    Write(report, options.format, options.color == ColorMode::kAlways, options.metric_rows, file);
-    file.close();
-    if (!file) {
-      err << "gpubench-compare: error: cannot write " << options.output_path << "\n";
+    std::ostringstream text;
+    Write(report, options.format, options.color == ColorMode::kAlways, options.metric_rows, text);
+    if (const detail::Status written = WriteOutputFile(options.output_path, text.str());
+        !written.ok()) {
+      err << "gpubench-compare: error: " << written.message() << "\n";
       return false;
     }
     if (options.format != OutputFormat::kConsole) {
       out << FormatConsole(report, stdout_color, options.metric_rows);
     }
   }
-  out.flush();
+  if (const detail::Status flushed = FlushReportStream(out); !flushed.ok()) {
+    err << "gpubench-compare: error: " << flushed.message() << "\n";
+    return false;
+  }
   return true;
 }
 

@@ -1,9 +1,9 @@
 #include "tools/compare/changes_report.hpp"
+#include "tools/base/output_file.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -400,16 +400,16 @@ int RunChanges(const ChangesOptions& options, std::ostream& out, std::ostream& e
   if (options.output_path.empty()) {
     out << text;
   } else {
-    std::ofstream file(options.output_path, std::ios::binary | std::ios::trunc);
-    file << text;
-    file.close();
-    if (!file) {
-      err << "gpubench-compare: error: cannot write " << options.output_path << "\n";
+    if (const detail::Status written = WriteOutputFile(options.output_path, text); !written.ok()) {
+      err << "gpubench-compare: error: " << written.message() << "\n";
       return kExitBadInput;
     }
     if (options.format != OutputFormat::kConsole) out << FormatChangesConsole(report);
   }
-  out.flush();
+  if (const detail::Status flushed = FlushReportStream(out); !flushed.ok()) {
+    err << "gpubench-compare: error: " << flushed.message() << "\n";
+    return kExitBadInput;
+  }
   return kExitOk;
 }
 

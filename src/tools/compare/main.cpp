@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "tools/base/output_file.hpp"
 #include "tools/compare/app.hpp"
 #include "tools/compare/changes_report.hpp"
 #include "tools/gate/comparison.hpp"
@@ -101,6 +102,17 @@ void AddOptions(CLI::App& app, CommandLine& line) {
       ->check(CLI::IsMember({"auto", "always", "never"}));
 }
 
+// False (with the message on stderr) where --output is one of the runs read: writing the report
+// there would destroy the run.
+bool OutputIsNoInput(const std::string& output, std::vector<std::string> runs,
+                     const std::string& contender = "") {
+  if (!contender.empty()) runs.push_back(contender);
+  const gpubench::detail::Status status =
+      gpubench::tools::CheckOutputIsNoInput(output, "--output", runs);
+  if (!status.ok()) std::cerr << "gpubench-compare: usage error: " << status.message() << "\n";
+  return status.ok();
+}
+
 // The parsed line as AppOptions: files, history folder, policy overrides, formats. False (with
 // the message on stderr) for what the parser could not check.
 bool Resolve(CommandLine& line) {
@@ -116,6 +128,9 @@ bool Resolve(CommandLine& line) {
     }
     options.baseline_paths.insert(options.baseline_paths.end(), history.value().begin(),
                                   history.value().end());
+  }
+  if (!OutputIsNoInput(options.output_path, options.baseline_paths, options.contender_path)) {
+    return false;
   }
   if (options.baseline_paths.empty()) {
     std::cerr << "gpubench-compare: usage error: a baseline is needed: BASELINE.json "
@@ -157,6 +172,9 @@ int RunChangesCommand(CommandLine& line, const CLI::App& app) {
     }
     options.paths.insert(options.paths.end(), history.value().begin(), history.value().end());
     options.order_by = gpubench::tools::kRunDateKey;  // a folder's files have no order of their own
+  }
+  if (!OutputIsNoInput(line.options.output_path, options.paths)) {
+    return gpubench::tools::kExitBadInput;
   }
   if (app.count("--order-by") > 0) options.order_by = line.order_by;
   for (const char* flag : {"--unconfirmed", "--alpha", "--allow-settings-mismatch",

@@ -1,13 +1,12 @@
 // gpubench-export: gpubench results for continuous-benchmarking dashboards
 // (github-action-benchmark's custom format, Bencher Metric Format).
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "tools/base/output_file.hpp"
 #include "tools/export/export_format.hpp"
 #include "tools/export/run_table.hpp"
 #include "tools/gate/comparison.hpp"
@@ -42,11 +41,10 @@ constexpr const char* kDescription =
 
 constexpr std::size_t kMaxNotes = 10;
 
-bool WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file << text;
-  file.close();
-  return static_cast<bool>(file);
+// A failed write says why on stderr and exits 2: a dashboard step whose file is lost must not pass.
+int WriteFailed(const Status& status) {
+  std::cerr << "gpubench-export: error: " << status.message() << "\n";
+  return kExitBadInput;
 }
 
 void PrintNotes(const std::vector<std::string>& notes) {
@@ -71,65 +69,70 @@ int NothingExported(const gpubench::tools::BenchmarkFile& run,
   return kExitNothingExported;
 }
 
-// --to csv: the table on stdout, or in `output` (written to a temporary name first, so that a
-// failed export leaves no half table where a complete one is expected).
+// --to csv: the table on stdout, or in `output` (a whole table or none: OutputFile).
 int WriteCsv(const gpubench::tools::BenchmarkFile& run, const std::string& output,
              const gpubench::tools::ExportOptions& options) {
   const bool to_stdout = output.empty() || output == "-";
-  const std::string partial = output + ".partial";
-  std::ofstream file;
-  if (!to_stdout) {
-    file.open(partial, std::ios::binary | std::ios::trunc);
-    if (!file) {
-      std::cerr << "gpubench-export: error: cannot write " << partial << "\n";
-      return kExitBadInput;
-    }
+  gpubench::tools::OutputFile file;
+  if (to_stdout) {
+    file.OpenStandardOutput();
+  } else if (Status opened = file.Open(output); !opened.ok()) {
+    return WriteFailed(opened);
   }
-  std::ostream& out = to_stdout ? std::cout : file;
   const Result<gpubench::tools::RunTableResult> written = gpubench::tools::WriteRunTable(
-      run, options, [&](std::string_view text) { out.write(text.data(), text.size()); });
-  if (!written.ok()) {
-    if (!to_stdout) std::remove(partial.c_str());
-    return ExitFor(written.status());
-  }
+      run, options, [&file](std::string_view text) { file.Write(text); });
+  if (!written.ok()) return ExitFor(written.status());  // the file's destructor removes it
   const bool nothing = written.value().rows == 0;
   if (!nothing) PrintNotes(written.value().notes);
-  out.flush();
-  if (to_stdout && !out) return kExitBadInput;
-  if (to_stdout) return nothing ? NothingExported(run, written.value().notes) : kExitOk;
-  file.close();
-  if (!file || std::rename(partial.c_str(), output.c_str()) != 0) {
-    std::remove(partial.c_str());
-    std::cerr << "gpubench-export: error: cannot write " << output << "\n";
-    return kExitBadInput;
+  if (Status finished = file.Commit(); !finished.ok()) return WriteFailed(finished);
+  if (!to_stdout) {
+    std::cout << "wrote " << output << ": " << written.value().rows << " rows of "
+              << written.value().benchmarks << " benchmarks\n";
   }
-  std::cout << "wrote " << output << ": " << written.value().rows << " rows of "
-            << written.value().benchmarks << " benchmarks\n";
   return nothing ? NothingExported(run, written.value().notes) : kExitOk;
 }
 
-// github-action-benchmark: PREFIX.customSmallerIsBetter.json and PREFIX.customBiggerIsBetter.json.
-// A direction without values gets no file (the action fails on an empty array); a file of an
-// earlier export at that path is removed so that it is not uploaded again.
-int WriteGithubActionBenchmark(const ExportResult& result, std::string prefix) {
+// github-action-benchmark's two files: PREFIX.customSmallerIsBetter.json and
+// PREFIX.customBiggerIsBetter.json (a PREFIX ending in .json loses it).
+std::string GithubActionBenchmarkPath(std::string prefix, std::string_view tool) {
   if (prefix.size() > 5 && prefix.compare(prefix.size() - 5, 5, ".json") == 0)
     prefix.resize(prefix.size() - 5);
+  return prefix + "." + std::string(tool) + ".json";
+}
+
+// The files the export writes (or removes): none of them may be one of its inputs.
+Status CheckOutputs(const std::vector<std::string>& inputs, const std::string& target,
+                    const std::string& output) {
+  if (target != "github-action-benchmark") {
+    return gpubench::tools::CheckOutputIsNoInput(output, "--output", inputs);
+  }
+  const std::string prefix = output.empty() ? "gpubench" : output;
+  for (std::string_view tool :
+       {gpubench::tools::kSmallerIsBetterTool, gpubench::tools::kBiggerIsBetterTool}) {
+    GPUBENCH_RETURN_IF_ERROR(gpubench::tools::CheckOutputIsNoInput(
+        GithubActionBenchmarkPath(prefix, tool), "--output's file", inputs));
+  }
+  return Status::Ok();
+}
+
+// github-action-benchmark: a direction without values gets no file (the action fails on an empty
+// array); a file of an earlier export at that path is removed so that it is not uploaded again.
+int WriteGithubActionBenchmark(const ExportResult& result, const std::string& prefix) {
   const struct {
     const gpubench::tools::ExportedFile& file;
     std::string_view tool;
   } outputs[] = {{result.smaller_is_better, gpubench::tools::kSmallerIsBetterTool},
                  {result.bigger_is_better, gpubench::tools::kBiggerIsBetterTool}};
   for (const auto& output : outputs) {
-    const std::string path = prefix + "." + std::string(output.tool) + ".json";
+    const std::string path = GithubActionBenchmarkPath(prefix, output.tool);
     if (output.file.count == 0) {
       const bool removed = std::remove(path.c_str()) == 0;
       std::cout << "no " << output.tool << " series: " << path << " not written"
                 << (removed ? " (the earlier file was removed)" : "") << "\n";
       continue;
     }
-    if (!WriteFile(path, output.file.text)) {
-      std::cerr << "gpubench-export: error: cannot write " << path << "\n";
-      return kExitBadInput;
+    if (Status written = gpubench::tools::WriteOutputFile(path, output.file.text); !written.ok()) {
+      return WriteFailed(written);
     }
     std::cout << "wrote " << path << ": " << output.file.count << " series (tool: " << output.tool
               << ")\n";
@@ -150,8 +153,15 @@ int Export(const std::vector<std::string>& inputs, const std::string& target,
            const std::string& output, bool list_measures,
            const gpubench::tools::ExportOptions& options) {
   if (list_measures && inputs.empty()) {
-    std::cout << gpubench::tools::FormatMeasureTable(gpubench::tools::ListBencherMeasures(nullptr));
-    return kExitOk;
+    const Status written = gpubench::tools::WriteStandardOutput(
+        gpubench::tools::FormatMeasureTable(gpubench::tools::ListBencherMeasures(nullptr)));
+    return written.ok() ? kExitOk : WriteFailed(written);
+  }
+  if (!list_measures) {
+    if (Status checked = CheckOutputs(inputs, target, output); !checked.ok()) {
+      std::cerr << "gpubench-export: usage error: " << checked.message() << "\n";
+      return kExitBadInput;
+    }
   }
   const Result<gpubench::tools::BenchmarkFile> loaded = gpubench::tools::LoadRun(inputs);
   if (!loaded.ok()) return ExitFor(loaded.status());
@@ -166,8 +176,9 @@ int Export(const std::vector<std::string>& inputs, const std::string& target,
     std::cerr << "gpubench-export: warning: " << warning << "\n";
   }
   if (list_measures) {
-    std::cout << gpubench::tools::FormatMeasureTable(gpubench::tools::ListBencherMeasures(&run));
-    return kExitOk;
+    const Status written = gpubench::tools::WriteStandardOutput(
+        gpubench::tools::FormatMeasureTable(gpubench::tools::ListBencherMeasures(&run)));
+    return written.ok() ? kExitOk : WriteFailed(written);
   }
   if (target == "csv") return WriteCsv(run, output, options);
   const bool bencher = target == "bencher";
@@ -183,11 +194,12 @@ int Export(const std::vector<std::string>& inputs, const std::string& target,
     return written == kExitOk && nothing ? NothingExported(run, result.notes) : written;
   }
   if (output.empty() || output == "-") {
-    std::cout << result.bmf.text;
-    std::cout.flush();
-  } else if (!WriteFile(output, result.bmf.text)) {
-    std::cerr << "gpubench-export: error: cannot write " << output << "\n";
-    return kExitBadInput;
+    if (Status written = gpubench::tools::WriteStandardOutput(result.bmf.text); !written.ok()) {
+      return WriteFailed(written);
+    }
+  } else if (Status written = gpubench::tools::WriteOutputFile(output, result.bmf.text);
+             !written.ok()) {
+    return WriteFailed(written);
   } else {
     std::cout << "wrote " << output << ": " << result.benchmarks << " benchmarks, "
               << result.bmf.count << " metrics (adapter: json)\n";

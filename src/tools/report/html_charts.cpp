@@ -151,10 +151,17 @@ OrderedJson ChartData(const ReportInputs& inputs, double peak) {
 }  // namespace
 
 std::string ChartDataJson(const ReportInputs& inputs, double peak) {
-  std::string data = ChartData(inputs, peak).dump();
-  // Inside <script>, "</" could end the element early; "<\/" means the same in JSON strings.
-  for (std::size_t at = data.find("</"); at != std::string::npos; at = data.find("</", at + 3)) {
-    data.replace(at, 2, "<\\/");
+  const std::string dumped = ChartData(inputs, peak).dump();
+  // Inside <script>, "</script" ends the element early and "<!--" changes how the parser reads
+  // the rest of it; "<" appears in JSON only inside strings, where "\u003c" means the same.
+  std::string data;
+  data.reserve(dumped.size());
+  for (const char c : dumped) {
+    if (c == '<') {
+      data += "\\u003c";
+    } else {
+      data += c;
+    }
   }
   return data;
 }

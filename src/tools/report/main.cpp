@@ -1,6 +1,5 @@
 // gpubench-report: one offline HTML file that shows a gpubench run, optionally against a
 // baseline with gpubench-compare's verdicts.
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <optional>
@@ -11,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/text_files.hpp"
+#include "tools/base/output_file.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/gate/history/history.hpp"
 #include "tools/gate/history/series_changes.hpp"
@@ -161,11 +161,8 @@ int Report(const std::vector<std::string>& inputs, const std::vector<std::string
     report.log_given = true;
   }
   const std::string html = gpubench::tools::RenderHtmlReport(report);
-  std::ofstream file(output, std::ios::binary | std::ios::trunc);
-  file << html;
-  file.close();
-  if (!file) {
-    std::cerr << "gpubench-report: error: cannot write " << output << "\n";
+  if (const Status written = gpubench::tools::WriteOutputFile(output, html); !written.ok()) {
+    std::cerr << "gpubench-report: error: " << written.message() << "\n";
     return kExitBadInput;
   }
   std::cout << "wrote " << output << ": " << run.benchmarks.size() << " benchmarks, " << html.size()
@@ -245,6 +242,18 @@ bool Resolve(CommandLine& line) {
   }
   line.compare.unconfirmed = line.unconfirmed == "warn" ? gpubench::tools::UnconfirmedPolicy::kWarn
                                                         : gpubench::tools::UnconfirmedPolicy::kFail;
+  // Every file the report reads (the history's runs are among the baselines by now).
+  std::vector<std::string> read = line.inputs;
+  read.insert(read.end(), line.baseline_paths.begin(), line.baseline_paths.end());
+  for (const std::string* path : {&line.log_path, &line.chart_js_path}) {
+    if (!path->empty()) read.push_back(*path);
+  }
+  if (const gpubench::detail::Status status =
+          gpubench::tools::CheckOutputIsNoInput(line.output, "--output", read);
+      !status.ok()) {
+    std::cerr << "gpubench-report: usage error: " << status.message() << "\n";
+    return false;
+  }
   return true;
 }
 
