@@ -146,6 +146,18 @@ TEST(ExitCode, TwoOnUsageErrors) {
   EXPECT_EQ(bad_threshold.exit_code, 2);
   EXPECT_THAT(bad_threshold.err, HasSubstr("real_time=5%"));
   EXPECT_EQ(RunTool({Generated("baseline"), Generated("rerun"), "--alpha", "2"}).exit_code, 2);
+  // p < NaN never holds: a NaN level would pass every change.
+  for (const char* level : {"nan", "-nan", "NaN", "1e-13"}) {
+    const ToolRun nan_alpha =
+        RunTool({Generated("baseline"), Generated("contender"), "--alpha", level});
+    EXPECT_EQ(nan_alpha.exit_code, 2) << level;
+    EXPECT_THAT(nan_alpha.err, HasSubstr("is not a level in [1e-12, 0.999999]")) << level;
+  }
+  // Two specs in one option would gate a metric named "real_time=5%,cpu_time".
+  const ToolRun joined = RunTool(
+      {Generated("baseline"), Generated("rerun"), "--threshold", "real_time=5%,cpu_time=3%"});
+  EXPECT_EQ(joined.exit_code, 2);
+  EXPECT_THAT(joined.err, HasSubstr("give each its own option"));
   EXPECT_EQ(RunTool({"--help"}).exit_code, 0);
 }
 
@@ -2272,6 +2284,46 @@ TEST(Output, AFifoIsWrittenThrough) {
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_TRUE(still_fifo);
   EXPECT_EQ(Lines(got).size(), 953u);  // the header and every row of the run
+}
+
+// Benchmark names as GB writes them (BENCHMARK_TEMPLATE's "<int>", a '|', a backtick) read as
+// themselves in Markdown, in the comparison's table and --changes' table: inside a code span
+// entities are not decoded, so '<' stays '<'; '|' is escaped for the table; the fence is longer
+// than the name's backticks.
+TEST(Output, MarkdownShowsOddBenchmarkNamesAsThemselves) {
+  const std::vector<std::string> names = {"BM_Sort<int>/1024", "BM_a|b", "BM_`tick`"};
+  std::vector<std::string> runs;
+  for (int run = 0; run < 8; ++run) {
+    runs.push_back(RewrittenRun(
+        Data("h200/gate_a1.json"), "md_names_" + std::to_string(run), [&](nlohmann::json& doc) {
+          nlohmann::json rows = nlohmann::json::array();
+          for (const std::string& name : names) {
+            for (int r = 0; r < 5; ++r) {
+              rows.push_back({{"name", name},
+                              {"run_name", name},
+                              {"run_type", "iteration"},
+                              {"repetitions", 5},
+                              {"repetition_index", r},
+                              {"iterations", 1},
+                              {"real_time", (run < 4 ? 1000 : 2000) + r},
+                              {"cpu_time", 1000},
+                              {"time_unit", "ns"}});
+            }
+          }
+          doc["benchmarks"] = rows;
+          doc["context"]["date"] = "2026-12-0" + std::to_string(run + 1) + "T10:00:00+00:00";
+        }));
+  }
+  const ToolRun compared = RunTool({runs[0], runs[7], "--format", "markdown"});
+  std::vector<std::string> series = {"--changes", "--format", "markdown"};
+  series.insert(series.end(), runs.begin(), runs.end());
+  const ToolRun changes = RunTool(series);
+  for (const std::string& path : runs) std::remove(path.c_str());
+  for (const ToolRun* run : {&compared, &changes}) {
+    EXPECT_THAT(run->out, AllOf(HasSubstr("| `BM_Sort<int>/1024` |"), HasSubstr("| `BM_a\\|b` |"),
+                                HasSubstr("| `` BM_`tick` `` |"), Not(HasSubstr("BM_Sort&lt;"))))
+        << run->out << run->err;
+  }
 }
 
 }  // namespace

@@ -258,6 +258,40 @@ TEST(Compare, ZeroBaselineTimeIsBadInputButZeroCountersAreInfiniteChange) {
   EXPECT_TRUE(std::isinf(Metric(report, "BM_NeverTimed", counter::kRealTime).change_percent));
 }
 
+// A byte counter that was 0 and is now far above its floor is a regression (0 -> 100 MB of DRAM
+// writes): the floor's share of a 0 baseline is infinite, and the absolute check decides.
+TEST(Compare, AByteCounterFromZeroToFarAboveItsFloorFails) {
+  const std::vector<double> zero(5, 0.0), written(5, 1e8), read(5, 1e8);
+  const auto base =
+      MakeFile("b.json",
+               {{"k", kFive, {{counter::kDramWriteBytes, zero}, {counter::kDramReadBytes, read}}}});
+  const auto cont = MakeFile(
+      "c.json",
+      {{"k", kFive, {{counter::kDramWriteBytes, written}, {counter::kDramReadBytes, read}}}});
+  const ComparisonReport report = CompareFiles(base, cont, CompareOptions{}).value();
+  const MetricComparison& writes = Metric(report, "k", counter::kDramWriteBytes);
+  EXPECT_TRUE(std::isinf(writes.change_percent));
+  EXPECT_EQ(writes.verdict, Verdict::kRegression);
+  EXPECT_TRUE(writes.fails_gate);
+  EXPECT_EQ(report.exit_code, kExitRegression);
+  // Back to 0 is an improvement, not a failure.
+  const ComparisonReport back = CompareFiles(cont, base, CompareOptions{}).value();
+  EXPECT_EQ(Metric(back, "k", counter::kDramWriteBytes).verdict, Verdict::kImprovement);
+  EXPECT_EQ(back.exit_code, kExitOk);
+}
+
+// A --threshold for a metric no benchmark has (a typo) changes nothing, and the report says so.
+TEST(Compare, AThresholdForAMetricNoBenchmarkHasIsAWarning) {
+  const auto base = MakeFile("b.json", {{"k", kFive}});
+  const auto cont = MakeFile("c.json", {{"k", kFive}});
+  CompareOptions options;
+  options.overrides.thresholds["real_tme"] = 5.0;
+  options.overrides.thresholds[counter::kRealTime] = 5.0;
+  const ComparisonReport report = CompareFiles(base, cont, options).value();
+  ASSERT_EQ(report.warnings.size(), 1u);
+  EXPECT_THAT(report.warnings[0], HasSubstr("real_tme: no benchmark of the contender has"));
+}
+
 // Ten repetitions around `center` with a coefficient of variation of about `cv_percent`.
 std::vector<double> Repetitions(double center, double cv_percent) {
   const double pattern[] = {-1.4, 1.1, -0.6, 0.3, 1.5, -1.2, 0.8, -0.2, 0.9, -1.0};

@@ -105,7 +105,9 @@ TEST(MetricPolicy, ParsesThresholdSpecs) {
   EXPECT_EQ(ParseThresholdSpec("dram_write_bytes=0.5").value().second, 0.5);
   EXPECT_FALSE(ParseThresholdSpec("cpu_time=off").value().second.has_value());
   for (const char* bad : {counter::kRealTime, "=5%", "real_time=", "real_time=-1%",
-                          "real_time=fast", "real_time=5%%", "real_time=nan"}) {
+                          "real_time=fast", "real_time=5%%", "real_time=nan",
+                          // two specs in one: would set "real_time=5%,cpu_time" to 3%
+                          "real_time=5%,cpu_time=3%", "real_time=5%=3%"}) {
     const auto parsed = ParseThresholdSpec(bad);
     ASSERT_FALSE(parsed.ok()) << bad;
     EXPECT_EQ(parsed.status().code(), gpubench::detail::Status::Code::kInvalidInput) << bad;

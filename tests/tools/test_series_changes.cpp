@@ -269,6 +269,15 @@ TEST(SeriesChanges, RunsAreOrderedByDateOrByAnyKeyAndAMissingKeyIsNamed) {
   }
   ASSERT_TRUE(OrderRunsBy(order, "build").ok());
   EXPECT_EQ(order.front(), &runs.back());  // 50 before 100, which as text would sort first
+  // GB's dates are local times with their offsets: in UTC order, not in the text's.
+  const char* dates[] = {"2026-12-01T10:00:00+00:00",  "2026-12-01T09:30:00-01:00",
+                         "2026-12-01T11:15:00+02:00",  "2026-12-01T10:45:00Z",
+                         "2026-12-01T12:00:00.5+0000", "2026-12-02T00:30:00+13:00"};
+  // UTC: 10:00, 10:30, 09:15, 10:45, 12:00:00.5, 11:30 (the day before's 11:30).
+  for (std::size_t i = 0; i < runs.size(); ++i) runs[i].context[kRunDateKey] = dates[i];
+  ASSERT_TRUE(OrderRunsBy(order, kRunDateKey).ok());
+  EXPECT_EQ(order, (std::vector<const BenchmarkFile*>{&runs[2], &runs[0], &runs[1], &runs[3],
+                                                      &runs[5], &runs[4]}));
   runs[3].context.erase("build");
   const detail::Status missing = OrderRunsBy(order, "build");
   ASSERT_FALSE(missing.ok());

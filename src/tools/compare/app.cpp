@@ -1,5 +1,4 @@
 #include "tools/compare/app.hpp"
-#include "tools/base/output_file.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "common/environment.hpp"
+#include "tools/base/output_file.hpp"
 #include "tools/compare/report_csv.hpp"
 #include "tools/load/baseline_files.hpp"
 #include "tools/load/cut_off.hpp"

@@ -1,5 +1,4 @@
 #include "tools/compare/changes_report.hpp"
-#include "tools/base/output_file.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -13,7 +12,9 @@
 
 #include "schema/counter_table.hpp"
 #include "tools/base/csv.hpp"
+#include "tools/base/output_file.hpp"
 #include "tools/base/text.hpp"
+#include "tools/compare/format_common.hpp"
 #include "tools/load/baseline_files.hpp"
 #include "tools/load/loader.hpp"
 
@@ -178,9 +179,10 @@ std::string FormatChangesMarkdown(const SeriesReport& report) {
         "|---|---|---|---|---|---|---|---|---|---|\n";
     for (const SeriesChange* change : practical) {
       const SeriesRun& run = report.runs[change->first_run];
-      text += "| `" + change->benchmark + "` | " + change->metric + " | " +
-              SeriesChangeKindName(change->kind) + " | " + run.file->path + " | " +
-              (run.commit.empty() ? "" : "`" + run.commit + "`") + " | " +
+      text += "| " + internal::MarkdownCode(change->benchmark) + " | " +
+              internal::MarkdownCell(change->metric) + " | " + SeriesChangeKindName(change->kind) +
+              " | " + internal::MarkdownCell(run.file->path) + " | " +
+              (run.commit.empty() ? "" : internal::MarkdownCode(run.commit)) + " | " +
               FormatValue(change->metric, change->median_before) + " | " +
               FormatValue(change->metric, change->median_after) + " | " +
               Change(change->change_percent) + " | " + What(*change) + " | " +

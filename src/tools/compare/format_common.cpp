@@ -352,4 +352,44 @@ std::vector<std::pair<Tone, std::string>> Banners(const ComparisonReport& report
   return banners;
 }
 
+std::string MarkdownCell(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else if (c == '<') {
+      out += "&lt;";
+    } else if (c == '>') {
+      out += "&gt;";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string MarkdownCode(std::string_view text) {
+  std::size_t longest = 0, run = 0;
+  std::string body;
+  body.reserve(text.size());
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+    if (c == '|') {
+      body += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      body += ' ';
+    } else {
+      body += c;
+    }
+  }
+  const std::string fence(longest + 1, '`');
+  // A span that starts or ends with a backtick needs a space inside its fence (stripped again).
+  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
 }  // namespace gpubench::tools::internal

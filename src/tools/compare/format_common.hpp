@@ -100,4 +100,13 @@ std::string GateLine(const ComparisonReport& report);
 /// GPU, throttled or shared runs, the loader's warnings), each with its tone.
 std::vector<std::pair<Tone, std::string>> Banners(const ComparisonReport& report);
 
+/// `text` in a Markdown table cell: '|' escaped (it would end the cell), line breaks as spaces,
+/// '<' and '>' as entities (no HTML is read from a benchmark's name).
+std::string MarkdownCell(std::string_view text);
+/// `text` as a code span in a Markdown table cell. Entities are not decoded inside a code span,
+/// so '<', '>' and '&' stay as they are ("BM_Sort<int>" reads as itself); the fence is longer
+/// than any run of backticks in the text; '|' is escaped and line breaks are spaces, as in a
+/// cell.
+std::string MarkdownCode(std::string_view text);
+
 }  // namespace gpubench::tools::internal

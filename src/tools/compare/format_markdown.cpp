@@ -24,6 +24,7 @@ using internal::kClock;
 using internal::kColumnCount;
 using internal::kHeaders;
 using internal::kThreshold;
+using internal::MarkdownCell;
 using internal::RowFilter;
 using internal::ShowValue;
 using internal::SummaryLine;
@@ -31,25 +32,6 @@ using internal::TableRows;
 using internal::Tone;
 
 namespace {
-
-std::string MarkdownCell(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else if (c == '<') {
-      out += "&lt;";
-    } else if (c == '>') {
-      out += "&gt;";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 void AppendMarkdownTable(const TableRows& rows, bool with_clock, std::size_t limit,
                          std::string& out) {
@@ -73,8 +55,9 @@ void AppendMarkdownTable(const TableRows& rows, bool with_clock, std::size_t lim
     out += "|";
     for (int column = 0; column < kColumnCount; ++column) {
       if (column == kClock && !with_clock) continue;
-      std::string cell = MarkdownCell(rows.Cell(row, column));
-      if (column == kBenchmark && !cell.empty()) cell = "`" + cell + "`";
+      const std::string_view text = rows.Cell(row, column);
+      std::string cell =
+          column == kBenchmark && !text.empty() ? internal::MarkdownCode(text) : MarkdownCell(text);
       const Tone tone = rows.CellTone(row, column);
       if (!cell.empty() && (tone == Tone::kBad || tone == Tone::kWarn || tone == Tone::kGood)) {
         cell = "**" + cell + "**";
@@ -96,9 +79,9 @@ std::string FormatMarkdown(const ComparisonReport& report, MetricRows metric_row
   const char* icon = report.exit_code == kExitOk ? "✅" : "❌";
   out +=
       "## " + std::string(icon) + " gpubench-compare: " + MarkdownCell(GateLine(report)) + "\n\n";
-  out += "Baseline `" + MarkdownCell(report.baseline_path) + "` (" +
-         std::to_string(report.baseline_benchmark_count) + " benchmarks) vs contender `" +
-         MarkdownCell(report.contender_path) + "` (" +
+  out += "Baseline " + internal::MarkdownCode(report.baseline_path) + " (" +
+         std::to_string(report.baseline_benchmark_count) + " benchmarks) vs contender " +
+         internal::MarkdownCode(report.contender_path) + " (" +
          std::to_string(report.contender_benchmark_count) + " benchmarks).\n\n";
   if (const std::string levels = LevelsLine(report); !levels.empty()) {
     out += "**Levels:** " + MarkdownCell(levels) + ".\n\n";
@@ -116,7 +99,7 @@ std::string FormatMarkdown(const ComparisonReport& report, MetricRows metric_row
   if (report.refused_for_settings) {
     out += "| Setting | Baseline | Contender |\n| --- | --- | --- |\n";
     for (const ValueDifference& difference : report.settings.differences) {
-      out += "| `" + MarkdownCell(difference.key) + "` | " +
+      out += "| " + internal::MarkdownCode(difference.key) + " | " +
              MarkdownCell(ShowValue(difference.baseline)) + " | " +
              MarkdownCell(ShowValue(difference.contender)) + " |\n";
     }

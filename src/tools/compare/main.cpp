@@ -1,6 +1,8 @@
 // gpubench-compare: CI regression gate for Google Benchmark / gpubench JSON.
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -73,7 +75,16 @@ void AddOptions(CLI::App& app, CommandLine& line) {
       ->allow_extra_args(false);
   app.add_option("--alpha", options.compare.alpha, "Significance level of the Mann-Whitney U test")
       ->capture_default_str()
-      ->check(CLI::Range(1e-12, 0.999999));
+      // Not CLI::Range: it lets "nan" through (no comparison with NaN fails), and p < NaN never
+      // holds, so the gate would pass every change.
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            const double value = std::strtod(text.c_str(), nullptr);
+            return value >= 1e-12 && value <= 0.999999
+                       ? std::string()
+                       : "--alpha " + text + " is not a level in [1e-12, 0.999999], e.g. 0.05";
+          },
+          "in [1e-12, 0.999999]", "a level"));
   app.add_option("--unconfirmed", line.unconfirmed,
                  "Whether a change beyond the threshold that repetitions cannot confirm fails "
                  "the gate (fail) or is advisory (warn)")

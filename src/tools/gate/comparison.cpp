@@ -3,7 +3,9 @@
 // code.
 #include "tools/gate/comparison.hpp"
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "common/status.hpp"
 #include "schema/counter_table.hpp"
@@ -137,6 +139,26 @@ std::string NothingCompared(const ComparisonReport& report, const BenchmarkFile&
          " failed in the baseline" + first_failure + "; are they runs of the same suite?";
 }
 
+// A --threshold or --direction for a metric that no benchmark of the contender has changes
+// nothing; usually the name is misspelt, so it is said.
+void WarnUnusedOverrides(const BenchmarkFile& contender, const CompareOptions& options,
+                         std::vector<std::string>& warnings) {
+  std::set<std::string> unused;
+  for (const auto& entry : options.overrides.thresholds) unused.insert(entry.first);
+  for (const auto& entry : options.overrides.directions) unused.insert(entry.first);
+  for (auto name = unused.begin(); name != unused.end();) {
+    const bool found =
+        std::any_of(contender.benchmarks.begin(), contender.benchmarks.end(),
+                    [&](const BenchmarkRecord& record) { return record.FindMetric(*name); });
+    name = found ? unused.erase(name) : std::next(name);
+  }
+  for (const std::string& name : unused) {
+    warnings.push_back("--threshold/--direction " + name +
+                       ": no benchmark of the contender has this metric, so it changes nothing "
+                       "(a misspelt name?)");
+  }
+}
+
 // Everything after the settings check: the benchmarks of `baseline` (one file, or the pooled
 // runs of a history) against the contender's, the new ones, the summary and the exit code.
 Status CompareBenchmarks(const BenchmarkFile& baseline, const BenchmarkFile& contender,
@@ -183,6 +205,7 @@ Result<ComparisonReport> CompareFiles(const BenchmarkFile& baseline, const Bench
   report.warnings = baseline.warnings;
   report.warnings.insert(report.warnings.end(), contender.warnings.begin(),
                          contender.warnings.end());
+  WarnUnusedOverrides(contender, options, report.warnings);
   report.settings = CheckSettings(baseline, contender);
   report.settings.baseline_path = baseline.path;
   report.device_differences = DeviceDifferences(baseline, contender);
@@ -248,6 +271,7 @@ Result<ComparisonReport> CompareWithHistory(const std::vector<const BenchmarkFil
   report.warnings = pooled.file.warnings;
   report.warnings.insert(report.warnings.end(), contender.warnings.begin(),
                          contender.warnings.end());
+  WarnUnusedOverrides(contender, options, report.warnings);
   if (report.settings.mismatch && !options.allow_settings_mismatch) {
     report.refused_for_settings = true;
     report.exit_code = kExitSettingsMismatch;

@@ -186,8 +186,10 @@ void MetricJudge::Decide(MetricComparison& result, std::size_t n_base, std::size
                          bool can_test, bool aggregates_only) const {
   const double threshold = *result.applied_threshold_percent;
   const double badness = Badness(result.policy.direction, result.change_percent);
+  // Where the floor set the threshold, the absolute check alone decides: the percentages say
+  // the same for a baseline above 0, and nothing for a baseline of 0 (inf > inf never holds).
   const bool beyond =
-      std::fabs(badness) > threshold &&
+      (result.floor_decides || std::fabs(badness) > threshold) &&
       std::fabs(result.contender_median - result.baseline_median) > result.applied_floor;
   result.worse = beyond && badness > 0;
   if (!beyond && result.is_time && threshold > kGateUndecidedPercent) {

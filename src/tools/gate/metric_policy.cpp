@@ -57,7 +57,15 @@ detail::Result<std::pair<std::string_view, std::string_view>> SplitSpec(std::str
     return detail::Status::InvalidInput("\"" + std::string(spec) + "\" is not of the form " +
                                         example);
   }
-  return std::pair(Trim(spec.substr(0, equals)), Trim(spec.substr(equals + 1)));
+  const std::string_view name = Trim(spec.substr(0, equals));
+  // "real_time=5%,cpu_time=3%" would otherwise set a metric named "real_time=5%,cpu_time".
+  if (name.find_first_of("=,") != std::string_view::npos) {
+    return detail::Status::InvalidInput("\"" + std::string(spec) +
+                                        "\" holds more than one METRIC=VALUE: give each its own "
+                                        "option (" +
+                                        example + ")");
+  }
+  return std::pair(name, Trim(spec.substr(equals + 1)));
 }
 
 }  // namespace

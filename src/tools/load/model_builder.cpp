@@ -177,13 +177,16 @@ Status ModelBuilder::AddIterationRow(const RowState& row) {
     }
     index = static_cast<int>(row.repetition_index);
   }
-  const bool duplicate =
-      repetitions <= 1
-          ? rows_so_far > 0
-          : (rows_so_far >= static_cast<std::size_t>(repetitions) ||
-             (row.has_repetition_index && std::find(record.seen_repetition_indices.begin(),
-                                                    record.seen_repetition_indices.end(), index) !=
-                                              record.seen_repetition_indices.end()));
+  if (indices_out_of_order_.size() <= record_index) indices_out_of_order_.resize(record_index + 1);
+  const bool in_order = !indices_out_of_order_[record_index];
+  const auto seen_before = [&] {
+    if (in_order) return static_cast<std::size_t>(index) < rows_so_far;  // 0 .. rows_so_far - 1
+    return std::find(record.seen_repetition_indices.begin(), record.seen_repetition_indices.end(),
+                     index) != record.seen_repetition_indices.end();
+  };
+  const bool duplicate = repetitions <= 1 ? rows_so_far > 0
+                                          : (rows_so_far >= static_cast<std::size_t>(repetitions) ||
+                                             (row.has_repetition_index && seen_before()));
   if (duplicate) {
     return RowError(
         row, "is a duplicate: the name already appeared at entry " +
@@ -192,6 +195,7 @@ Status ModelBuilder::AddIterationRow(const RowState& row) {
                                   : std::string(" and the file has no repetitions")) +
                  duplicate_hint);
   }
+  if (static_cast<std::size_t>(index) != rows_so_far) indices_out_of_order_[record_index] = true;
   record.seen_repetition_indices.push_back(index);
   if (row.has_label && record.label.empty()) record.label = row.label;
   if (row.error_occurred || row.skipped) {

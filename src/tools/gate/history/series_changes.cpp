@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
+#include <string_view>
 #include <unordered_map>
 
 #include "schema/context_keys.hpp"
@@ -222,8 +225,49 @@ const char* ChangeDirectionName(ChangeDirection direction) {
   return "unknown";
 }
 
+namespace {
+
+// Seconds since 1970-01-01 UTC of an ISO 8601 date and time as GB writes "date"
+// ("2026-11-29T20:26:41+00:00": local time and its offset; also "Z", "+0100", a fraction of a
+// second, or no offset at all, read as UTC); nullopt for anything else.
+std::optional<double> UtcSeconds(const std::string& text) {
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, consumed = 0;
+  double second = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%lf%n", &year, &month, &day, &hour, &minute,
+                  &second, &consumed) != 6 ||
+      month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second < 0 ||
+      second >= 61) {
+    return std::nullopt;
+  }
+  std::string_view zone = std::string_view(text).substr(static_cast<std::size_t>(consumed));
+  double offset = 0;
+  if (zone == "Z") {
+    zone = "";
+  } else if (!zone.empty()) {
+    int hours = 0, minutes = 0, used = 0;
+    const std::string rest(zone.substr(1));
+    if ((zone[0] != '+' && zone[0] != '-') ||
+        (std::sscanf(rest.c_str(), "%2d:%2d%n", &hours, &minutes, &used) != 2 &&
+         std::sscanf(rest.c_str(), "%2d%2d%n", &hours, &minutes, &used) != 2) ||
+        static_cast<std::size_t>(used) != rest.size() || hours > 23 || minutes > 59) {
+      return std::nullopt;
+    }
+    offset = (zone[0] == '-' ? -1 : 1) * (hours * 3600.0 + minutes * 60.0);
+  }
+  // Days from the civil date (the proleptic Gregorian calendar).
+  const int y = year - (month <= 2 ? 1 : 0);
+  const int era = (y >= 0 ? y : y - 399) / 400;
+  const int year_of_era = y - era * 400;
+  const int day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  const int day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+  const double days = era * 146097.0 + day_of_era - 719468.0;
+  return days * 86400 + hour * 3600.0 + minute * 60.0 + second - offset;
+}
+
+}  // namespace
+
 detail::Status OrderRunsBy(std::vector<const BenchmarkFile*>& runs, const std::string& key) {
-  bool numbers = true;
+  bool numbers = true, times = true;
   for (const BenchmarkFile* run : runs) {
     const std::string* value = run->ContextValue(key);
     if (!value) {
@@ -236,11 +280,16 @@ detail::Status OrderRunsBy(std::vector<const BenchmarkFile*>& runs, const std::s
     char* end = nullptr;
     std::strtod(value->c_str(), &end);
     numbers = numbers && !value->empty() && end == value->c_str() + value->size();
+    times = times && UtcSeconds(*value).has_value();
   }
+  // Dates in time order, whatever their offsets: runners in other time zones, or either side of
+  // a change to summer time, would otherwise sort by their local clocks.
   std::stable_sort(runs.begin(), runs.end(), [&](const BenchmarkFile* a, const BenchmarkFile* b) {
     const std::string& x = *a->ContextValue(key);
     const std::string& y = *b->ContextValue(key);
-    return numbers ? std::strtod(x.c_str(), nullptr) < std::strtod(y.c_str(), nullptr) : x < y;
+    if (numbers) return std::strtod(x.c_str(), nullptr) < std::strtod(y.c_str(), nullptr);
+    if (times) return *UtcSeconds(x) < *UtcSeconds(y);
+    return x < y;
   });
   return detail::Status::Ok();
 }

@@ -117,7 +117,8 @@ const char* SeriesChangeKindName(SeriesChangeKind kind);
 const char* ChangeDirectionName(ChangeDirection direction);
 
 /// Sorts `runs` by the context key `key` (stable; numbers as numbers when every value is one,
-/// else as text: ISO dates sort as text). Fails (kInvalidInput) naming a run without the key.
+/// ISO 8601 dates and times in UTC order when every value is one (GB's "date" holds the local
+/// time and its offset), else as text). Fails (kInvalidInput) naming a run without the key.
 detail::Status OrderRunsBy(std::vector<const BenchmarkFile*>& runs, const std::string& key);
 
 }  // namespace gpubench::tools
