@@ -2326,4 +2326,22 @@ TEST(Output, MarkdownShowsOddBenchmarkNamesAsThemselves) {
   }
 }
 
+// Shards of one run are one run: a plain GB file beside a gpubench one is refused (exit 3) in
+// either order, instead of labelling one file's rows with the other's settings and GPU.
+TEST(ExitCode, ThreeWhenAPlainGbFileIsGivenAsAShardOfAGpubenchRun) {
+  const std::string gpubench_run = Data("h200/gate_a1.json"), plain = Data("plain_gb.json");
+  for (const auto& files : {std::vector<std::string>{gpubench_run, plain},
+                            std::vector<std::string>{plain, gpubench_run}}) {
+    std::vector<std::string> args = files;
+    args.insert(args.end(), {"--to", "csv"});
+    const ToolRun exported = RunExe(GPUBENCH_EXPORT_EXE, args);
+    EXPECT_EQ(exported.exit_code, 3) << exported.err;
+    EXPECT_THAT(exported.err, HasSubstr("was not (no gpubench_settings_fingerprint): files given "
+                                        "together must be shards of one run"));
+    args = files;
+    args.insert(args.end(), {"-o", ::testing::TempDir() + "/gpubench_mixed_shards.html"});
+    EXPECT_EQ(RunExe(GPUBENCH_REPORT_EXE, args).exit_code, 3);
+  }
+}
+
 }  // namespace

@@ -34,10 +34,10 @@ constexpr const char* kDescription =
     "benchmark, repetition or aggregate, and counter, with unit, direction and settings; every\n"
     "counter by default; codes such as stop_reason in words, without aggregates). A file cut\n"
     "off mid-write (a killed run) exports its complete rows,\n"
-    "with a warning. Exit codes: 0 written, 2 bad input or usage, 3 the input files' gpubench\n"
-    "settings fingerprints differ, 4 nothing exported (every benchmark an error or skipped, or\n"
-    "none at all: a CSV of only its header, an empty Bencher file, no github-action-benchmark\n"
-    "file).";
+    "with a warning. Exit codes: 0 written, 2 bad input or usage (also an output that is an\n"
+    "input, or a write that failed), 3 the input files' gpubench settings fingerprints differ\n"
+    "(or one has none), 4 nothing exported (every benchmark an error or skipped, or none at all:\n"
+    "a CSV of only its header, an empty Bencher file, no github-action-benchmark file).";
 
 constexpr std::size_t kMaxNotes = 10;
 

@@ -53,6 +53,18 @@ detail::Result<BenchmarkFile> LoadRun(const std::vector<std::string>& paths) {
     if (check.mismatch) {
       return Status::SettingsMismatch(DescribeSettingsMismatch(check, paths.front(), paths[i]));
     }
+    // A comparison may set a plain GB run beside a gpubench one; shards of one run may not: the
+    // merged run would carry the first file's settings and GPU for the other's rows.
+    const std::string* first_print = merged.ContextValue(context_key::kSettingsFingerprint);
+    const std::string* next_print = next.ContextValue(context_key::kSettingsFingerprint);
+    if ((first_print == nullptr) != (next_print == nullptr)) {
+      const std::string& by_gpubench = first_print ? paths.front() : paths[i];
+      const std::string& plain = first_print ? paths[i] : paths.front();
+      return Status::SettingsMismatch(
+          by_gpubench + " was written by gpubench (settings fingerprint " +
+          *(first_print ? first_print : next_print) + ") and " + plain + " was not (no " +
+          context_key::kSettingsFingerprint + "): files given together must be shards of one run");
+    }
     // The shard's aggregate rows name their metrics by index into its own table.
     std::vector<std::uint32_t> remap;
     for (const std::string& metric : next.aggregate_metrics) {
