@@ -1034,6 +1034,12 @@ TEST(RealH200History, AFolderOfRunsAndWhatIsWrongWithIt) {
   const ToolRun empty = RunTool({"--history", folder, contender});
   EXPECT_EQ(empty.exit_code, 2);
   EXPECT_THAT(empty.err, HasSubstr("holds no *.json file"));
+  // The contender alone in the folder: it is not its own baseline, and the message says so.
+  std::filesystem::copy_file(gate.front(), folder + "/only.json");
+  const ToolRun only = RunTool({"--history", folder, folder + "/only.json"});
+  EXPECT_EQ(only.exit_code, 2);
+  EXPECT_THAT(only.err,
+              HasSubstr("holds no *.json file besides the contender " + folder + "/only.json"));
   std::filesystem::remove_all(folder);
 }
 

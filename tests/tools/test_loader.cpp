@@ -1,9 +1,13 @@
 #include "tools/load/loader.hpp"
 
+#include <unistd.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "schema/context_keys.hpp"
@@ -53,6 +57,23 @@ TEST(Loader, MalformedJsonGivesLineAndColumn) {
 TEST(Loader, ConsoleOutputIsRecognisedAsNotJson) {
   EXPECT_THAT(LoadErrorFor(DataFile("console_output.txt")),
               AllOf(HasSubstr("is not JSON"), HasSubstr("console or CSV")));
+}
+
+// A file an editor saved with a UTF-8 byte order mark loads as the same run (docs/compare.md).
+TEST(Loader, AByteOrderMarkIsReadPast) {
+  std::ifstream source(DataFile("h200/gate_a1.json"), std::ios::binary);
+  std::stringstream text;
+  text << source.rdbuf();
+  const std::string path =
+      ::testing::TempDir() + "/gpubench_bom_" + std::to_string(::getpid()) + ".json";
+  std::ofstream(path, std::ios::binary) << "\xEF\xBB\xBF" << text.str();
+  const auto with_mark = LoadBenchmarkFile(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(with_mark.ok()) << with_mark.status().message();
+  const auto without = LoadBenchmarkFile(DataFile("h200/gate_a1.json"));
+  ASSERT_TRUE(without.ok());
+  ASSERT_EQ(with_mark.value().benchmarks.size(), without.value().benchmarks.size());
+  EXPECT_EQ(with_mark.value().benchmarks.front().name, without.value().benchmarks.front().name);
 }
 
 TEST(Loader, JsonThatIsNotGoogleBenchmarkOutput) {

@@ -15,12 +15,16 @@ detail::Result<std::vector<std::string>> HistoryFiles(const std::string& directo
                                         "files, one per baseline run");
   }
   std::vector<std::string> files;
+  bool holds_contender = false;
   fs::directory_iterator it(directory, error);
   for (; !error && it != fs::directory_iterator(); it.increment(error)) {
     const fs::path& path = it->path();
     std::error_code ignored;  // a file that vanished or a contender not written yet: no match
     if (path.extension() != ".json" || !it->is_regular_file(ignored)) continue;
-    if (fs::equivalent(path, contender_path, ignored)) continue;  // the contender written there
+    if (fs::equivalent(path, contender_path, ignored)) {  // the contender written there
+      holds_contender = true;
+      continue;
+    }
     files.push_back(path.string());
   }
   if (error) {
@@ -28,9 +32,12 @@ detail::Result<std::vector<std::string>> HistoryFiles(const std::string& directo
                                         ": cannot be read: " + error.message());
   }
   if (files.empty()) {
-    return detail::Status::InvalidInput(
-        "--history " + directory +
-        ": holds no *.json file; expected the --benchmark_out files of earlier runs");
+    return detail::Status::InvalidInput("--history " + directory +
+                                        (holds_contender
+                                             ? ": holds no *.json file besides the contender "
+                                             : ": holds no *.json file; ") +
+                                        (holds_contender ? contender_path + "; " : std::string()) +
+                                        "expected the --benchmark_out files of earlier runs");
   }
   std::sort(files.begin(), files.end());
   return files;

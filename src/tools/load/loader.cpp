@@ -84,7 +84,8 @@ bool IsPlainWellFormedUtf8(const char* text, std::size_t length) {
 }
 
 Status CheckLooksLikeJson(std::string_view bytes, const std::string& source_name) {
-  std::size_t first = 0;
+  // A UTF-8 byte order mark (an editor's) is read past: the parsers take it (docs/compare.md).
+  std::size_t first = bytes.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
   while (first < bytes.size() && (bytes[first] == ' ' || bytes[first] == '\n' ||
                                   bytes[first] == '\r' || bytes[first] == '\t')) {
     ++first;
