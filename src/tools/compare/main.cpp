@@ -1,9 +1,8 @@
 // gpubench-compare: CI regression gate for Google Benchmark / gpubench JSON.
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <string>
