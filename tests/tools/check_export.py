@@ -18,6 +18,7 @@ import math
 import os
 import re
 import statistics
+import shutil
 import subprocess
 import sys
 
@@ -221,6 +222,17 @@ def check_options_and_errors(exe, compare, data_dir, work_dir):
     coded = os.path.join(data_dir, "history_gate_v4", "run_01.json")
     check("reason" not in result.stdout + run([exe, "--list-measures", coded]).stdout,
           "--list-measures offers a code")
+    # -o takes the table as it takes any export, and an input is no output.
+    listed = os.path.join(work_dir, "measures.txt")
+    to_file = run([exe, "--list-measures", "-o", listed])
+    check(to_file.returncode == 0 and to_file.stdout == "" and os.path.exists(listed) and
+          open(listed).read() == result.stdout,
+          "--list-measures -o: exit %d, stdout %r" % (to_file.returncode, to_file.stdout[:80]))
+    copied = os.path.join(work_dir, "coded_copy.json")
+    shutil.copyfile(coded, copied)
+    over_input = run([exe, "--list-measures", copied, "-o", copied])
+    check(over_input.returncode == 2 and "--output" in over_input.stderr,
+          "--list-measures -o INPUT: exit %d %s" % (over_input.returncode, over_input.stderr))
     for form in ("bencher", "github-action-benchmark"):
         result = run([exe, coded, "--to", form, "--counters", "time,stop_reason", "-o",
                       os.path.join(work_dir, "codes")])

@@ -299,18 +299,29 @@ def main():
     with open(throttled, "w") as handle:
         json.dump(gb, handle)
     log = os.path.join(work_dir, "run.log")
-    with open(log, "w") as handle:
-        handle.write("gpubench: Gate_Tiny: GB reported the call with 100 iterations (0.0004 s of "
-                     "GPU time), ...; its hardware counters were copied from the same instance's "
-                     "profiled call with 10 iterations\n")
+    # A log holds whatever a process wrote: a NUL and bytes that are no UTF-8 must not make the
+    # page invalid UTF-8.
+    with open(log, "wb") as handle:
+        handle.write(b"gpubench: Gate_Tiny: GB reported the call with 100 iterations (0.0004 s of "
+                     b"GPU time), ...; its hardware counters were copied from the same instance's "
+                     b"profiled call with 10 iterations [odd bytes: \x00 \xff \xe2\x82]\n")
     out = os.path.join(work_dir, "alone.html")
     result = write_report(exe, [throttled, "--log", log], out)
     check(result.returncode == 0, "alone: exit %d %s" % (result.returncode, result.stderr))
+    with open(out, "rb") as handle:
+        page = handle.read()
+    try:
+        page.decode("utf-8")
+        check(b"\x00" not in page, "alone: a NUL byte of the log is on the page")
+    except UnicodeDecodeError as error:
+        check(False, "alone: the page is not UTF-8: %s" % error)
     dom, status = render(browser, out)
     check_rendered("alone", dom, status, 3)
     check("SM clock throttled" in dom and "Gate_Tiny/manual_time (1 of 10 repetitions)" in dom,
           "alone: no throttle warning")
     check("copied counters: gpubench: Gate_Tiny" in html.unescape(dom), "alone: no copied warning")
+    check("[odd bytes: \\x00 \ufffd \ufffd\ufffd]" in html.unescape(dom),
+          "alone: the log's odd bytes are not shown as \\x00 and U+FFFD")
     check("THROTTLED" in dom, "alone: throttled row not marked")
     check("GPU shared: another process used the GPU during 1 benchmark(s)" in dom and
           "Gate_SortPairs/16777216/manual_time (1 of 10 repetitions)" in dom,

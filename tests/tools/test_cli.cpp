@@ -1013,6 +1013,15 @@ TEST(RealH200History, AFolderOfRunsAndWhatIsWrongWithIt) {
   EXPECT_THAT(twice.err, AllOf(HasSubstr("baseline " + gate[0] + " was given twice: counted once"),
                                HasSubstr("baseline " + gate[1] + " is the contender itself")));
   EXPECT_THAT(twice.out, HasSubstr("2 runs: "));
+  // The contender as its only baseline, once or three times: compared with itself, and said so.
+  for (const std::vector<std::string>& self :
+       {std::vector<std::string>{gate[1], gate[1]}, {gate[1], gate[1], gate[1]}}) {
+    const ToolRun itself = RunTool(self);
+    EXPECT_EQ(itself.exit_code, 0) << itself.err;
+    EXPECT_THAT(itself.err, HasSubstr("warning: the baseline is the contender itself (" + gate[1] +
+                                      "): the run is compared with itself"));
+    EXPECT_THAT(itself.out, Not(HasSubstr("runs: ")));
+  }
   // A contender that does not exist is named as such, not blamed on the folder.
   const ToolRun no_contender = RunTool({"--history", folder, folder + "/missing.json"});
   EXPECT_EQ(no_contender.exit_code, 2);
@@ -1087,6 +1096,32 @@ TEST(RealH200History, TheReportTakesTheSameHistory) {
 
 // The report's warnings list rows timed without holds (launch_held=0), with their repetitions;
 // rows that were not held because another process used the GPU are listed as shared instead.
+// The gate's options change nothing in a report without a baseline: said, not silently ignored.
+TEST(Report, GateOptionsWithoutABaselineAreAWarning) {
+  const std::string stem = ::testing::TempDir() + "/gpubench_no_gate_" + std::to_string(::getpid());
+  const std::string chart_js = stem + "_chart.js", html = stem + ".html";
+  std::ofstream(chart_js) << "/* Chart.js stand-in */\n";
+  const ToolRun plain =
+      RunExe(GPUBENCH_REPORT_EXE, {Data("h200/gate_a1.json"), "--chartjs", chart_js, "-o", html});
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_THAT(plain.err, Not(HasSubstr("changes nothing")));
+  const ToolRun gated =
+      RunExe(GPUBENCH_REPORT_EXE, {Data("h200/gate_a1.json"), "--threshold", "real_time=5%",
+                                   "--unconfirmed", "warn", "--chartjs", chart_js, "-o", html});
+  EXPECT_EQ(gated.exit_code, 0) << gated.err;
+  EXPECT_THAT(gated.err, HasSubstr("warning: --threshold changes nothing without --baseline or "
+                                   "--history"));
+  EXPECT_THAT(gated.err, HasSubstr("warning: --unconfirmed changes nothing"));
+  EXPECT_THAT(gated.err, Not(HasSubstr("--direction")));
+  const ToolRun against = RunExe(
+      GPUBENCH_REPORT_EXE, {Data("h200/gate_a1.json"), "--baseline", Data("h200/gate_b1.json"),
+                            "--threshold", "real_time=5%", "--chartjs", chart_js, "-o", html});
+  EXPECT_EQ(against.exit_code, 0) << against.err;
+  EXPECT_THAT(against.err, Not(HasSubstr("changes nothing")));
+  std::remove(html.c_str());
+  std::remove(chart_js.c_str());
+}
+
 // streams.json: an H200 run of tests/gpu/streams.cu, whose Streams_OtherSynced waits in its body.
 TEST(RealH200Report, RowsTimedWithoutHoldsAreAmongTheWarnings) {
   const std::string stem =
@@ -2330,6 +2365,37 @@ TEST(Output, MarkdownShowsOddBenchmarkNamesAsThemselves) {
                                 HasSubstr("| `` BM_`tick` `` |"), Not(HasSubstr("BM_Sort&lt;"))))
         << run->out << run->err;
   }
+}
+
+// The console shows an empty name as "" (an empty cell would read as the benchmark above's, and
+// a missing "" went unlisted) and a control character as \xNN (a name cannot colour or clear the
+// terminal).
+TEST(Output, TheConsoleShowsEmptyNamesAndControlCharactersVisibly) {
+  const auto run_with = [&](const std::string& tag, const std::vector<std::string>& names) {
+    return RewrittenRun(Data("h200/gate_a1.json"), tag, [&](nlohmann::json& doc) {
+      nlohmann::json rows = nlohmann::json::array();
+      for (const std::string& name : names) {
+        rows.push_back({{"name", name},
+                        {"run_name", name},
+                        {"run_type", "iteration"},
+                        {"iterations", 1},
+                        {"real_time", 1000},
+                        {"cpu_time", 1000},
+                        {"time_unit", "ns"}});
+      }
+      doc["benchmarks"] = rows;
+    });
+  };
+  const std::string escape = "BM_\x1b[2Jclear";
+  const std::string baseline = run_with("odd_names_b", {"", escape, "BM_plain"});
+  const std::string contender = run_with("odd_names_c", {escape, "BM_plain"});
+  const ToolRun compared = RunTool({baseline, contender, "--color", "never"});
+  std::remove(baseline.c_str());
+  std::remove(contender.c_str());
+  EXPECT_EQ(compared.exit_code, 0) << compared.err;
+  EXPECT_THAT(compared.out, AllOf(HasSubstr("\n\"\" (an empty name)  missing in contender"),
+                                  HasSubstr("\nBM_\\x1b[2Jclear"), Not(HasSubstr("\x1b"))))
+      << compared.out;
 }
 
 // Shards of one run are one run: a plain GB file beside a gpubench one is refused (exit 3) in

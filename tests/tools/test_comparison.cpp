@@ -12,6 +12,7 @@
 #include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
 #include "tools/base/student_t.hpp"
+#include "tools/base/text.hpp"
 #include "tools/compare/report_format.hpp"
 #include "tools/load/loader.hpp"
 
@@ -667,6 +668,21 @@ TEST(Format, HumanReadableNumbers) {
   EXPECT_EQ(FormatChangePercent(12.345), "+12.35%");
   EXPECT_EQ(FormatChangePercent(INFINITY), "+inf%");
   EXPECT_EQ(FormatChangePercent(NAN), "n/a");
+}
+
+// Names may hold what their JSON escaped and a log anything: a console line or a page shows
+// control characters as \xNN and bytes that are no UTF-8 as U+FFFD; valid UTF-8 stays as it is.
+TEST(Format, ShowableTextEscapesControlsAndReplacesInvalidUtf8) {
+  EXPECT_EQ(ShowableText("BM_Copy<float>/64\tx"), "BM_Copy<float>/64\tx");
+  EXPECT_EQ(ShowableText(std::string("a\0b\x01\x1b[31m\x7f", 10)), "a\\x00b\\x01\\x1b[31m\\x7f");
+  EXPECT_EQ(ShowableText("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+            "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+  const std::string replaced = "\xef\xbf\xbd";
+  EXPECT_EQ(ShowableText("\xff"), replaced);
+  EXPECT_EQ(ShowableText("\xc0\xaf"), replaced + replaced);                 // overlong '/'
+  EXPECT_EQ(ShowableText("\xed\xa0\x80"), replaced + replaced + replaced);  // a surrogate
+  EXPECT_EQ(ShowableText("\xf4\x90\x80\x80"), replaced + replaced + replaced + replaced);
+  EXPECT_EQ(ShowableText("x\xe2\x82"), "x" + replaced + replaced);  // cut short
 }
 
 // --- A baseline history -------------------------------------------------------------------

@@ -76,6 +76,68 @@ TEST(Loader, AByteOrderMarkIsReadPast) {
   EXPECT_EQ(with_mark.value().benchmarks.front().name, without.value().benchmarks.front().name);
 }
 
+// GB writes every user counter as a number; a field of another kind (a custom reporter's, a
+// hand-edited file's) is no counter, and the file's warnings say so instead of the column
+// missing from every tool's output without a word.
+TEST(Loader, AFieldThatIsNoNumberIsNoCounterAndAWarningSaysSo) {
+  const std::string json = R"({"context": {}, "benchmarks": [
+    {"name": "a", "run_type": "iteration", "real_time": 1, "time_unit": "ns", "bytes": 8,
+     "note": "fast", "ok": true, "gone": null, "shape": {"x": 1}, "list": [1, 2], "nan": "NaN"},
+    {"name": "b", "run_type": "iteration", "real_time": 2, "time_unit": "ns", "bytes": 9,
+     "note": "slow"}]})";
+  for (const bool reference : {false, true}) {
+    const auto parsed = reference ? ParseBenchmarkJsonWithNlohmann(json, "odd.json")
+                                  : ParseBenchmarkJson(json, "odd.json");
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    const BenchmarkFile& file = parsed.value();
+    ASSERT_EQ(file.warnings.size(), 1u) << "reference parser: " << reference;
+    EXPECT_THAT(file.warnings[0],
+                AllOf(HasSubstr("odd.json: field \"note\" is a string (in 2 rows)"),
+                      HasSubstr("field \"ok\" is true or false (in 1 row)"),
+                      HasSubstr("field \"gone\" is null"), HasSubstr("\"shape\" is an object"),
+                      HasSubstr("\"list\" is an array"), HasSubstr("no counters")));
+    EXPECT_THAT(file.warnings[0], ::testing::Not(HasSubstr("\"nan\"")));
+    const BenchmarkRecord& a = file.benchmarks.at(0);
+    EXPECT_NE(a.FindMetric("bytes"), nullptr);
+    EXPECT_NE(a.FindMetric("nan"), nullptr);  // GB's spelling of a NaN counter
+    EXPECT_EQ(a.FindMetric("note"), nullptr);
+  }
+  // Six or more such fields: five are named, the rest counted.
+  std::string many = R"({"context": {}, "benchmarks": [{"name": "a", "real_time": 1, )"
+                     R"("time_unit": "ns")";
+  for (int i = 0; i < 7; ++i) many += ", \"s" + std::to_string(i) + "\": \"x\"";
+  many += "}]}";
+  const auto parsed = ParseBenchmarkJson(many, "many.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_EQ(parsed.value().warnings.size(), 1u);
+  EXPECT_THAT(parsed.value().warnings[0],
+              AllOf(HasSubstr("\"s4\""), ::testing::Not(HasSubstr("\"s5\"")),
+                    HasSubstr("and 2 more fields")));
+}
+
+// A time that is finite in its unit but not in nanoseconds is refused, not shown as "inf".
+TEST(Loader, ATimeBeyondWhatNanosecondsHoldIsRefused) {
+  for (const bool reference : {false, true}) {
+    const std::string json = R"({"context": {}, "benchmarks": [{"name": "a", "real_time": 1e300,)"
+                             R"( "cpu_time": 1, "time_unit": "s"}]})";
+    const auto parsed = reference ? ParseBenchmarkJsonWithNlohmann(json, "huge.json")
+                                  : ParseBenchmarkJson(json, "huge.json");
+    ASSERT_FALSE(parsed.ok());
+    EXPECT_THAT(parsed.status().message(),
+                AllOf(HasSubstr("benchmark \"a\""), HasSubstr("\"real_time\" is 1"),
+                      HasSubstr("e+300 s,"), HasSubstr("finite number of nanoseconds")));
+  }
+  EXPECT_EQ(ParseErrorFor(R"({"context": {}, "benchmarks": [{"name": "a", "real_time": 1e300,)"
+                          R"( "time_unit": "ns"}]})"),
+            "");
+}
+
+TEST(Loader, ANameWithANulByteIsRefused) {
+  EXPECT_THAT(ParseErrorFor(R"({"context": {}, "benchmarks": [{"name": "a\u0000b", )"
+                            R"("real_time": 1, "time_unit": "ns"}]})"),
+              AllOf(HasSubstr("benchmark \"a?b\""), HasSubstr("NUL byte")));
+}
+
 TEST(Loader, JsonThatIsNotGoogleBenchmarkOutput) {
   EXPECT_THAT(LoadErrorFor(DataFile("not_gb.json")),
               AllOf(HasSubstr("not Google Benchmark output"), HasSubstr("\"benchmarks\" array")));
@@ -96,6 +158,32 @@ TEST(Loader, DuplicateRepetitionIndexIsRejected) {
           "repetition_index": 1, "real_time": 1, "cpu_time": 1, "time_unit": "ns"})";
   EXPECT_THAT(ParseErrorFor("{\"benchmarks\": [" + row + "," + row + "]}"),
               AllOf(HasSubstr("duplicate"), HasSubstr("repetition_index 1")));
+}
+
+// Repetitions in any order load, each index once; a duplicate is found wherever it comes.
+TEST(Loader, RepetitionsOutOfOrderLoadAndTheirDuplicatesAreFound) {
+  const auto rep = [](int index) {
+    return R"({"name": "A", "run_name": "A", "run_type": "iteration", "repetitions": 4, )"
+           R"("repetition_index": )" +
+           std::to_string(index) + R"(, "real_time": )" + std::to_string(10 + index) +
+           R"(, "time_unit": "ns"})";
+  };
+  const auto file = [&](std::initializer_list<int> order) {
+    std::string json = "{\"benchmarks\": [";
+    for (int index : order) json += (json.back() == '[' ? "" : ",") + rep(index);
+    return json + "]}";
+  };
+  const auto parsed = ParseBenchmarkJson(file({0, 2, 1, 3}), "order.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_EQ(parsed.value().benchmarks.at(0).seen_repetition_indices,
+            (std::vector<int>{0, 2, 1, 3}));
+  EXPECT_THAT(ParseErrorFor(file({0, 2, 1, 2})),
+              AllOf(HasSubstr("duplicate"), HasSubstr("repetition_index 2")));
+  EXPECT_THAT(ParseErrorFor(file({3, 0, 3})),
+              AllOf(HasSubstr("duplicate"), HasSubstr("repetition_index 3")));
+  EXPECT_THAT(ParseErrorFor(file({1, 0, 0})),
+              AllOf(HasSubstr("duplicate"), HasSubstr("repetition_index 0")));
+  EXPECT_EQ(ParseErrorFor(file({3, 2, 1, 0})), "");
 }
 
 TEST(Loader, MissingAndInvalidFieldsAreNamed) {

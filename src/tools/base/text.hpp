@@ -28,6 +28,11 @@ void AppendQuantity(std::string& out, double value);
 /// Appends "+12.30%", "+inf%" or "n/a".
 void AppendChangePercent(std::string& out, double percent);
 
+/// `text` as a console line or a web page can show it: each control character (but tab) as
+/// "\xNN", each byte that is not part of valid UTF-8 as U+FFFD. A benchmark name may hold what
+/// its JSON escaped (\u0001), and a log anything at all.
+std::string ShowableText(std::string_view text);
+
 std::string FormatTimeNs(double nanoseconds);     ///< "12.35 us"
 std::string FormatQuantity(double value);         ///< "1.049 G", "512"
 std::string FormatChangePercent(double percent);  ///< "+12.30%", "+inf%", "n/a"

@@ -138,11 +138,25 @@ Tone StatusTone(const BenchmarkComparison& benchmark) {
   }
 }
 
+// A benchmark's name as a table shows it: as it is, but an empty name as "" (an empty cell is
+// the benchmark above's) and control characters as \xNN (no terminal escape from a file reaches
+// the console). `shown` holds the text when it is not the name itself.
+std::string_view ShownName(const std::string& name, std::string& shown) {
+  if (name.empty()) return "\"\" (an empty name)";
+  const bool plain = std::none_of(name.begin(), name.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+  });
+  if (plain) return name;
+  shown = ShowableText(name);
+  return shown;
+}
+
 // A row for a benchmark without compared metrics.
 void AppendStatusRow(const BenchmarkComparison& benchmark, const std::string& clock,
                      const std::string& notes, TableRows& rows) {
   rows.StartRow();
-  rows.AddCell(benchmark.name);
+  std::string shown;
+  rows.AddCell(ShownName(benchmark.name, shown));
   rows.AddCell(clock, Tone::kWarn);
   for (int column = kMetric; column < kVerdict; ++column) rows.AddCell("");
   rows.AddCell(
@@ -171,6 +185,8 @@ std::size_t AppendRows(const BenchmarkComparison& benchmark, TableRows& rows, Ro
   const bool only_notable = filter == RowFilter::kNotable;
   bool first = true;
   std::size_t hidden = 0;
+  std::string shown;
+  const std::string_view name = ShownName(benchmark.name, shown);
   for (const MetricComparison& metric : benchmark.metrics) {
     const bool notable = metric.verdict == Verdict::kRegression ||
                          metric.verdict == Verdict::kImprovement ||
@@ -182,7 +198,7 @@ std::size_t AppendRows(const BenchmarkComparison& benchmark, TableRows& rows, Ro
     const Tone tone = MetricTone(metric);
     std::string& text = rows.Text();
     rows.StartRow();
-    rows.AddCell(first || only_notable ? std::string_view(benchmark.name) : std::string_view());
+    rows.AddCell(first || only_notable ? name : std::string_view());
     rows.AddCell(first || only_notable ? std::string_view(clock) : std::string_view(), Tone::kWarn);
     rows.AddCell(metric.name);
     AppendSideValue(text, metric, true);

@@ -59,6 +59,15 @@ void PrintNotes(const std::vector<std::string>& notes) {
 
 int ExitFor(const Status& status);
 
+// Bencher's file and --list-measures' table: stdout for "" or "-", else the file, whole or not at
+// all.
+int WriteText(const std::string& output, const std::string& text) {
+  const Status written = output.empty() || output == "-"
+                             ? gpubench::tools::WriteStandardOutput(text)
+                             : gpubench::tools::WriteOutputFile(output, text);
+  return written.ok() ? kExitOk : WriteFailed(written);
+}
+
 // An export without a value is no success: a CI runner without a working GPU writes a run whose
 // every row is an error, and its dashboard step must not pass as if it had measured something.
 // One line says why; the notes would list every failed benchmark again.
@@ -152,16 +161,16 @@ int ExitFor(const Status& status) {
 int Export(const std::vector<std::string>& inputs, const std::string& target,
            const std::string& output, bool list_measures,
            const gpubench::tools::ExportOptions& options) {
-  if (list_measures && inputs.empty()) {
-    const Status written = gpubench::tools::WriteStandardOutput(
-        gpubench::tools::FormatMeasureTable(gpubench::tools::ListBencherMeasures(nullptr)));
-    return written.ok() ? kExitOk : WriteFailed(written);
+  if (Status checked = list_measures
+                           ? gpubench::tools::CheckOutputIsNoInput(output, "--output", inputs)
+                           : CheckOutputs(inputs, target, output);
+      !checked.ok()) {
+    std::cerr << "gpubench-export: usage error: " << checked.message() << "\n";
+    return kExitBadInput;
   }
-  if (!list_measures) {
-    if (Status checked = CheckOutputs(inputs, target, output); !checked.ok()) {
-      std::cerr << "gpubench-export: usage error: " << checked.message() << "\n";
-      return kExitBadInput;
-    }
+  if (list_measures && inputs.empty()) {
+    return WriteText(
+        output, gpubench::tools::FormatMeasureTable(gpubench::tools::ListBencherMeasures(nullptr)));
   }
   const Result<gpubench::tools::BenchmarkFile> loaded = gpubench::tools::LoadRun(inputs);
   if (!loaded.ok()) return ExitFor(loaded.status());
@@ -176,9 +185,8 @@ int Export(const std::vector<std::string>& inputs, const std::string& target,
     std::cerr << "gpubench-export: warning: " << warning << "\n";
   }
   if (list_measures) {
-    const Status written = gpubench::tools::WriteStandardOutput(
-        gpubench::tools::FormatMeasureTable(gpubench::tools::ListBencherMeasures(&run)));
-    return written.ok() ? kExitOk : WriteFailed(written);
+    return WriteText(
+        output, gpubench::tools::FormatMeasureTable(gpubench::tools::ListBencherMeasures(&run)));
   }
   if (target == "csv") return WriteCsv(run, output, options);
   const bool bencher = target == "bencher";
@@ -193,14 +201,8 @@ int Export(const std::vector<std::string>& inputs, const std::string& target,
     const int written = WriteGithubActionBenchmark(result, output.empty() ? "gpubench" : output);
     return written == kExitOk && nothing ? NothingExported(run, result.notes) : written;
   }
-  if (output.empty() || output == "-") {
-    if (Status written = gpubench::tools::WriteStandardOutput(result.bmf.text); !written.ok()) {
-      return WriteFailed(written);
-    }
-  } else if (Status written = gpubench::tools::WriteOutputFile(output, result.bmf.text);
-             !written.ok()) {
-    return WriteFailed(written);
-  } else {
+  if (const int written = WriteText(output, result.bmf.text); written != kExitOk) return written;
+  if (!output.empty() && output != "-") {
     std::cout << "wrote " << output << ": " << result.benchmarks << " benchmarks, "
               << result.bmf.count << " metrics (adapter: json)\n";
   }

@@ -63,6 +63,16 @@ Status ModelBuilder::NormalisedTimes(const RowState& row, double* real_ns, doubl
   const double factor = ratio ? 1.0 : *scale;
   *real_ns = row.real_time * factor;
   *cpu_ns = row.has_cpu_time ? row.cpu_time * factor : 0;
+  // 1e300 s is finite, its nanoseconds are not: every tool would show "inf" for a number that
+  // was never measured.
+  if (!ratio && (!std::isfinite(*real_ns) || !std::isfinite(*cpu_ns))) {
+    const bool real = !std::isfinite(*real_ns);
+    return RowError(row, std::string("field \"") + (real ? counter::kRealTime : counter::kCpuTime) +
+                             "\" is " + FormatDouble(real ? row.real_time : row.cpu_time) + " " +
+                             row.time_unit +
+                             ", more nanoseconds than a number holds; a time must be a finite "
+                             "number of nanoseconds");
+  }
   return Status::Ok();
 }
 
@@ -70,6 +80,13 @@ Status ModelBuilder::AddRow(RowState& row) {
   if (!row.first_problem.empty()) return RowError(row, row.first_problem);
   if (!row.has_name) {
     return RowError(row, "has no \"name\" string; every Google Benchmark row has a name");
+  }
+  if (row.name.find('\0') != std::string::npos) {
+    // pandas cuts such a name at the NUL and Python's csv refuses the line: two benchmarks could
+    // become one in a dashboard.
+    return RowError(row,
+                    "has a NUL byte (\\u0000) in its name, which CSV readers cut or refuse; name "
+                    "the benchmark without one");
   }
   const bool is_aggregate = row.has_run_type ? row.run_type == "aggregate" : row.has_aggregate_name;
   if (row.has_run_type && row.run_type != "aggregate" && row.run_type != "iteration") {
@@ -177,12 +194,11 @@ Status ModelBuilder::AddIterationRow(const RowState& row) {
     }
     index = static_cast<int>(row.repetition_index);
   }
-  if (indices_out_of_order_.size() <= record_index) indices_out_of_order_.resize(record_index + 1);
-  const bool in_order = !indices_out_of_order_[record_index];
+  if (seen_out_of_order_.size() <= record_index) seen_out_of_order_.resize(record_index + 1);
+  std::vector<bool>& seen = seen_out_of_order_[record_index];
   const auto seen_before = [&] {
-    if (in_order) return static_cast<std::size_t>(index) < rows_so_far;  // 0 .. rows_so_far - 1
-    return std::find(record.seen_repetition_indices.begin(), record.seen_repetition_indices.end(),
-                     index) != record.seen_repetition_indices.end();
+    if (seen.empty()) return static_cast<std::size_t>(index) < rows_so_far;  // 0 .. rows_so_far - 1
+    return static_cast<bool>(seen[index]);
   };
   const bool duplicate = repetitions <= 1 ? rows_so_far > 0
                                           : (rows_so_far >= static_cast<std::size_t>(repetitions) ||
@@ -195,7 +211,13 @@ Status ModelBuilder::AddIterationRow(const RowState& row) {
                                   : std::string(" and the file has no repetitions")) +
                  duplicate_hint);
   }
-  if (static_cast<std::size_t>(index) != rows_so_far) indices_out_of_order_[record_index] = true;
+  if (repetitions > 1) {
+    if (seen.empty() && static_cast<std::size_t>(index) != rows_so_far) {
+      seen.assign(repetitions, false);  // index < repetitions, checked above
+      for (std::size_t i = 0; i < rows_so_far; ++i) seen[i] = true;
+    }
+    if (!seen.empty()) seen[index] = true;
+  }
   record.seen_repetition_indices.push_back(index);
   if (row.has_label && record.label.empty()) record.label = row.label;
   if (row.error_occurred || row.skipped) {
@@ -301,6 +323,7 @@ Result<BenchmarkFile> ModelBuilder::Finish(bool saw_benchmarks) {
                       std::make_move_iterator(kept.end()));
     kept = std::move(aggregates);
   }
+  WarnOfNonNumericFields();
   for (const BenchmarkRecord& record : file_.benchmarks) {
     if (!record.failed && !record.aggregates_only && record.declared_repetitions > 1 &&
         record.seen_repetition_indices.size() <
@@ -312,6 +335,33 @@ Result<BenchmarkFile> ModelBuilder::Finish(bool saw_benchmarks) {
     }
   }
   return std::move(file_);
+}
+
+void ModelBuilder::NoteNonNumericField(std::uint32_t key_id, const char* kind) {
+  for (NonNumericField& field : non_numeric_fields_) {
+    if (field.key_id == key_id) {
+      ++field.rows;
+      return;
+    }
+  }
+  non_numeric_fields_.push_back({key_id, kind, 1});
+}
+
+void ModelBuilder::WarnOfNonNumericFields() {
+  constexpr std::size_t kNamed = 5;  // a file of a thousand such keys gets one line, not 1,000
+  const std::size_t count = non_numeric_fields_.size();
+  if (count == 0) return;
+  std::string text = source_ + ": ";
+  for (std::size_t i = 0; i < count && i < kNamed; ++i) {
+    const NonNumericField& field = non_numeric_fields_[i];
+    if (i > 0) text += "; ";
+    text += "field " + Quoted(keys_.name(field.key_id)) + " is " + field.kind + " (in " +
+            std::to_string(field.rows) + (field.rows == 1 ? " row)" : " rows)");
+  }
+  if (count > kNamed) text += "; and " + std::to_string(count - kNamed) + " more fields";
+  text += count == 1 ? ": a counter is a number, so it is no counter and is left out"
+                     : ": a counter is a number, so they are no counters and are left out";
+  file_.warnings.push_back(std::move(text));
 }
 
 }  // namespace gpubench::tools

@@ -31,6 +31,11 @@ class ModelBuilder {
   /// names the row when it is not a valid GB row.
   detail::Status AddRow(rows::RowState& row);
 
+  /// A field of a row that GB does not write and that holds no number (a string, true/false,
+  /// null, an object or an array; `kind` says which): it is no counter. The file's warnings say
+  /// so once per field, so that a dashboard column does not go missing without a word.
+  void NoteNonNumericField(std::uint32_t key_id, const char* kind);
+
   /// The file, once every row is added: benchmarks that only have aggregate rows get their
   /// median, incomplete repetitions a warning. Fails when the input had no "benchmarks" array.
   detail::Result<BenchmarkFile> Finish(bool saw_benchmarks);
@@ -60,15 +65,16 @@ class ModelBuilder {
   static MetricSeries& FindOrAddSeries(const RowState& row, std::vector<MetricSeries>& metrics,
                                        std::string_view name);
   std::size_t FindRecord(const RowState& row);
+  void WarnOfNonNumericFields();
 
   const std::string& source_;
   const rows::RowKeys& keys_;
   BenchmarkFile file_;
   std::size_t last_record_ = std::string::npos;
-  /// Per record: a repetition_index that was not its row's position. While none was, the
-  /// indices seen are 0, 1, ... and a duplicate is found without a search (a benchmark with
-  /// 100,000 repetitions loaded in seconds, not minutes).
-  std::vector<bool> indices_out_of_order_;
+  /// Per record: empty while its repetition indices came as 0, 1, ... (a duplicate is then one
+  /// comparison), else which indices were seen. Either way a benchmark with 100,000 repetitions
+  /// loads in a fraction of a second, not minutes of searching.
+  std::vector<std::vector<bool>> seen_out_of_order_;
   std::vector<AggregateFallback> fallbacks_;
   /// The aggregate rows of benchmarks without iteration rows (yet), by run_name; moved to their
   /// record when the file is finished.
@@ -76,6 +82,12 @@ class ModelBuilder {
   /// BenchmarkFile::aggregate_metrics's index of each row key id (kNoIndex: none yet).
   std::vector<std::uint32_t> aggregate_index_;
   AggregateRow MakeAggregateRow(const RowState& row, double real, double cpu);
+  struct NonNumericField {
+    std::uint32_t key_id;
+    const char* kind;  ///< of its first row
+    std::size_t rows;
+  };
+  std::vector<NonNumericField> non_numeric_fields_;
   std::vector<std::string> fallback_names_;
   std::unordered_map<std::string, std::size_t> fallback_index_;
 };

@@ -94,8 +94,10 @@ bool GbSaxHandler::StartContainer(bool is_object) {
     depth_ = 3;
     return true;
   }
-  if (depth_ == 3 && section_ == Section::kBenchmarks && row_field_ != Field::kCounter &&
-      row_field_ != Field::kIgnored && row_field_ != Field::kLabel) {
+  if (depth_ == 3 && section_ == Section::kBenchmarks && row_field_ == Field::kCounter) {
+    builder_.NoteNonNumericField(row_key_, is_object ? "an object" : "an array");
+  } else if (depth_ == 3 && section_ == Section::kBenchmarks && row_field_ != Field::kIgnored &&
+             row_field_ != Field::kLabel) {
     RowProblem(std::string("field \"") + FieldNameForMessage(row_field_) + "\" is " +
                (is_object ? "an object" : "an array") + ", expected a scalar value");
   }
@@ -192,9 +194,14 @@ void GbSaxHandler::RowCounter(ValueKind kind, double number, std::string_view te
   if (kind == ValueKind::kNumber) {
     row_.AddCounter(row_key_, number);
   } else if (kind == ValueKind::kString) {
-    if (auto value = ParseNonFiniteSpelling(text)) row_.AddCounter(row_key_, *value);
+    if (auto value = ParseNonFiniteSpelling(text)) {
+      row_.AddCounter(row_key_, *value);
+    } else {
+      builder_.NoteNonNumericField(row_key_, "a string");
+    }
+  } else {
+    builder_.NoteNonNumericField(row_key_, kind == ValueKind::kBool ? "true or false" : "null");
   }
-  // Other non-numeric extra fields are not counters.
 }
 
 void GbSaxHandler::RowFlag(ValueKind kind, bool flag) {

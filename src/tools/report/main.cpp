@@ -11,6 +11,7 @@
 
 #include "common/text_files.hpp"
 #include "tools/base/output_file.hpp"
+#include "tools/base/text.hpp"
 #include "tools/gate/comparison.hpp"
 #include "tools/gate/history/history.hpp"
 #include "tools/gate/history/series_changes.hpp"
@@ -45,7 +46,10 @@ std::vector<std::string> CopiedCounterLines(const std::string& log) {
   std::istringstream stream(log);
   std::string line;
   while (std::getline(stream, line)) {
-    if (line.find("hardware counters were copied") != std::string::npos) lines.push_back(line);
+    // A log holds whatever the process wrote; the page stays valid UTF-8.
+    if (line.find("hardware counters were copied") != std::string::npos) {
+      lines.push_back(gpubench::tools::ShowableText(line));
+    }
   }
   return lines;
 }
@@ -216,7 +220,7 @@ void AddOptions(CLI::App& app, CommandLine& line) {
 }
 
 // Policy overrides, the history folder, repeated baselines; false (said on stderr) on an error.
-bool Resolve(CommandLine& line) {
+bool Resolve(const CLI::App& app, CommandLine& line) {
   if (const gpubench::detail::Status status = gpubench::tools::AddPolicyOverrides(
           line.threshold_specs, line.direction_specs, line.compare.overrides);
       !status.ok()) {
@@ -232,12 +236,29 @@ bool Resolve(CommandLine& line) {
     line.baseline_paths.insert(line.baseline_paths.end(), history.value().begin(),
                                history.value().end());
   }
-  if (line.baseline_paths.size() > 1) {
+  if (!line.baseline_paths.empty()) {
     std::vector<std::string> warnings;
     line.baseline_paths =
         gpubench::tools::DistinctBaselines(line.baseline_paths, line.inputs.front(), warnings);
+    if (line.baseline_paths.empty()) {
+      // As gpubench-compare: a run given as its own only baseline is compared with itself, said.
+      line.baseline_paths.push_back(line.inputs.front());
+      warnings = {"the baseline is the run itself (" + line.inputs.front() +
+                  "): the run is compared with itself, so every verdict is \"same\""};
+    }
     for (const std::string& warning : warnings) {
       std::cerr << "gpubench-report: warning: " << warning << "\n";
+    }
+  }
+  if (line.baseline_paths.empty() && line.history_dir.empty()) {
+    // Options of the gate's verdicts change nothing in a report without one; a typo'd command
+    // line must not look as if they had.
+    for (const char* option :
+         {"--threshold", "--direction", "--unconfirmed", "--allow-settings-mismatch"}) {
+      if (app.count(option) > 0) {
+        std::cerr << "gpubench-report: warning: " << option
+                  << " changes nothing without --baseline or --history\n";
+      }
     }
   }
   line.compare.unconfirmed = line.unconfirmed == "warn" ? gpubench::tools::UnconfirmedPolicy::kWarn
@@ -290,7 +311,7 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   gpubench::tools::ReportInputs report;
-  if (!Resolve(line) || !ReadChartJs(line.chart_js_path, report)) return kExitBadInput;
+  if (!Resolve(app, line) || !ReadChartJs(line.chart_js_path, report)) return kExitBadInput;
   try {
     return Report(line.inputs, line.baseline_paths, line.log_path, line.output, line.compare,
                   report);
