@@ -338,13 +338,14 @@ Result<BenchmarkFile> ModelBuilder::Finish(bool saw_benchmarks) {
 }
 
 void ModelBuilder::NoteNonNumericField(std::uint32_t key_id, const char* kind) {
-  for (NonNumericField& field : non_numeric_fields_) {
-    if (field.key_id == key_id) {
-      ++field.rows;
-      return;
-    }
+  // Key ids are small and dense: a slot per id, not a search per row.
+  if (non_numeric_slot_.size() <= key_id) non_numeric_slot_.resize(key_id + 1, kNoSlot);
+  std::uint32_t& slot = non_numeric_slot_[key_id];
+  if (slot == kNoSlot) {
+    slot = static_cast<std::uint32_t>(non_numeric_fields_.size());
+    non_numeric_fields_.push_back({key_id, kind, 0});
   }
-  non_numeric_fields_.push_back({key_id, kind, 1});
+  ++non_numeric_fields_[slot].rows;
 }
 
 void ModelBuilder::WarnOfNonNumericFields() {

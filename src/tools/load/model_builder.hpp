@@ -88,6 +88,8 @@ class ModelBuilder {
     std::size_t rows;
   };
   std::vector<NonNumericField> non_numeric_fields_;
+  static constexpr std::uint32_t kNoSlot = 0xFFFFFFFF;
+  std::vector<std::uint32_t> non_numeric_slot_;  ///< by key id: its index in non_numeric_fields_
   std::vector<std::string> fallback_names_;
   std::unordered_map<std::string, std::size_t> fallback_index_;
 };
