@@ -82,13 +82,6 @@ bool LoadRuns(const AppOptions& options, std::ostream& err, std::vector<LoadOutc
   std::vector<std::string> warnings;
   std::vector<std::string> paths =
       DistinctBaselines(options.baseline_paths, options.contender_path, warnings);
-  if (paths.empty() && !options.baseline_paths.empty()) {
-    // Only the contender was given as its baseline (once or more): compared with itself, every
-    // verdict "same", which the log says rather than passing as if two runs agreed.
-    paths.push_back(options.contender_path);
-    warnings = {"the baseline is the contender itself (" + options.contender_path +
-                "): the run is compared with itself, so every verdict is \"same\""};
-  }
   for (const std::string& warning : warnings)
     err << "gpubench-compare: warning: " << warning << "\n";
   paths.push_back(options.contender_path);

@@ -64,6 +64,13 @@ std::vector<std::string> DistinctBaselines(const std::vector<std::string>& paths
     }
     distinct.push_back(path);
   }
+  if (distinct.empty() && !paths.empty()) {
+    // Only the contender was given as its baseline (once or more): compared with itself, every
+    // verdict "same", which the log says rather than passing as if two runs agreed.
+    distinct.push_back(contender_path);
+    warnings = {"the baseline is the contender itself (" + contender_path +
+                "): the run is compared with itself, so every verdict is \"same\""};
+  }
   return distinct;
 }
 

@@ -17,7 +17,8 @@ detail::Result<std::vector<std::string>> HistoryFiles(const std::string& directo
 
 /// `paths` without repeats (the same file given twice, by any path) and without the contender:
 /// each left out with a warning in `warnings`. Files that cannot be opened are kept (their load
-/// reports them).
+/// reports them). Where every path is the contender, the contender alone, with a warning that
+/// the run is compared with itself.
 std::vector<std::string> DistinctBaselines(const std::vector<std::string>& paths,
                                            const std::string& contender_path,
                                            std::vector<std::string>& warnings);

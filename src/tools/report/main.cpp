@@ -240,12 +240,6 @@ bool Resolve(const CLI::App& app, CommandLine& line) {
     std::vector<std::string> warnings;
     line.baseline_paths =
         gpubench::tools::DistinctBaselines(line.baseline_paths, line.inputs.front(), warnings);
-    if (line.baseline_paths.empty()) {
-      // As gpubench-compare: a run given as its own only baseline is compared with itself, said.
-      line.baseline_paths.push_back(line.inputs.front());
-      warnings = {"the baseline is the run itself (" + line.inputs.front() +
-                  "): the run is compared with itself, so every verdict is \"same\""};
-    }
     for (const std::string& warning : warnings) {
       std::cerr << "gpubench-report: warning: " << warning << "\n";
     }
