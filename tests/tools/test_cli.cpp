@@ -2332,7 +2332,8 @@ TEST(Output, AFifoIsWrittenThrough) {
 // entities are not decoded, so '<' stays '<'; '|' is escaped for the table; the fence is longer
 // than the name's backticks.
 TEST(Output, MarkdownShowsOddBenchmarkNamesAsThemselves) {
-  const std::vector<std::string> names = {"BM_Sort<int>/1024", "BM_a|b", "BM_`tick`"};
+  const std::vector<std::string> names = {"BM_Sort<int>/1024", "BM_a|b", "BM_`tick`", "",
+                                          "BM_\x1b[2Jclear"};
   std::vector<std::string> runs;
   for (int run = 0; run < 8; ++run) {
     runs.push_back(RewrittenRun(
@@ -2359,12 +2360,21 @@ TEST(Output, MarkdownShowsOddBenchmarkNamesAsThemselves) {
   std::vector<std::string> series = {"--changes", "--format", "markdown"};
   series.insert(series.end(), runs.begin(), runs.end());
   const ToolRun changes = RunTool(series);
+  series.erase(series.begin() + 1, series.begin() + 3);  // the console
+  const ToolRun changes_console = RunTool(series);
   for (const std::string& path : runs) std::remove(path.c_str());
   for (const ToolRun* run : {&compared, &changes}) {
+    // An empty name's words stay outside the code span; a control character reads as \xNN.
     EXPECT_THAT(run->out, AllOf(HasSubstr("| `BM_Sort<int>/1024` |"), HasSubstr("| `BM_a\\|b` |"),
-                                HasSubstr("| `` BM_`tick` `` |"), Not(HasSubstr("BM_Sort&lt;"))))
+                                HasSubstr("| `` BM_`tick` `` |"), Not(HasSubstr("BM_Sort&lt;")),
+                                HasSubstr("| `\"\"` (an empty name) |"),
+                                HasSubstr("| `BM_\\x1b[2Jclear` |"), Not(HasSubstr("\x1b"))))
         << run->out << run->err;
   }
+  EXPECT_THAT(changes_console.out,
+              AllOf(HasSubstr("\n  \"\" (an empty name)  real_time"),
+                    HasSubstr("\n  BM_\\x1b[2Jclear  real_time"), Not(HasSubstr("\x1b"))))
+      << changes_console.out << changes_console.err;
 }
 
 // The console shows an empty name as "" (an empty cell would read as the benchmark above's, and

@@ -135,10 +135,13 @@ std::string FormatChangesConsole(const SeriesReport& report) {
     text += "No change beyond the practical threshold (0.5%, byte counters the gate's byte floor)";
   } else {
     text += "Changes (" + std::to_string(practical.size()) + "):\n";
+    std::string shown;
     for (const SeriesChange* change : practical) {
-      text += "  " + change->benchmark + "  " + change->metric + "  " +
-              SeriesChangeKindName(change->kind) + " at " + RunName(report, change->first_run) +
-              ": " + FormatValue(change->metric, change->median_before) + " -> " +
+      text += "  ";
+      text += internal::ShownName(change->benchmark, shown);
+      text += "  " + change->metric + "  " + SeriesChangeKindName(change->kind) + " at " +
+              RunName(report, change->first_run) + ": " +
+              FormatValue(change->metric, change->median_before) + " -> " +
               FormatValue(change->metric, change->median_after) + " (" +
               Change(change->change_percent) + "), " + What(*change) + ", p " +
               FormatP(change->p_value) + "\n";
@@ -179,7 +182,7 @@ std::string FormatChangesMarkdown(const SeriesReport& report) {
         "|---|---|---|---|---|---|---|---|---|---|\n";
     for (const SeriesChange* change : practical) {
       const SeriesRun& run = report.runs[change->first_run];
-      text += "| " + internal::MarkdownCode(change->benchmark) + " | " +
+      text += "| " + internal::MarkdownName(change->benchmark) + " | " +
               internal::MarkdownCell(change->metric) + " | " + SeriesChangeKindName(change->kind) +
               " | " + internal::MarkdownCell(run.file->path) + " | " +
               (run.commit.empty() ? "" : internal::MarkdownCode(run.commit)) + " | " +

@@ -138,19 +138,6 @@ Tone StatusTone(const BenchmarkComparison& benchmark) {
   }
 }
 
-// A benchmark's name as a table shows it: as it is, but an empty name as "" (an empty cell is
-// the benchmark above's) and control characters as \xNN (no terminal escape from a file reaches
-// the console). `shown` holds the text when it is not the name itself.
-std::string_view ShownName(const std::string& name, std::string& shown) {
-  if (name.empty()) return "\"\" (an empty name)";
-  const bool plain = std::none_of(name.begin(), name.end(), [](char c) {
-    return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
-  });
-  if (plain) return name;
-  shown = ShowableText(name);
-  return shown;
-}
-
 // A row for a benchmark without compared metrics.
 void AppendStatusRow(const BenchmarkComparison& benchmark, const std::string& clock,
                      const std::string& notes, TableRows& rows) {
@@ -166,6 +153,16 @@ void AppendStatusRow(const BenchmarkComparison& benchmark, const std::string& cl
 }
 
 }  // namespace
+
+std::string_view ShownName(const std::string& name, std::string& shown) {
+  if (name.empty()) return kEmptyNameShown;
+  const bool plain = std::none_of(name.begin(), name.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+  });
+  if (plain) return name;
+  shown = ShowableText(name);
+  return shown;
+}
 
 std::string ShowValue(const std::optional<std::string>& value) {
   return value ? "\"" + *value + "\"" : std::string("(absent)");
@@ -406,6 +403,12 @@ std::string MarkdownCode(std::string_view text) {
   // A span that starts or ends with a backtick needs a space inside its fence (stripped again).
   const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
   return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
+std::string MarkdownName(std::string_view name) {
+  if (name.empty() || name == kEmptyNameShown) return "`\"\"` (an empty name)";
+  std::string shown;
+  return MarkdownCode(ShownName(std::string(name), shown));
 }
 
 }  // namespace gpubench::tools::internal

@@ -108,5 +108,16 @@ std::string MarkdownCell(std::string_view text);
 /// than any run of backticks in the text; '|' is escaped and line breaks are spaces, as in a
 /// cell.
 std::string MarkdownCode(std::string_view text);
+/// What the tables show for an empty benchmark name (an empty cell would read as the row
+/// above's benchmark).
+inline constexpr std::string_view kEmptyNameShown = "\"\" (an empty name)";
+/// A benchmark's name as a table or the console shows it: as it is, but an empty name as
+/// kEmptyNameShown and control characters as \xNN (no terminal escape from a file reaches the
+/// console). `shown` holds the text when it is not the name itself.
+std::string_view ShownName(const std::string& name, std::string& shown);
+/// A benchmark's name in a Markdown table: a code span (MarkdownCode) of ShownName's text; for an
+/// empty name (raw or as kEmptyNameShown) the span holds only `""`, and the words stay outside
+/// it.
+std::string MarkdownName(std::string_view name);
 
 }  // namespace gpubench::tools::internal

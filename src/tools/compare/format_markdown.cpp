@@ -57,7 +57,7 @@ void AppendMarkdownTable(const TableRows& rows, bool with_clock, std::size_t lim
       if (column == kClock && !with_clock) continue;
       const std::string_view text = rows.Cell(row, column);
       std::string cell =
-          column == kBenchmark && !text.empty() ? internal::MarkdownCode(text) : MarkdownCell(text);
+          column == kBenchmark && !text.empty() ? internal::MarkdownName(text) : MarkdownCell(text);
       const Tone tone = rows.CellTone(row, column);
       if (!cell.empty() && (tone == Tone::kBad || tone == Tone::kWarn || tone == Tone::kGood)) {
         cell = "**" + cell + "**";
