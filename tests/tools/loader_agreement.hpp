@@ -51,6 +51,9 @@ inline std::string FileDifference(const BenchmarkFile& a, const BenchmarkFile& b
     if (x.first_row != y.first_row) return where + "first_row";
     if (x.declared_repetitions != y.declared_repetitions) return where + "declared_repetitions";
     if (x.seen_repetition_indices != y.seen_repetition_indices) return where + "repetition indices";
+    if (x.failed_repetition_indices != y.failed_repetition_indices) {
+      return where + "failed repetition indices";
+    }
     if (x.failed != y.failed || x.skipped != y.skipped) return where + "failed/skipped";
     if (x.failure_message != y.failure_message) return where + "failure_message";
     if (x.aggregates_only != y.aggregates_only) return where + "aggregates_only";

@@ -133,6 +133,42 @@ TEST(RunTable, RowsOfRepetitionsAndAggregatesWithTheirUnitsAndNotesForWhatIsLeft
   EXPECT_EQ(text.find("BM_Failed"), std::string::npos);
 }
 
+// A repetition that failed takes nothing from the others: each keeps its rows and its index (GB's
+// aggregates leave the failed one out too), and a note names the failed repetition.
+TEST(RunTable, AFailedRepetitionLeavesTheOthersRowsWithTheirIndices) {
+  const auto row = [](int index, const std::string& rest) {
+    return R"({"name": "BM_B", "run_name": "BM_B", "run_type": "iteration", "repetitions": 4,
+               "repetition_index": )" +
+           std::to_string(index) + ", " + rest + "}";
+  };
+  const std::string ran = R"("real_time": 2, "cpu_time": 3, "time_unit": "ns")";
+  const std::string json = R"({"context": {}, "benchmarks": [)" + row(0, ran) + "," +
+                           row(2, R"("error_occurred": true, "error_message": "lost the GPU")") +
+                           "," + row(3, ran) + "," + row(1, ran) + "]}";
+  RunTableResult result;
+  const std::string text = Table(Parse(json), &result);
+  EXPECT_EQ(result.rows, 3u * 2) << text;
+  for (const char* index : {"0", "1", "3"}) {
+    EXPECT_NE(text.find(std::string("BM_B,BM_B,,,iteration,") + index + ",,real_time,2,"),
+              std::string::npos)
+        << index << "\n"
+        << text;
+  }
+  EXPECT_EQ(text.find(",iteration,2,"), std::string::npos) << text;
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_EQ(result.notes[0],
+            "benchmark \"BM_B\": repetition 2 failed (lost the GPU); the other 3 repetitions are "
+            "exported");
+  const std::string skipped = R"({"context": {}, "benchmarks": [)" + row(0, ran) + "," +
+                              row(1, R"("skipped": true)") + "," + row(2, R"("skipped": true)") +
+                              "]}";
+  Table(Parse(skipped), &result);
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_EQ(result.notes[0],
+            "benchmark \"BM_B\": repetitions 1 and 2 were skipped; the other repetition is "
+            "exported");
+}
+
 TEST(RunTable, CountersCanBeChosenAndAnUnknownOneSaysWhatTheRunHas) {
   ExportOptions options;
   options.metrics = {"time"};

@@ -120,13 +120,49 @@ struct TablePart {
 
 constexpr std::size_t kBenchmarksPerRound = 512;
 
+// The repetition_index of each repetition that carries values: those seen, less the failed.
+std::vector<int> ValuedRepetitionIndices(const BenchmarkRecord& record) {
+  std::vector<int> valued;
+  valued.reserve(record.seen_repetition_indices.size());
+  for (int index : record.seen_repetition_indices) {
+    if (std::find(record.failed_repetition_indices.begin(), record.failed_repetition_indices.end(),
+                  index) == record.failed_repetition_indices.end()) {
+      valued.push_back(index);
+    }
+  }
+  return valued;
+}
+
+// "3" or "3, 7 and 9".
+std::string IndexList(const std::vector<int>& indices) {
+  std::string list;
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    if (i > 0) list += i + 1 == indices.size() ? " and " : ", ";
+    list += std::to_string(indices[i]);
+  }
+  return list;
+}
+
 void AppendRecordRows(const TableColumns& table, const BenchmarkRecord& record, TablePart& part) {
+  const std::size_t repetitions = record.RepetitionCount();
   if (record.failed) {
+    const std::string message =
+        record.failure_message.empty() ? std::string() : " (" + record.failure_message + ")";
+    if (repetitions == 0) {
+      part.notes.push_back("benchmark \"" + record.name + "\" " +
+                           (record.skipped ? "was skipped" : "failed") + message +
+                           "; it has no values to export");
+      return;
+    }
+    // The repetitions that ran are data of their own: a table of repetitions keeps them.
+    const bool one = record.failed_repetition_indices.size() == 1;
     part.notes.push_back(
-        "benchmark \"" + record.name + "\" " + (record.skipped ? "was skipped" : "failed") +
-        (record.failure_message.empty() ? std::string() : " (" + record.failure_message + ")") +
-        "; it has no values to export");
-    return;
+        "benchmark \"" + record.name + "\": repetition" + (one ? " " : "s ") +
+        IndexList(record.failed_repetition_indices) + " " +
+        (record.skipped ? (one ? "was skipped" : "were skipped") : "failed") + message +
+        (repetitions == 1
+             ? "; the other repetition is exported"
+             : "; the other " + std::to_string(repetitions) + " repetitions are exported"));
   }
   const BenchmarkNameParts parts = SplitBenchmarkName(record.name);
   std::string benchmark;  // "benchmark,family,arguments,gpu,"
@@ -140,7 +176,7 @@ void AppendRecordRows(const TableColumns& table, const BenchmarkRecord& record, 
   benchmark += ',';
   const std::string_view recovered = record.recovered ? "true\n" : "false\n";
   const std::size_t rows_before = part.rows;
-  const std::size_t repetitions = record.RepetitionCount();
+  const std::vector<int> indices = ValuedRepetitionIndices(record);
   std::string& out = part.out;
   for (std::size_t m = 0; m < table.metrics.size(); ++m) {
     const std::string& metric = table.metrics[m];
@@ -148,8 +184,7 @@ void AppendRecordRows(const TableColumns& table, const BenchmarkRecord& record, 
     if (!series) continue;
     const CounterColumns& c = table.columns[m];
     // A counter missing from some repetitions cannot be matched to their indices.
-    const bool indexed = series->values.size() == repetitions &&
-                         record.seen_repetition_indices.size() == repetitions;
+    const bool indexed = series->values.size() == repetitions && indices.size() == repetitions;
     if (!indexed) {
       part.notes.push_back("benchmark \"" + record.name + "\": " + metric + " is in " +
                            std::to_string(series->values.size()) + " of " +
@@ -159,7 +194,7 @@ void AppendRecordRows(const TableColumns& table, const BenchmarkRecord& record, 
     for (std::size_t r = 0; r < series->values.size(); ++r) {
       out += benchmark;
       out += "iteration,";
-      if (indexed) out += std::to_string(record.seen_repetition_indices[r]);
+      if (indexed) out += std::to_string(indices[r]);
       out += ",,";
       out += c.head;
       // A code's number is no quantity: value stays empty, so that no mean of the column counts it.

@@ -38,6 +38,9 @@ struct BenchmarkRecord {
   /// Declared by GB in every row; 0 when the file does not say.
   int declared_repetitions = 0;
   std::vector<int> seen_repetition_indices;
+  /// The repetition_index of each row that errored or was skipped (in seen_repetition_indices
+  /// too; such rows carry no values).
+  std::vector<int> failed_repetition_indices;
   bool failed = false;   ///< error_occurred or skipped in at least one repetition
   bool skipped = false;  ///< failure came from SkipWithMessage, not an error
   std::string failure_message;

@@ -221,6 +221,7 @@ Status ModelBuilder::AddIterationRow(const RowState& row) {
   record.seen_repetition_indices.push_back(index);
   if (row.has_label && record.label.empty()) record.label = row.label;
   if (row.error_occurred || row.skipped) {
+    record.failed_repetition_indices.push_back(index);
     if (!record.failed) {
       record.failed = true;
       record.skipped = !row.error_occurred;

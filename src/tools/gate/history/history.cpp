@@ -38,6 +38,7 @@ BenchmarkRecord Pool(const std::vector<RunRecord>& records, BenchmarkHistory& hi
   pooled.metrics.clear();
   pooled.aggregates.clear();  // GB's aggregates of one run describe no pool
   pooled.seen_repetition_indices.clear();
+  pooled.failed_repetition_indices.clear();
   for (const auto& [run, record] : records) {
     pooled.aggregates_only = pooled.aggregates_only || record->aggregates_only;
     for (const MetricSeries& series : record->metrics) {
