@@ -100,6 +100,10 @@ bool RunPlan::starts_child_before_device_query(bool driver_present, bool nothing
          settings.exclusive != Exclusive::kWait;
 }
 
+bool RunPlan::prepares_profiler_before_context(bool driver_present, bool nothing_measured) const {
+  return profiling == ProfilingRole::kChild && driver_present && !nothing_measured;
+}
+
 bool RunPlan::takes_gpu_lock(bool device_available, bool list_metrics) const {
   return device_available && !list_metrics && settings.exclusive == Exclusive::kWait &&
          !is_profiling_child();

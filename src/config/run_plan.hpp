@@ -71,6 +71,10 @@ struct RunPlan {
   /// (`driver_present`: /dev/nvidiactl, devices not hidden) and no turn on the GPU is to be
   /// taken first (exclusive=wait takes it before the child runs).
   bool starts_child_before_device_query(bool driver_present, bool nothing_measured) const;
+  /// The profiling child starts CUPTI's profiler before its CUDA context
+  /// (PrepareCuptiProfiler): where a driver is installed and something is measured. The timing
+  /// process never does: a process whose profiler is initialised times short kernels slower.
+  bool prepares_profiler_before_context(bool driver_present, bool nothing_measured) const;
   /// exclusive=wait takes a turn on the GPU (the profiling child's parent holds it already).
   bool takes_gpu_lock(bool device_available, bool list_metrics) const;
 };

@@ -161,6 +161,23 @@ TEST(RunPlan, TheChildStartsBeforeTheDeviceQueryWhereADriverIsAndNoTurnIsTaken) 
   EXPECT_FALSE(Draft(inputs).starts_child_before_device_query(true, false));
 }
 
+TEST(RunPlan, OnlyTheProfilingChildStartsCuptisProfilerBeforeItsContext) {
+  PlanInputs inputs = GpubenchMain();
+  EXPECT_FALSE(Draft(inputs).prepares_profiler_before_context(/*driver_present=*/true,
+                                                              /*nothing_measured=*/false));
+  inputs.child_file = "/tmp/gpubench-profiling-x";
+  const RunPlan child = Draft(inputs);
+  EXPECT_TRUE(child.prepares_profiler_before_context(true, false));
+  EXPECT_FALSE(child.prepares_profiler_before_context(false, false));
+  EXPECT_FALSE(child.prepares_profiler_before_context(true, true));
+  inputs.settings.profile_iterations = 0;  // no profiler at all
+  EXPECT_FALSE(Draft(inputs).prepares_profiler_before_context(true, false));
+  inputs.settings.profile_iterations = 1;
+  inputs.child_file.clear();
+  inputs.settings.profile_process = ProfileProcess::kSame;  // profiles where it times
+  EXPECT_FALSE(Draft(inputs).prepares_profiler_before_context(true, false));
+}
+
 TEST(RunPlan, TheGpuLockIsTakenByTheTimingProcessOnly) {
   PlanInputs inputs = GpubenchMain();
   inputs.settings.exclusive = Exclusive::kWait;

@@ -24,6 +24,7 @@
 #include "frontend/setup/devices.hpp"
 #include "frontend/setup/profiling_run.hpp"
 #include "gb/gb_internals.hpp"
+#include "gpu/backend.hpp"
 #include "gpu/cuda/cuda_status.hpp"
 #include "gpu/nvml/gpu_identity.hpp"
 #include "gpubench/main.hpp"
@@ -267,6 +268,9 @@ InitResult Initialize(int* argc, char** argv) {
   const bool child_early =
       plan.starts_child_before_device_query(detail::CudaDriverPresent(), nothing_measured);
   if (child_early) running_child.Start(detail::OwnCommandLine(args));
+  if (plan.prepares_profiler_before_context(detail::CudaDriverPresent(), nothing_measured)) {
+    detail::PrepareCuptiProfiler(plan.settings.device);
+  }
   detail::DeviceFacts facts = detail::QueryDeviceFacts(plan.settings.device);
   const std::string lock_note = plan.takes_gpu_lock(facts.available, command_line.list_metrics)
                                     ? TakeGpuTurn(facts, command_line.lock_dir)
