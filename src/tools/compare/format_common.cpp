@@ -154,7 +154,7 @@ void AppendStatusRow(const BenchmarkComparison& benchmark, const std::string& cl
 
 }  // namespace
 
-std::string_view ShownName(const std::string& name, std::string& shown) {
+std::string_view ShownName(std::string_view name, std::string& shown) {
   if (name.empty()) return kEmptyNameShown;
   const bool plain = std::none_of(name.begin(), name.end(), [](char c) {
     return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
@@ -408,7 +408,7 @@ std::string MarkdownCode(std::string_view text) {
 std::string MarkdownName(std::string_view name) {
   if (name.empty() || name == kEmptyNameShown) return "`\"\"` (an empty name)";
   std::string shown;
-  return MarkdownCode(ShownName(std::string(name), shown));
+  return MarkdownCode(ShownName(name, shown));
 }
 
 }  // namespace gpubench::tools::internal

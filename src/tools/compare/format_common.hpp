@@ -114,7 +114,7 @@ inline constexpr std::string_view kEmptyNameShown = "\"\" (an empty name)";
 /// A benchmark's name as a table or the console shows it: as it is, but an empty name as
 /// kEmptyNameShown and control characters as \xNN (no terminal escape from a file reaches the
 /// console). `shown` holds the text when it is not the name itself.
-std::string_view ShownName(const std::string& name, std::string& shown);
+std::string_view ShownName(std::string_view name, std::string& shown);
 /// A benchmark's name in a Markdown table: a code span (MarkdownCode) of ShownName's text; for an
 /// empty name (raw or as kEmptyNameShown) the span holds only `""`, and the words stay outside
 /// it.
