@@ -745,8 +745,11 @@ PY
         ctx_after) ONOFF_EXP_CTX_AFTER=1 $bin "${args[@]}" ;;
         pause2) ONOFF_EXP_PAUSE_S=2 $bin "${args[@]}" ;;
       esac >/dev/null 2>&1
-      line="$line $mode $(python3 -c "import json,statistics,sys; print('%.1f' % statistics.median(
-        b['real_time'] for b in json.load(open(sys.argv[1]))['benchmarks'] if b.get('run_type') == 'iteration'))" /tmp/onoff_run.json)"
+      # The median of the repetitions' times (ns), and of their SM clock (MHz), as "time@clock".
+      line="$line $mode $(python3 -c "import json,statistics,sys
+rows = [b for b in json.load(open(sys.argv[1]))['benchmarks'] if b.get('run_type') == 'iteration']
+print('%.1f@%.0f' % (statistics.median(b['real_time'] for b in rows),
+                     statistics.median(b.get('sm_clock_mhz', 0) for b in rows)))" /tmp/onoff_run.json)"
     done
     echo "$line" | tee -a "$OUT/onoffcause.txt"
   done
