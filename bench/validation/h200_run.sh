@@ -3,7 +3,7 @@
 # Debian packages carried in .deps), run the GPU tests and the benchmarks, keep logs in $OUT.
 # Usage: bench/validation/h200_run.sh [build|test|nvtx|forms|examples|examples3|gate3|inject|rerun|shared|arch|devices|overhead|rss|
 #                          suite|suitecost|crosscheck|groups|short_methods|short_ncu|short_nvbench|
-#                          short_gpubench|attach|metricspass|onoff|onoff_clocks|onoffcause|killed|field|oldbuild|fieldold|streams|watchab|
+#                          short_gpubench|attach|metricspass|onoff|onoff_clocks|onoffcause|fmarounds|killed|field|oldbuild|fieldold|streams|watchab|
 #                          oldpair|tarjson|pack|cost|placement|gatev4|issue37|mdspan|precision|series|series2|ownmain|all]...
 set -uo pipefail
 OUT=${OUT:-/tmp/gpubench_out}
@@ -725,6 +725,8 @@ text = text.replace(line, "  const bool exp_after = std::getenv(\"ONOFF_EXP_CTX_
                     line.replace("if (", "if (!exp_after && "))
 text = text.replace(after, after +
     "  if (const char* pause = std::getenv(\"ONOFF_EXP_PAUSE_S\")) usleep(std::atof(pause) * 1e6);\n" +
+    "  if (const char* mb = std::getenv(\"ONOFF_EXP_HOLD_MB\")) { void* held = nullptr;\n" +
+    "    (void)cudaMalloc(&held, static_cast<size_t>(std::atof(mb) * 1048576)); }\n" +
     line.replace("if (", "if (exp_after && "))
 open(path, "w").write(text)
 PY
@@ -732,26 +734,48 @@ PY
     -DCMAKE_PREFIX_PATH=/tmp/deps/usr >/dev/null 2>&1 &&
     cmake --build /tmp/onoff_build -j 16 --target gpubench_short >"$OUT/onoff_build.log" 2>&1 ||
     { grep error -A3 "$OUT/onoff_build.log" | head -20; return 1; }
-  local bin=/tmp/onoff_build/bench/gpubench_short modes=(off on ctx_after pause2)
+  # ONOFF_MODES picks and orders the modes; each round starts one mode further on.
+  local bin=/tmp/onoff_build/bench/gpubench_short modes=(${ONOFF_MODES:-off on ctx_after pause2})
   local args=(--benchmark_filter=^BM_ShortTiny/ --benchmark_min_time=0.1 --benchmark_repetitions=5
     --benchmark_out_format=json --benchmark_out=/tmp/onoff_run.json)
   for i in $(seq 1 ${ONOFF_ROUNDS:-6}); do
     local line="round $i"
-    for k in 0 1 2 3; do
-      local mode=${modes[$(( (k + i) % 4 ))]}
+    for k in $(seq 0 $(( ${#modes[@]} - 1 ))); do
+      local mode=${modes[$(( (k + i) % ${#modes[@]} ))]}
       case $mode in
         off) $bin "${args[@]}" --gpubench_profile_iterations=0 ;;
+        off_pause2) ONOFF_EXP_PAUSE_S=2 $bin "${args[@]}" --gpubench_profile_iterations=0 ;;
+        off_hold*) ONOFF_EXP_HOLD_MB=${mode#off_hold} $bin "${args[@]}" --gpubench_profile_iterations=0 ;;
         on) $bin "${args[@]}" ;;
         ctx_after) ONOFF_EXP_CTX_AFTER=1 $bin "${args[@]}" ;;
         pause2) ONOFF_EXP_PAUSE_S=2 $bin "${args[@]}" ;;
       esac >/dev/null 2>&1
-      # The median of the repetitions' times (ns), and of their SM clock (MHz), as "time@clock".
+      # The median of the repetitions' times (ns) and of their SM clock (MHz), as
+      # "time@clock", then each repetition's time in order.
       line="$line $mode $(python3 -c "import json,statistics,sys
 rows = [b for b in json.load(open(sys.argv[1]))['benchmarks'] if b.get('run_type') == 'iteration']
-print('%.1f@%.0f' % (statistics.median(b['real_time'] for b in rows),
-                     statistics.median(b.get('sm_clock_mhz', 0) for b in rows)))" /tmp/onoff_run.json)"
+print('%.1f@%.0f[%s]' % (statistics.median(b['real_time'] for b in rows),
+                         statistics.median(b.get('sm_clock_mhz', 0) for b in rows),
+                         ','.join('%.0f' % b['real_time'] for b in rows)))" /tmp/onoff_run.json)"
     done
     echo "$line" | tee -a "$OUT/onoffcause.txt"
+  done
+}
+step_fmarounds() {  # issue #49: the FMA chain beside NVBench's peer, one process each, ROUNDS rounds
+  local bin=$BUILD/bench/gpubench_short peer=.peers/copy_bench
+  [ -x $peer ] || { echo "fmarounds: copy NVBench's peer binary to $peer first"; return 1; }
+  local after=/tmp/onoff_build/bench/gpubench_short  # the onoffcause copy, where it was built
+  sec() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1; local rc=$?; e=$(date +%s.%N)
+    awk -v s=$s -v e=$e -v rc=$rc 'BEGIN{printf "%.3f%s", e-s, (rc?"(rc" rc ")":"")}'; }
+  for r in $(seq 1 ${ROUNDS:-8}); do
+    # In each round: gpubench, the onoffcause copy with its context made after the child, NVBench.
+    local g a="" v
+    g=$(sec $bin --benchmark_filter=^BM_ShortFma/ --benchmark_repetitions=1 \
+      --benchmark_out_format=json --benchmark_out="$OUT/fma_rounds.json")
+    [ -x $after ] && a=" ctx_after $(ONOFF_EXP_CTX_AFTER=1 sec $after \
+      --benchmark_filter=^BM_ShortFma/ --benchmark_repetitions=1)"
+    v=$(sec $peer -d 0 -b Fma --json /tmp/nvb.json)
+    echo "round $r nvbench $v gpubench $g$a" | tee -a "$OUT/fma_rounds.txt"
   done
 }
 step_gatequick() { GATE_ARGS=--benchmark_min_time=0.1 step_gate3 && GATE_ARGS=--benchmark_min_time=0.1 step_inject; }
