@@ -705,13 +705,15 @@ step_ownmain() {
   OUT="$dir/field" bash .field/field_conditions.sh \
     "$b/tests/gpubench_own_main_suite" BM_OwnMainMemset 150 | tee "$dir/field.txt"
 }
-# Why is the held tiny kernel 2-4% slower with metrics on (docs/accuracy.md "Metrics on and off",
-# 2026-12-05)? The tree again with two experiment switches in gpubench::Initialize (never
-# committed to src/; not GPUBENCH_* names, which gpubench refuses as unknown settings):
-# ONOFF_EXP_CTX_AFTER=1 makes the timing process's context after the profiling child instead of
-# beside it, ONOFF_EXP_PAUSE_S=2 pauses 2 s after the child. The tiny kernel alone, one process
-# per mode, the modes in rotating order; median per run, ns.
+# The tree again with experiment switches in gpubench::Initialize (never committed to src/; not
+# GPUBENCH_* names, which gpubench refuses as unknown settings). The tiny kernel alone, one
+# process per mode, the modes in rotating order (docs/accuracy.md "Metrics on and off").
 step_onoffcause() {
+  # Why the held tiny kernel timed apart with metrics on and off (issue #49, session 10). Up to
+  # 815fd05 the timing process made its context while the profiling child ran; since then it
+  # makes it after the child has ended. This copy of the tree can do either: ctx_beside is the
+  # earlier order, on the present one. pause2 and off_pause2 wait 2 s after the context is made;
+  # off_holdN allocates and holds N MiB right after it (a different place for every buffer after).
   rm -rf /tmp/onoff && mkdir -p /tmp/onoff &&
     tar --exclude=./.deps --exclude=./.peers --exclude=./.git --exclude=./build -cf - . | tar -C /tmp/onoff -xf -
   python3 - /tmp/onoff/src/frontend/setup/initialize.cpp <<'PY' || { echo "patch failed"; return 1; }
@@ -719,23 +721,22 @@ import sys
 path = sys.argv[1]
 text = open(path).read()
 line = "  if (facts.available && !command_line.list_metrics) SetCurrentDevice(plan.settings.device, &facts);\n"
-after = "        std::chrono::duration<double>(std::chrono::steady_clock::now() - child_start).count());\n  }\n"
-assert text.count(line) == 1 and text.count(after) == 1
-text = text.replace(line, "  const bool exp_after = std::getenv(\"ONOFF_EXP_CTX_AFTER\") != nullptr;\n" +
-                    line.replace("if (", "if (!exp_after && "))
-text = text.replace(after, after +
+block = "  if (child_first) {\n    running_child.Announce(std::cerr);\n"
+assert text.count(line) == 1 and text.count(block) == 1 and text.index(block) < text.index(line)
+text = text.replace(line, line.replace("if (", "if (!exp_beside && ") +
     "  if (const char* pause = std::getenv(\"ONOFF_EXP_PAUSE_S\")) usleep(std::atof(pause) * 1e6);\n" +
     "  if (const char* mb = std::getenv(\"ONOFF_EXP_HOLD_MB\")) { void* held = nullptr;\n" +
-    "    (void)cudaMalloc(&held, static_cast<size_t>(std::atof(mb) * 1048576)); }\n" +
-    line.replace("if (", "if (exp_after && "))
+    "    (void)cudaMalloc(&held, static_cast<size_t>(std::atof(mb) * 1048576)); }\n")
+text = text.replace(block, "  const bool exp_beside = std::getenv(\"ONOFF_EXP_CTX_BESIDE\") != nullptr;\n" +
+    line.replace("if (", "if (exp_beside && ") + block)
 open(path, "w").write(text)
 PY
   cmake -S /tmp/onoff -B /tmp/onoff_build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_PREFIX_PATH=/tmp/deps/usr >/dev/null 2>&1 &&
-    cmake --build /tmp/onoff_build -j 16 --target gpubench_short >"$OUT/onoff_build.log" 2>&1 ||
+    cmake --build /tmp/onoff_build -j 16 --target ${ONOFF_TARGETS:-gpubench_short} >"$OUT/onoff_build.log" 2>&1 ||
     { grep error -A3 "$OUT/onoff_build.log" | head -20; return 1; }
   # ONOFF_MODES picks and orders the modes; each round starts one mode further on.
-  local bin=/tmp/onoff_build/bench/gpubench_short modes=(${ONOFF_MODES:-off on ctx_after pause2})
+  local bin=/tmp/onoff_build/bench/gpubench_short modes=(${ONOFF_MODES:-off on ctx_beside off_hold2 off_pause2})
   local args=(--benchmark_filter=^BM_ShortTiny/ --benchmark_min_time=0.1 --benchmark_repetitions=5
     --benchmark_out_format=json --benchmark_out=/tmp/onoff_run.json)
   for i in $(seq 1 ${ONOFF_ROUNDS:-6}); do
@@ -747,7 +748,7 @@ PY
         off_pause2) ONOFF_EXP_PAUSE_S=2 $bin "${args[@]}" --gpubench_profile_iterations=0 ;;
         off_hold*) ONOFF_EXP_HOLD_MB=${mode#off_hold} $bin "${args[@]}" --gpubench_profile_iterations=0 ;;
         on) $bin "${args[@]}" ;;
-        ctx_after) ONOFF_EXP_CTX_AFTER=1 $bin "${args[@]}" ;;
+        ctx_beside) ONOFF_EXP_CTX_BESIDE=1 $bin "${args[@]}" ;;
         pause2) ONOFF_EXP_PAUSE_S=2 $bin "${args[@]}" ;;
       esac >/dev/null 2>&1
       # The median of the repetitions' times (ns) and of their SM clock (MHz), as
@@ -764,15 +765,17 @@ print('%.1f@%.0f[%s]' % (statistics.median(b['real_time'] for b in rows),
 step_fmarounds() {  # issue #49: the FMA chain beside NVBench's peer, one process each, ROUNDS rounds
   local bin=$BUILD/bench/gpubench_short peer=.peers/copy_bench
   [ -x $peer ] || { echo "fmarounds: copy NVBench's peer binary to $peer first"; return 1; }
-  local after=/tmp/onoff_build/bench/gpubench_short  # the onoffcause copy, where it was built
+  local beside=/tmp/onoff_build/bench/gpubench_short  # the onoffcause copy, where it was built
   sec() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1; local rc=$?; e=$(date +%s.%N)
     awk -v s=$s -v e=$e -v rc=$rc 'BEGIN{printf "%.3f%s", e-s, (rc?"(rc" rc ")":"")}'; }
   for r in $(seq 1 ${ROUNDS:-8}); do
-    # In each round: gpubench, the onoffcause copy with its context made after the child, NVBench.
+    # In each round: gpubench, the onoffcause copy with its context made beside the child (the
+    # order up to 815fd05), NVBench. Session 10 ran this on 815fd05, where the copy's variant was
+    # the context made after the child (ctx_after), the order of today's code.
     local g a="" v
     g=$(sec $bin --benchmark_filter=^BM_ShortFma/ --benchmark_repetitions=1 \
       --benchmark_out_format=json --benchmark_out="$OUT/fma_rounds.json")
-    [ -x $after ] && a=" ctx_after $(ONOFF_EXP_CTX_AFTER=1 sec $after \
+    [ -x $beside ] && a=" ctx_beside $(ONOFF_EXP_CTX_BESIDE=1 sec $beside \
       --benchmark_filter=^BM_ShortFma/ --benchmark_repetitions=1)"
     v=$(sec $peer -d 0 -b Fma --json /tmp/nvb.json)
     echo "round $r nvbench $v gpubench $g$a" | tee -a "$OUT/fma_rounds.txt"

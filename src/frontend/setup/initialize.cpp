@@ -280,16 +280,17 @@ InitResult Initialize(int* argc, char** argv) {
   // waited for and its file removed, as without a device no child runs.
   if (child_early && !child_first) running_child.Discard();
   if (child_first && !child_early) running_child.Start(detail::OwnCommandLine(args));
-  if (child_first) running_child.Announce(std::cerr);
-  // While the child profiles, this process creates its context (cudaSetDevice makes the primary
-  // context): a context that runs no work does not disturb the child's sessions, and the child's
-  // NVML checks know their parent (sharing_check.hpp).
-  if (facts.available && !command_line.list_metrics) SetCurrentDevice(plan.settings.device, &facts);
   if (child_first) {
+    running_child.Announce(std::cerr);
     child = running_child.Finish(std::cerr);
     process.cost.AddProfilingPass(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - child_start).count());
   }
+  // Only now this process creates its context (cudaSetDevice makes the primary context). Made
+  // while the child still held GPU memory, the context's own memory and every buffer after it
+  // landed elsewhere than with metrics off, and a short kernel's time depends on where its data
+  // lies: the held tiny kernel then timed 4-6% apart (docs/accuracy.md "Metrics on and off").
+  if (facts.available && !command_line.list_metrics) SetCurrentDevice(plan.settings.device, &facts);
 
   if (command_line.list_metrics) {
     std::string error =

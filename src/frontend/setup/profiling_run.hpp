@@ -1,6 +1,7 @@
 // The profiling child (measure/profiling/profiling_pass.hpp): the parent runs the benchmark
-// binary again with the same arguments, creates its own CUDA context while the child profiles,
-// and then reads what the child profiled.
+// binary again with the same arguments, waits for it, then creates its own CUDA context (after
+// the child, so that its buffers land where they land with metrics off) and reads what the child
+// profiled.
 #pragma once
 
 #include <chrono>

@@ -34,7 +34,7 @@ class SharingMonitor {
 std::unique_ptr<SharingMonitor> MakeNvmlMonitor(const std::string& pci_bus_id);
 
 /// The processes of `sample` other than gpubench's own, `own_pids` (this process and, in the
-/// profiling child, its parent, which creates its context while the child runs). Each is found
+/// profiling child, its parent, idle while the child runs). Each is found
 /// by its PID, else (NVML reports host PIDs, so inside a container the PID is not among them) as
 /// a process named like this executable, else as one process NVML could not name.
 std::vector<GpuProcess> OtherProcesses(const SharingSample& sample,

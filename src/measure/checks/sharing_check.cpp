@@ -52,8 +52,8 @@ SharingSample WaitForOthers(SharingMonitor& monitor, SharingSample sample,
 
 std::vector<unsigned> OwnGpuProcesses() {
   std::vector<unsigned> own = {static_cast<unsigned>(::getpid())};
-  // The profiling child's parent creates its CUDA context while the child profiles
-  // (profiling_run.hpp): it is gpubench's own, not a neighbour.
+  // The profiling child's parent waits for the child; it holds a context then only where the
+  // program touched CUDA before gpubench::Initialize. Either way it is gpubench's own.
   if (!ProfilingChildFile().empty()) own.push_back(static_cast<unsigned>(::getppid()));
   return own;
 }
