@@ -265,10 +265,10 @@ InitResult Initialize(int* argc, char** argv) {
   std::optional<detail::ProfilingChildResult> child;
   detail::ProfilingChild running_child;
   const auto child_start = std::chrono::steady_clock::now();
-  const bool child_early =
-      plan.starts_child_before_device_query(detail::CudaDriverPresent(), nothing_measured);
+  const bool driver_present = detail::CudaDriverPresent();
+  const bool child_early = plan.starts_child_before_device_query(driver_present, nothing_measured);
   if (child_early) running_child.Start(detail::OwnCommandLine(args));
-  if (plan.prepares_profiler_before_context(detail::CudaDriverPresent(), nothing_measured)) {
+  if (plan.prepares_profiler_before_context(driver_present, nothing_measured)) {
     detail::PrepareCuptiProfiler(plan.settings.device);
   }
   detail::DeviceFacts facts = detail::QueryDeviceFacts(plan.settings.device);
