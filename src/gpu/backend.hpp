@@ -22,7 +22,10 @@ namespace gpubench::detail {
 class GpuOps {
  public:
   virtual ~GpuOps() = default;
-  /// Before a run's first iteration: selects the device, allocates the clock probe.
+  /// Before a run's first iteration, and once before any benchmark (Harness::
+  /// PrepareBeforeBenchmarks): selects the device; the first time, allocates the clock probe,
+  /// creates the stream fork's and joins' events and loads gpubench's kernels, so that none of
+  /// it lands between a later benchmark's allocations.
   virtual Status Prepare(cudaStream_t stream) = 0;
   /// After Prepare, for cache=flush only: allocates the stream hold and the L2 flush buffer.
   virtual Status PrepareFlush(cudaStream_t stream) = 0;
@@ -119,6 +122,9 @@ class BusyTracer {
 class IterationTimer {
  public:
   virtual ~IterationTimer() = default;
+  /// Once, before any benchmark: makes the events the regions and the scopes of later runs use
+  /// (Harness::PrepareBeforeBenchmarks says why).
+  virtual Status Reserve() { return Status::Ok(); }
   /// Forgets everything from earlier runs.
   virtual void BeginRun() {}
   /// Before the first timed iteration, and before its stream hold: anything that may wait for

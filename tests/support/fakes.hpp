@@ -143,6 +143,10 @@ class FakeStreamWatch : public detail::StreamWatch {
 class FakeTimer : public detail::IterationTimer {
  public:
   explicit FakeTimer(Log* log) : log_(log) {}
+  Status Reserve() override {
+    ++reserves;
+    return Status::Ok();
+  }
   void BeginRun() override {
     open_ = 0;
     ++runs;
@@ -198,6 +202,7 @@ class FakeTimer : public detail::IterationTimer {
   /// Collect without wait_all returns the regions ended so far (the event timer does once the
   /// GPU has passed their stop events).
   bool prompt = false;
+  int reserves = 0;       // Reserve calls (once per process, before any benchmark)
   int runs = 0;           // GB calls so far (BeginRun)
   int slow_from_run = 0;  // from this call on, regions take slow_factor times longer
   double slow_factor = 1;

@@ -102,5 +102,44 @@ TEST(CacheStrategy, TheHarnessChoosesItFromItsSettings) {
   EXPECT_TRUE(harness.cache().HoldCheck());
 }
 
+// Before any benchmark, the harness makes what a call would make the first time: the policy's
+// resources, the timer's events and CUPTI's first attachment for the stream watch, so that none
+// of it lands between one benchmark's allocations and the next's.
+TEST(CacheStrategy, TheHarnessPreparesThePolicysResourcesBeforeAnyBenchmark) {
+  for (const CachePolicy policy : {CachePolicy::kFlush, CachePolicy::kKeep}) {
+    Log log;
+    auto ops = std::make_unique<FakeOps>(&log);
+    auto timer = std::make_unique<FakeTimer>(&log);
+    FakeOps* ops_seen = ops.get();
+    FakeTimer* timer_seen = timer.get();
+    auto watch = std::make_unique<FakeStreamWatch>();
+    FakeStreamWatch* watch_seen = watch.get();
+    detail::Harness harness;
+    Settings settings;
+    settings.cache = policy;
+    harness.Configure(settings, detail::DeviceFacts());
+    harness.SetBackendsForTesting(std::move(ops), std::move(timer), nullptr);
+    harness.SetStreamWatchForTesting(std::move(watch));
+    ASSERT_TRUE(harness.PrepareBeforeBenchmarks().ok());
+    EXPECT_EQ(log.events, std::vector<std::string>{"prepare"});
+    EXPECT_EQ(ops_seen->flush_prepares, policy == CachePolicy::kFlush ? 1 : 0);
+    EXPECT_EQ(timer_seen->reserves, 1);
+    EXPECT_EQ(watch_seen->bodies, 1);
+  }
+}
+
+TEST(CacheStrategy, AFailedPreparationIsReportedAndLeavesTheTimerAlone) {
+  Log log;
+  auto ops = std::make_unique<FakeOps>(&log);
+  ops->prepare_result = Status::Error("cudaMalloc (clock probe): out of memory");
+  auto timer = std::make_unique<FakeTimer>(&log);
+  FakeTimer* timer_seen = timer.get();
+  detail::Harness harness;
+  harness.Configure(Settings(), detail::DeviceFacts());
+  harness.SetBackendsForTesting(std::move(ops), std::move(timer), nullptr);
+  EXPECT_EQ(harness.PrepareBeforeBenchmarks().message(), "cudaMalloc (clock probe): out of memory");
+  EXPECT_EQ(timer_seen->reserves, 0);
+}
+
 }  // namespace
 }  // namespace gpubench::testing

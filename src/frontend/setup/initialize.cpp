@@ -315,6 +315,14 @@ InitResult Initialize(int* argc, char** argv) {
   static const bool at_exit_registered = std::atexit(CheckLastCallAtExit) == 0;
   (void)at_exit_registered;
   if (std::optional<InitResult> done = SetUpProfiling(child)) return *done;
+  // After the profiler: the stream watch's first attachment detaches CUPTI again, which a
+  // profiler set up later could not survive.
+  if (facts.available) {
+    if (detail::Status status = process.harness.PrepareBeforeBenchmarks(); !status.ok()) {
+      std::cerr << "gpubench: could not make gpubench's GPU resources before the benchmarks ("
+                << status.message() << "); each benchmark makes them when it first needs them\n";
+    }
+  }
   process.ChooseRoute();  // the loop and its stages ask the route from here on
   AddContext(facts, lock_note, tagged_device);
   return {true, 0};

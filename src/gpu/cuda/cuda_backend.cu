@@ -129,6 +129,8 @@ class CudaOps final : public GpuOps {
           !status.ok()) {
         return status;
       }
+      GPUBENCH_RETURN_IF_ERROR(ReserveStreamEvents());
+      GPUBENCH_RETURN_IF_ERROR(LoadKernels());
     }
     return Status::Ok();
   }
@@ -280,12 +282,7 @@ class CudaOps final : public GpuOps {
   }
 
   Status JoinStreams(cudaStream_t timed, const std::vector<StreamHandle>& others) override {
-    while (join_events_.size() < others.size()) {
-      cudaEvent_t event = nullptr;
-      GPUBENCH_RETURN_IF_ERROR(
-          CudaStatus(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate"));
-      join_events_.push_back(event);
-    }
+    GPUBENCH_RETURN_IF_ERROR(MakeJoinEvents(others.size()));
     for (size_t i = 0; i < others.size(); ++i) {
       GPUBENCH_RETURN_IF_ERROR(CudaStatus(
           cudaEventRecord(join_events_[i], AsStream(others[i])),
@@ -305,6 +302,38 @@ class CudaOps final : public GpuOps {
  private:
   ProbeSample* Samples(int which) { return static_cast<ProbeSample*>(probe_) + which * kMaxSms; }
 
+  // The fork's event and the joins' for kReservedJoins other streams; a body on more streams
+  // makes the rest when it first runs.
+  Status ReserveStreamEvents() {
+    if (fork_event_ == nullptr) {
+      GPUBENCH_RETURN_IF_ERROR(CudaStatus(
+          cudaEventCreateWithFlags(&fork_event_, cudaEventDisableTiming), "cudaEventCreate"));
+    }
+    return MakeJoinEvents(kReservedJoins);
+  }
+
+  Status MakeJoinEvents(size_t count) {
+    while (join_events_.size() < count) {
+      cudaEvent_t event = nullptr;
+      GPUBENCH_RETURN_IF_ERROR(
+          CudaStatus(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate"));
+      join_events_.push_back(event);
+    }
+    return Status::Ok();
+  }
+
+  // CUDA loads a module's kernels at their first launch (lazy loading), which allocates device
+  // memory for their code: asking for their attributes loads them now.
+  static Status LoadKernels() {
+    cudaFuncAttributes attributes{};
+    GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaFuncGetAttributes(&attributes, FlushL2Kernel),
+                                        "cudaFuncGetAttributes (L2 flush kernel)"));
+    GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaFuncGetAttributes(&attributes, HoldKernel),
+                                        "cudaFuncGetAttributes (stream hold kernel)"));
+    return CudaStatus(cudaFuncGetAttributes(&attributes, ClockProbeKernel),
+                      "cudaFuncGetAttributes (clock probe kernel)");
+  }
+
   Status LaunchProbe(cudaStream_t stream, ProbeSample* out, const ProbeSample* begin,
                      unsigned long long min_window_ns) {
     // Several blocks per SM so that every SM runs at least one.
@@ -317,6 +346,8 @@ class CudaOps final : public GpuOps {
   static cudaStream_t AsStream(StreamHandle handle) {
     return reinterpret_cast<cudaStream_t>(handle);
   }
+
+  static constexpr size_t kReservedJoins = 8;
 
   DeviceFacts facts_;
   cudaEvent_t fork_event_ = nullptr;
@@ -361,20 +392,16 @@ class EventTimer final : public IterationTimer {
     }
   }
 
+  // The regions' pool, and a scope's pair for each region in flight (a body with more scopes
+  // makes the rest when it first runs).
+  Status Reserve() override {
+    GPUBENCH_RETURN_IF_ERROR(MakePool());
+    while (pauses_.size() < kPairs) GPUBENCH_RETURN_IF_ERROR(MakePausePair());
+    return Status::Ok();
+  }
+
   Status Begin(cudaStream_t stream) override {
-    if (pool_.empty()) {
-      pool_.resize(kPairs);
-      for (auto& pair : pool_) {
-        if (Status status = CudaStatus(cudaEventCreate(&pair.start), "cudaEventCreate");
-            !status.ok()) {
-          return status;
-        }
-        if (Status status = CudaStatus(cudaEventCreate(&pair.stop), "cudaEventCreate");
-            !status.ok()) {
-          return status;
-        }
-      }
-    }
+    GPUBENCH_RETURN_IF_ERROR(MakePool());
     if (in_flight_.size() == pool_.size()) {
       if (Status status = Harvest(); !status.ok()) return status;
     }
@@ -390,13 +417,7 @@ class EventTimer final : public IterationTimer {
 
   // An untimed scope: a second pair of events on the stream, whose span Harvest subtracts.
   Status Pause(cudaStream_t stream) override {
-    if (free_pauses_.empty()) {
-      Pair pair;
-      GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&pair.start), "cudaEventCreate"));
-      GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&pair.stop), "cudaEventCreate"));
-      free_pauses_.push_back(pauses_.size());
-      pauses_.push_back(pair);
-    }
+    if (free_pauses_.empty()) GPUBENCH_RETURN_IF_ERROR(MakePausePair());
     const size_t pause = free_pauses_.back();
     free_pauses_.pop_back();
     if (paused_in_.size() < pool_.size()) paused_in_.resize(pool_.size());
@@ -429,6 +450,26 @@ class EventTimer final : public IterationTimer {
     cudaEvent_t stop = nullptr;
   };
   static constexpr size_t kPairs = 64;
+
+  Status MakePool() {
+    if (!pool_.empty()) return Status::Ok();
+    std::vector<Pair> pool(kPairs);
+    for (auto& pair : pool) {
+      GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&pair.start), "cudaEventCreate"));
+      GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&pair.stop), "cudaEventCreate"));
+    }
+    pool_ = std::move(pool);
+    return Status::Ok();
+  }
+
+  Status MakePausePair() {
+    Pair pair;
+    GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&pair.start), "cudaEventCreate"));
+    GPUBENCH_RETURN_IF_ERROR(CudaStatus(cudaEventCreate(&pair.stop), "cudaEventCreate"));
+    free_pauses_.push_back(pauses_.size());
+    pauses_.push_back(pair);
+    return Status::Ok();
+  }
 
   // Whether the slot's stop event has been reached; an error other than "not ready" counts as
   // reached, so that Harvest's synchronize reports it.

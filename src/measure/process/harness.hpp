@@ -72,6 +72,16 @@ class Harness {
     thermal_ = std::move(monitor);
   }
 
+  /// Makes every GPU resource of gpubench's own that a call would otherwise make the first time
+  /// it needs it: the clock probe, the flush buffer and the stream hold (cache=flush), the
+  /// timer's and the stream fork's events, gpubench's kernels (loaded), and CUPTI's first
+  /// attachment for the stream watch. Called by Initialize, before any benchmark function runs:
+  /// made lazily, they landed between one benchmark's allocations and the next's, so a
+  /// benchmark's data lay elsewhere, and an atomic-bound kernel timed 10% apart, depending on
+  /// which benchmark ran first (docs/accuracy.md "A number and what ran before it"). A failure
+  /// is returned; the calls then make what is missing as before and report their own errors.
+  Status PrepareBeforeBenchmarks();
+
   /// Releases the backends' GPU resources (before the CUDA runtime is torn down at exit).
   void ReleaseBackends();
 
