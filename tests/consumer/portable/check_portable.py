@@ -130,10 +130,12 @@ def check_rows(report, mode, label, problems):
                         (label, ["%s: %s" % (r["name"], r.get("error_message")) for r in errors]))
     for row in rows:
         name = base_name(row["name"], mode)
+        # GB runs the body as often as it counts; gpubench also in its untimed warm-up.
         iterations = row.get("iterations")
-        if row.get("body_iterations") != iterations or not iterations:
+        body = row.get("body_iterations", 0)
+        if not iterations or (body != iterations if mode == "plain" else body < iterations):
             problems.append("%s: %s ran its body %s times, GB counted %s iterations" %
-                            (label, row["name"], row.get("body_iterations"), iterations))
+                            (label, row["name"], body, iterations))
         for counter, value in COUNTERS.get(name, {}).items():
             if row.get(counter) != value:
                 problems.append("%s: %s has %s=%s, expected %s" %
