@@ -5,7 +5,8 @@
   check_portable.py plain   SOURCE_DIR WORK_DIR [PREFIX_PATH]
   check_portable.py package SOURCE_DIR WORK_DIR BUILD_DIR [PREFIX_PATH]
 
-PREFIX_PATH: where CMake finds GB (and the CUDA toolkit), directories separated by ':'.
+PREFIX_PATH: where CMake finds GB (and the CUDA toolkit), directories separated by ':'. The
+environment's PORTABLE_CMAKE names the cmake to use (ctest sets it to its own), else PATH's.
 
 plain: the project configured with C++ alone and GB alone, <gpubench/portable.hpp> copied into
 its build tree; the rows must be GB's own: GB's names, every body's iterations counted, the
@@ -26,6 +27,7 @@ import shutil
 import subprocess
 import sys
 
+CMAKE = os.environ.get("PORTABLE_CMAKE", "cmake")
 CALLBACK_LINE = "portable: before_benchmarks"
 NO_DEVICE = "no usable CUDA device"
 ALWAYS = [
@@ -59,14 +61,14 @@ COUNTERS = {
 def call(args, problems, what, env=None):
     result = subprocess.run(args, capture_output=True, text=True, timeout=900, env=env)
     if result.returncode != 0:
-        problems.append("%s failed (exit %d):\n%s%s" % (what, result.returncode, result.stdout[-3000:],
-                                                       result.stderr[-3000:]))
+        output = result.stdout[-3000:] + result.stderr[-3000:]
+        problems.append("%s failed (exit %d):\n%s" % (what, result.returncode, output))
     return result.returncode == 0
 
 
 def build(mode, source_dir, work_dir, prefix_path, problems):
     build_dir = os.path.join(work_dir, "build")
-    configure = ["cmake", "-S", os.path.join(source_dir, "tests", "consumer", "portable"),
+    configure = [CMAKE, "-S", os.path.join(source_dir, "tests", "consumer", "portable"),
                  "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
                  "-DGPUBENCH_PORTABLE_MODE=" + mode, "-DGPUBENCH_SOURCE_DIR=" + source_dir]
     if prefix_path:
@@ -79,7 +81,7 @@ def build(mode, source_dir, work_dir, prefix_path, problems):
                           if line.startswith(("CMAKE_CUDA_COMPILER:", "CUDAToolkit_"))]
         if found_cuda:
             problems.append("the plain build looked for CUDA: %s" % found_cuda)
-    if not call(["cmake", "--build", build_dir, "-j", "2"], problems, "building the %s suite" % mode):
+    if not call([CMAKE, "--build", build_dir, "-j", "2"], problems, "building the %s suite" % mode):
         return None
     return os.path.join(build_dir, "portable_suite")
 
@@ -147,7 +149,8 @@ def check_rows(report, mode, label, problems):
             problems.append("%s: BM_Loop lacks SetFlopsProcessed's flops_per_second" % label)
         if mode == "plain" and name == "BM_Untimed":
             # 2 ms per iteration slept inside UntimedScope; GB's time must leave them out.
-            seconds = row["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1}[row["time_unit"]]
+            unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1}[row["time_unit"]]
+            seconds = row["real_time"] * unit
             if seconds >= 1e-3:
                 problems.append("%s: BM_Untimed took %.6f s per iteration: UntimedScope did not "
                                 "pause GB's timer around the 2 ms sleep" % (label, seconds))
@@ -177,7 +180,8 @@ def check_binary(binary, mode, problems):
         try:
             report = json.loads(result.stdout)
         except ValueError as error:
-            problems.append("%s: stdout is no JSON (%s):\n%s" % (label, error, result.stdout[:2000]))
+            problems.append("%s: stdout is no JSON (%s):\n%s" %
+                            (label, error, result.stdout[:2000]))
             continue
         said = result.stderr.count(CALLBACK_LINE)
         if said != calls:
@@ -218,7 +222,7 @@ def main():
     if mode == "package":
         build_dir = args[3]
         prefix = os.path.join(work_dir, "prefix")
-        if not call(["cmake", "--install", build_dir, "--prefix", prefix], problems,
+        if not call([CMAKE, "--install", build_dir, "--prefix", prefix], problems,
                     "cmake --install"):
             print("\n".join("FAIL: " + p for p in problems))
             return 1
