@@ -23,6 +23,14 @@ struct InitResult {
 /// command-line input.
 int Main(int argc, char** argv);
 
+/// Main, and before_benchmarks() once after the initialisation (this process's CUDA context on
+/// the device exists then) and before the first benchmark: for a suite that prints the device's
+/// properties, say. Not called where Initialize ends the run (a bad flag, the parent of several
+/// devices' children), nor in the child process gpubench starts to profile. A plain function
+/// pointer (a lambda without captures converts to it) keeps this header free of includes, where
+/// std::function would bring <functional> into every suite for one call from main.
+int Main(int argc, char** argv, void (*before_benchmarks)());
+
 }  // namespace gpubench
 
 /// Defines main() for a gpubench benchmark binary.

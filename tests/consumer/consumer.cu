@@ -2,6 +2,10 @@
 // and the registration) and GPUBENCH_MAIN() for main.
 #include <gpubench/gpubench.hpp>
 
+#ifndef GPUBENCH_AVAILABLE  // <gpubench/portable.hpp> picks gpubench by it
+#error "linking gpubench::gpubench must define GPUBENCH_AVAILABLE"
+#endif
+
 __global__ void Increment(float* data, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) data[i] += 1.0f;

@@ -44,6 +44,8 @@ void SetMainReports() { main_reports = true; }
 
 int CountsTaken() { return counts_taken; }
 
+bool IsProfilingChild() { return ProcessState::Get().harness.plan().is_profiling_child(); }
+
 void PrintRunCost() {
   ProcessState& process = ProcessState::Get();
   if (cost_printed || process.harness.plan().is_profiling_child()) return;

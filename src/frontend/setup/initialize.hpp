@@ -12,6 +12,9 @@ void SetMainReports();
 /// How many families Initialize set the count of (stopping=precision).
 int CountsTaken();
 
+/// This process is the child gpubench started to profile the benchmarks (after Initialize).
+bool IsProfilingChild();
+
 /// The closing line on the run's cost, once: Main prints it after the run, a main of your own
 /// gets it at exit; never in the profiling child.
 void PrintRunCost();

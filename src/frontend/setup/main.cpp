@@ -76,7 +76,9 @@ void RunBenchmarks(const std::string& format, const std::string& out, const std:
 
 }  // namespace
 
-int Main(int argc, char** argv) {
+int Main(int argc, char** argv) { return Main(argc, argv, nullptr); }
+
+int Main(int argc, char** argv, void (*before_benchmarks)()) {
   detail::SetMainReports();
   InitResult init = Initialize(&argc, argv);
   if (!init.run_benchmarks) return init.exit_code;
@@ -98,6 +100,9 @@ int Main(int argc, char** argv) {
   if (detail::CountsTaken() > 0) {
     benchmark::SetBenchmarkFilter(detail::WidenFilterForCounts(benchmark::GetBenchmarkFilter()));
   }
+  // The profiling child runs the benchmarks only to profile them: the suite's own output comes
+  // from the timing process.
+  if (before_benchmarks != nullptr && !detail::IsProfilingChild()) before_benchmarks();
   RunBenchmarks(format, out, out_format, color);
   detail::PrintRunCost();
   benchmark::Shutdown();

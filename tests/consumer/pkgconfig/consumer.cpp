@@ -2,6 +2,10 @@
 // work from the CUDA runtime, timed by gpubench.
 #include <gpubench/gpubench.hpp>
 
+#ifndef GPUBENCH_AVAILABLE  // <gpubench/portable.hpp> picks gpubench by it
+#error "pkg-config --cflags gpubench must define GPUBENCH_AVAILABLE"
+#endif
+
 #include <cstdint>
 
 static void BM_Memset(benchmark::State& state) {
