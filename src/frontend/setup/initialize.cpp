@@ -226,6 +226,27 @@ void SetCurrentDevice(int device, detail::DeviceFacts* facts) {
   }
 }
 
+// A context the program made before Initialize (a main that prints the device first): said once,
+// with what it can change and where the call belongs. Not in the profiling child, which runs
+// the same main again.
+void WarnOfEarlyContext(int device) {
+  if (!detail::ContextExistsBeforeGpubench(device)) return;
+  std::cerr << "gpubench: a CUDA context on device " << device
+            << " existed before gpubench::Initialize (the program made it: cudaSetDevice, "
+               "cudaFree(0), a device query that creates it, an allocation or a kernel before "
+               "Initialize). gpubench makes this process's context only after its profiling "
+               "child has ended, and its own GPU resources before any benchmark, so that where "
+               "a benchmark's data lands does not depend on the settings or on what ran before "
+               "it; a context made earlier holds GPU memory while the child profiles, so the "
+               "benchmarks' data can land elsewhere than in a run without it, and a kernel whose "
+               "time depends on where its data lies can time differently (docs/accuracy.md "
+               "\"Metrics on and off\"); and while this job waits for its turn on the GPU "
+               "(--gpubench_exclusive=wait), other jobs see it as another process and mark their "
+               "rows gpu_shared=1. Move that call after gpubench::Initialize: in a main of your "
+               "own right after it, or into gpubench::Main's before_benchmarks function "
+               "(docs/user_guide.md \"A main of your own\")\n";
+}
+
 InitResult Refuse(const std::string& message) {
   std::cerr << "gpubench: " << message << "\n";
   return {false, 2};
@@ -272,6 +293,9 @@ InitResult Initialize(int* argc, char** argv) {
   if (child_early) running_child.Start(detail::OwnCommandLine(args));
   if (plan.prepares_profiler_before_context(driver_present, nothing_measured)) {
     detail::PrepareCuptiProfiler(plan.settings.device);
+  }
+  if (driver_present && !nothing_measured && !plan.is_profiling_child()) {
+    WarnOfEarlyContext(plan.settings.device);
   }
   detail::DeviceFacts facts = detail::QueryDeviceFacts(plan.settings.device);
   const std::string lock_note = plan.takes_gpu_lock(facts.available, command_line.list_metrics)

@@ -1,5 +1,6 @@
 #include "gpu/cuda/device_info.hpp"
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <unistd.h>
@@ -38,6 +39,49 @@ bool CudaDriverPresent() {
   if (visible == nullptr) return true;
   const std::string devices = visible;
   return !devices.empty() && devices != "-1" && devices != "NoDevFiles";
+}
+
+namespace {
+
+// A driver function through the runtime, which loads the driver already: gpubench links no
+// libcuda of its own. Null where the driver lacks it.
+template <class Function>
+Function DriverFunction(const char* name) {
+  void* function = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion(name, &function, 12000, cudaEnableDefault, &found) !=
+          cudaSuccess ||
+      found != cudaDriverEntryPointSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return reinterpret_cast<Function>(function);
+}
+
+}  // namespace
+
+bool ContextExistsBeforeGpubench(int ordinal) {
+  using Init = CUresult (*)(unsigned);
+  using DeviceGet = CUresult (*)(CUdevice*, int);
+  using PrimaryState = CUresult (*)(CUdevice, unsigned*, int*);
+  using CurrentContext = CUresult (*)(CUcontext*);
+  const auto init = DriverFunction<Init>("cuInit");
+  const auto device_get = DriverFunction<DeviceGet>("cuDeviceGet");
+  const auto primary_state = DriverFunction<PrimaryState>("cuDevicePrimaryCtxGetState");
+  const auto current = DriverFunction<CurrentContext>("cuCtxGetCurrent");
+  if (init == nullptr || device_get == nullptr || primary_state == nullptr ||
+      init(0) != CUDA_SUCCESS) {
+    return false;
+  }
+  CUdevice device = 0;
+  unsigned flags = 0;
+  int active = 0;
+  if (device_get(&device, ordinal) == CUDA_SUCCESS &&
+      primary_state(device, &flags, &active) == CUDA_SUCCESS && active != 0) {
+    return true;
+  }
+  CUcontext context = nullptr;
+  return current != nullptr && current(&context) == CUDA_SUCCESS && context != nullptr;
 }
 
 DeviceFacts QueryDeviceFacts(int ordinal) {

@@ -56,6 +56,13 @@ DeviceFacts QueryDeviceFacts(int ordinal);
 /// device. QueryDeviceFacts says for certain.
 bool CudaDriverPresent();
 
+/// Whether a CUDA context already exists for device `ordinal`, before gpubench made one: the
+/// device's primary context is active (the runtime's, made by cudaSetDevice, cudaFree(0), a
+/// kernel or an allocation, from any CUDA runtime in the process, a static one included), or
+/// the calling thread has a current context (one made with the driver API). Asks the driver
+/// without creating a context; false where it cannot tell (no driver, no such device).
+bool ContextExistsBeforeGpubench(int ordinal);
+
 /// The 16 bytes of a GPU's UUID as NVML and nvidia-smi write them:
 /// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (lower-case hex); "" when all 16 are zero.
 std::string FormatGpuUuid(const unsigned char (&bytes)[16]);

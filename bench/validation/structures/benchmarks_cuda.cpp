@@ -1,0 +1,2 @@
+// The CUDA backend's benchmarks: the suite's shared bodies.
+#include "bodies.inc"
