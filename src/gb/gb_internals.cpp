@@ -1,5 +1,6 @@
 #include "gb/gb_internals.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -90,15 +91,61 @@ void RestoreCountedNames(std::vector<GbRun>* runs, const std::string& count_part
   }
 }
 
-std::string WidenFilterForCount(const std::string& filter, const std::string& count_part) {
-  const std::string optional = "(" + count_part + "/)?";
+namespace {
+
+// The end of a bracket expression of a POSIX extended regular expression that opens at `open`
+// ('['): a ']' right after "[" or "[^" is a member, "[:alpha:]", "[.x.]" and "[=x=]" nest, and a
+// backslash is an ordinary member (GB compiles the filter as POSIX extended). The filter's size
+// when it never closes.
+size_t BracketEnd(const std::string& filter, size_t open) {
+  size_t at = open + 1;
+  if (at < filter.size() && filter[at] == '^') ++at;
+  if (at < filter.size() && filter[at] == ']') ++at;
+  while (at < filter.size() && filter[at] != ']') {
+    if (filter[at] == '[' && at + 1 < filter.size() &&
+        std::strchr(":.=", filter[at + 1]) != nullptr) {
+      const char kind[3] = {filter[at + 1], ']', '\0'};
+      const size_t close = filter.find(kind, at + 2);
+      at = close == std::string::npos ? filter.size() : close + 2;
+    } else {
+      ++at;
+    }
+  }
+  return at < filter.size() ? at + 1 : filter.size();
+}
+
+}  // namespace
+
+std::string WidenFilter(const std::string& filter, const std::string& count_part) {
+  const std::string count_before = count_part.empty() ? "" : "(" + count_part + "/)?";
+  const std::string before_end =
+      (count_part.empty() ? "" : "(/" + count_part + ")?") + "(/manual_time)?";
   std::string out;
   for (size_t i = 0; i < filter.size();) {
+    const char c = filter[i];
+    if (c == '\\') {  // an escaped character, "\$" among them, stays as it is
+      const size_t length = std::min<size_t>(2, filter.size() - i);
+      out.append(filter, i, length);
+      i += length;
+      continue;
+    }
+    if (c == '[') {  // a '$' in a bracket expression is a member, not the end
+      const size_t end = BracketEnd(filter, i);
+      out.append(filter, i, end - i);
+      i = end;
+      continue;
+    }
+    if (c == '$') {
+      out += before_end;
+      out += c;
+      ++i;
+      continue;
+    }
     bool widened = false;
-    for (const char* follows : {"manual_time", "repeats:"}) {
+    for (const char* follows : {"manual_time", "process_time", "repeats:"}) {
       const size_t length = std::char_traits<char>::length(follows);
-      if (filter.compare(i, length, follows) == 0) {
-        out += optional;
+      if (!count_before.empty() && filter.compare(i, length, follows) == 0) {
+        out += count_before;
         out.append(filter, i, length);
         i += length;
         widened = true;

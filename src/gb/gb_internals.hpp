@@ -170,10 +170,14 @@ std::string CountNamePart(benchmark::IterationCount count);
 /// had its count set by gpubench.
 void RestoreCountedNames(std::vector<GbRun>* runs, const std::string& count_part,
                          const std::function<bool(const std::string& function_name)>& counted);
-/// A --benchmark_filter widened so that it also matches the names with `count_part`:
-/// "(<count_part>/)?" before "manual_time" and "repeats:", the parts that follow the count in
-/// GB's names.
-std::string WidenFilterForCount(const std::string& filter, const std::string& count_part);
+/// A --benchmark_filter widened so that it also matches the names GB gives the instances of
+/// gpubench's forms, where a filter of their plain GB names ("bitset_set/1000$") would match
+/// nothing: each end anchor '$' (not an escaped one, nor one in a bracket expression) gets
+/// "(/manual_time)?" before it, the time type the forms set; with a `count_part`
+/// ("iterations:2", "" for none) also "(/<count_part>)?" before that, and "(<count_part>/)?"
+/// before "manual_time", "process_time" and "repeats:", the parts that follow the count in GB's
+/// names. A negative filter ("-...") stays negative; GB matches it against the whole name.
+std::string WidenFilter(const std::string& filter, const std::string& count_part);
 /// Appends `tag` ("gpu:1") to the row's arguments, so that GB's name shows it before the time
 /// type; nothing for an empty tag.
 void TagRunArgs(GbRun* run, const std::string& tag);

@@ -589,13 +589,17 @@ TEST_F(LoopTest, GbsMinTimeRuleSaysSoAndCarriesWhatItsTrialCallsCost) {
                 timed[0].counters.at(counter::kWallWarmup).value);
 }
 
-TEST(WidenFilterForCounts, MatchesTheNamesGbGivesWhereTheUserWroteTheNamesGpubenchPrints) {
-  EXPECT_EQ(detail::WidenFilterForCounts("BM_Copy/1048576/manual_time"),
+TEST(WidenFilterForGpubenchNames, MatchesTheNamesGbGivesWhereTheUserWroteTheNamesGpubenchPrints) {
+  EXPECT_EQ(detail::WidenFilterForGpubenchNames("BM_Copy/1048576/manual_time", true),
             "BM_Copy/1048576/(iterations:2/)?manual_time");
-  EXPECT_EQ(detail::WidenFilterForCounts("BM_Copy/8/repeats:3/manual_time$"),
-            "BM_Copy/8/(iterations:2/)?repeats:3/(iterations:2/)?manual_time$");
-  EXPECT_EQ(detail::WidenFilterForCounts("BM_Copy|BM_Fma"), "BM_Copy|BM_Fma");
-  EXPECT_EQ(detail::WidenFilterForCounts(""), "");
+  EXPECT_EQ(detail::WidenFilterForGpubenchNames("BM_Copy/8/repeats:3/manual_time$", true),
+            "BM_Copy/8/(iterations:2/)?repeats:3/(iterations:2/)?manual_time"
+            "(/iterations:2)?(/manual_time)?$");
+  EXPECT_EQ(detail::WidenFilterForGpubenchNames("BM_Copy|BM_Fma", true), "BM_Copy|BM_Fma");
+  EXPECT_EQ(detail::WidenFilterForGpubenchNames("", true), "");
+  // Without gpubench's counts only the time type the forms add.
+  EXPECT_EQ(detail::WidenFilterForGpubenchNames("BM_Copy/8/manual_time$", false),
+            "BM_Copy/8/manual_time(/manual_time)?$");
 }
 
 TEST_F(LoopTest, AWidenedFilterSelectsAnInstanceByTheNameGpubenchPrints) {
@@ -604,8 +608,11 @@ TEST_F(LoopTest, AWidenedFilterSelectsAnInstanceByTheNameGpubenchPrints) {
   timer_->region_cycle = Alternating(0.001);
   settings_.min_seconds = 0;
   EXPECT_TRUE(Run("^LoopTest_Stops/manual_time$").empty());  // GB's name has the count
-  auto runs = Run(detail::WidenFilterForCounts("^LoopTest_Stops/manual_time$"));
+  auto runs = Run(detail::WidenFilterForGpubenchNames("^LoopTest_Stops/manual_time$", true));
   ASSERT_EQ(runs.size(), 1u);
+  // The name the benchmark had before it was converted (no time type, no count) selects it too.
+  EXPECT_TRUE(Run("^LoopTest_Stops$").empty());
+  EXPECT_EQ(Run(detail::WidenFilterForGpubenchNames("^LoopTest_Stops$", true)).size(), 1u);
 }
 
 TEST_F(LoopTest, FlushPolicyWarmsUpThenTimesEachIterationInsideItsRange) {

@@ -121,8 +121,8 @@ void RestoreRunNames(std::vector<benchmark::BenchmarkReporter::Run>* runs) {
   RestoreCountedNames(runs, GpubenchCountPart(), CountSetByGpubench);
 }
 
-std::string WidenFilterForCounts(const std::string& filter) {
-  return WidenFilterForCount(filter, GpubenchCountPart());
+std::string WidenFilterForGpubenchNames(const std::string& filter, bool counts_taken) {
+  return WidenFilter(filter, counts_taken ? GpubenchCountPart() : std::string());
 }
 
 const CurrentInstance& GetCurrentInstance() { return current_instance; }

@@ -50,8 +50,9 @@ std::unique_ptr<benchmark::BenchmarkReporter> MakeGbReporter(const std::string& 
 // reach GB's reporters through ForwardingReporter, which flushes after every benchmark (a killed
 // run keeps what finished) and, for one device of a --gpubench_devices run, names every row after
 // the device.
-void RunBenchmarks(const std::string& format, const std::string& out, const std::string& out_format,
-                   bool color) {
+// Returns how many benchmark instances GB selected (0 when the filter matched none).
+size_t RunBenchmarks(const std::string& format, const std::string& out,
+                     const std::string& out_format, bool color) {
   CounterReporter console(color ? benchmark::ConsoleReporter::OO_ColorTabular
                                 : benchmark::ConsoleReporter::OO_Tabular);
   const std::optional<int> device = detail::TaggedDevice();
@@ -65,13 +66,24 @@ void RunBenchmarks(const std::string& format, const std::string& out, const std:
   benchmark::BenchmarkReporter* display = console_display && !device
                                               ? static_cast<benchmark::BenchmarkReporter*>(&console)
                                               : &forwarded_display;
-  if (out.empty()) {
-    benchmark::RunSpecifiedBenchmarks(display);
-    return;
-  }
+  if (out.empty()) return benchmark::RunSpecifiedBenchmarks(display);
   std::unique_ptr<benchmark::BenchmarkReporter> file_format = MakeGbReporter(out_format);
   detail::ForwardingReporter file(file_format.get(), device);
-  benchmark::RunSpecifiedBenchmarks(display, &file);
+  return benchmark::RunSpecifiedBenchmarks(display, &file);
+}
+
+// A filter that selects nothing would leave CI an empty result and exit 0: say so instead.
+void SayNothingSelected(const std::string& filter) {
+  if (filter.empty() || filter == "all") {
+    std::cerr << "gpubench: this binary registers no benchmark that GB would run; nothing ran\n";
+    return;
+  }
+  std::cerr << "gpubench: --benchmark_filter='" << filter
+            << "' selects no benchmark (or is not a valid regular expression: GB says which "
+               "above), so nothing ran: --benchmark_list_tests lists the names GB matches it "
+               "against (gpubench widens it so that the names it prints, and the plain GB names a "
+               "suite had before its conversion, select too; GB's message above quotes the "
+               "widened filter)\n";
 }
 
 }  // namespace
@@ -94,15 +106,18 @@ int Main(int argc, char** argv) {
     }
     return 2;
   }
-  // GB matches the filter against names that carry the counts gpubench set.
-  if (detail::CountsTaken() > 0) {
-    benchmark::SetBenchmarkFilter(detail::WidenFilterForCounts(benchmark::GetBenchmarkFilter()));
-  }
-  RunBenchmarks(format, out, out_format, color);
+  // GB matches the filter against its full names, which carry "/manual_time" for gpubench's
+  // forms and the counts gpubench set: widened, the names gpubench prints and the plain GB names
+  // of converted benchmarks select them too.
+  const std::string filter = benchmark::GetBenchmarkFilter();
+  benchmark::SetBenchmarkFilter(
+      detail::WidenFilterForGpubenchNames(filter, detail::CountsTaken() > 0));
+  const size_t selected = RunBenchmarks(format, out, out_format, color);
+  if (selected == 0) SayNothingSelected(filter);
   detail::PrintRunCost();
   benchmark::Shutdown();
   detail::ShutdownProcess();
-  return 0;
+  return selected == 0 ? 2 : 0;
 }
 
 }  // namespace gpubench
