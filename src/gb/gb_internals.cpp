@@ -60,6 +60,30 @@ struct NameMember {
 };
 template struct ExposeMember<NameMember, &GbBenchmark::name_>;
 
+// And the rest of what GB builds an instance's name from (BenchmarkInstance's constructor, the
+// same from GB 1.7 to 1.9.5): the arguments' names, min_warmup_time, the repetitions, the time
+// type and the thread counts.
+#define GPUBENCH_EXPOSE_GB_MEMBER(Tag, Type, member) \
+  struct Tag {                                       \
+    using type = Type GbBenchmark::*;                \
+    friend type Pointer(Tag);                        \
+  };                                                 \
+  template struct ExposeMember<Tag, &GbBenchmark::member>;
+GPUBENCH_EXPOSE_GB_MEMBER(ArgNamesMember, std::vector<std::string>, arg_names_)
+GPUBENCH_EXPOSE_GB_MEMBER(MinWarmupTimeMember, double, min_warmup_time_)
+GPUBENCH_EXPOSE_GB_MEMBER(RepetitionsMember, int, repetitions_)
+GPUBENCH_EXPOSE_GB_MEMBER(ProcessTimeMember, bool, measure_process_cpu_time_)
+GPUBENCH_EXPOSE_GB_MEMBER(RealTimeMember, bool, use_real_time_)
+GPUBENCH_EXPOSE_GB_MEMBER(ManualTimeMember, bool, use_manual_time_)
+GPUBENCH_EXPOSE_GB_MEMBER(ThreadCountsMember, std::vector<int>, thread_counts_)
+#undef GPUBENCH_EXPOSE_GB_MEMBER
+
+std::string Seconds(const char* part, double seconds) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%s:%0.3f", part, seconds);
+  return text;
+}
+
 }  // namespace
 
 int ArgsCount(const GbBenchmark& benchmark) { return ArgsCountReader::Read(benchmark); }
@@ -157,6 +181,55 @@ std::string WidenFilter(const std::string& filter, const std::string& count_part
   return out;
 }
 
+GbRun InstanceRun(const GbBenchmark& family, const benchmark::State& state) {
+  GbRun run;
+  benchmark::BenchmarkName& name = run.run_name;
+  name.function_name = FamilyName(family);
+  const std::vector<std::string>& arg_names = family.*Pointer(ArgNamesMember());
+  for (int i = 0; i < ArgsCount(family); ++i) {
+    if (!name.args.empty()) name.args += '/';
+    if (static_cast<size_t>(i) < arg_names.size() && !arg_names[i].empty()) {
+      name.args += arg_names[i] + ":";
+    }
+    name.args += std::to_string(state.range(static_cast<size_t>(i)));
+  }
+  if (OwnMinTimeSeconds(family) != 0)
+    name.min_time = Seconds("min_time", OwnMinTimeSeconds(family));
+  if (const double warmup = family.*Pointer(MinWarmupTimeMember()); warmup != 0) {
+    name.min_warmup_time = Seconds("min_warmup_time", warmup);
+  }
+  if (OwnIterations(family) != 0) name.iterations = CountNamePart(OwnIterations(family));
+  const int repetitions = family.*Pointer(RepetitionsMember());
+  if (repetitions != 0) name.repetitions = "repeats:" + std::to_string(repetitions);
+  if (family.*Pointer(ProcessTimeMember())) name.time_type = "process_time";
+  const char* clock = family.*Pointer(ManualTimeMember()) ? "manual_time"
+                      : family.*Pointer(RealTimeMember()) ? "real_time"
+                                                          : nullptr;
+  if (clock != nullptr) name.time_type += (name.time_type.empty() ? "" : "/") + std::string(clock);
+  if (!(family.*Pointer(ThreadCountsMember())).empty()) {
+    name.threads = "threads:" + std::to_string(state.threads());
+  }
+  // GB leaves these to its runner (some uninitialised): one repetition's row, nothing timed.
+  run.family_index = -1;
+  run.per_family_instance_index = -1;
+  run.run_type = GbRun::RT_Iteration;
+  run.repetition_index = 0;
+  run.repetitions = repetitions > 0 ? repetitions : 1;
+  run.threads = state.threads();
+  run.iterations = 0;
+  run.time_unit = family.GetTimeUnit();
+  return run;
+}
+
+std::string GbJsonRows(const std::vector<GbRun>& runs) {
+  std::ostringstream out, errors;
+  benchmark::JSONReporter json;
+  json.SetOutputStream(&out);
+  json.SetErrorStream(&errors);
+  json.ReportRuns(runs);
+  return out.str();
+}
+
 void TagRunArgs(GbRun* run, const std::string& tag) {
   std::string& args = run->run_name.args;
   if (!tag.empty()) args += (args.empty() ? "" : "/") + tag;
@@ -208,7 +281,7 @@ Status SplitGbJson(const std::string& text, std::string* context_object, std::st
 }
 
 std::string JoinGbJson(const std::string& context, const std::string& rows) {
-  return "{\n  \"context\": " + context + ",\n  \"benchmarks\": [\n    " + rows + "\n  ]\n}\n";
+  return "{\n  \"context\": " + context + ",\n  \"benchmarks\": [\n    " + rows + kGbJsonEnd;
 }
 
 std::string GbFlagValue(int argc, char** argv, const std::string& name) {

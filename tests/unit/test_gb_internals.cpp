@@ -226,6 +226,92 @@ TEST(GbInternals, WideningTouchesOnlyEndAnchors) {
   EXPECT_EQ(detail::WidenFilter("all", count), "all");
 }
 
+// An instance's name as GB gives it, built before GB reports it (the row an abort leaves): from
+// inside the function, for families with every part of a name.
+std::vector<std::string> instance_run_names;
+detail::GbBenchmark* named_family = nullptr;
+detail::GbBenchmark* counted_family = nullptr;
+void RecordsItsName(benchmark::State& state, detail::GbBenchmark* const* family) {
+  if (state.thread_index() == 0) {
+    instance_run_names.push_back(detail::InstanceRun(**family, state).benchmark_name());
+  }
+  for (auto _ : state) state.SetIterationTime(1e-3);
+}
+detail::GbBenchmark* const named_registration = named_family =
+    benchmark::RegisterBenchmark(
+        "GbInternals_AllParts",
+        [](benchmark::State& state) { RecordsItsName(state, &named_family); })
+        ->ArgNames({"n", ""})
+        ->Args({8, 3})
+        ->MinTime(0.01)
+        ->MinWarmUpTime(0.001)
+        ->Repetitions(2)
+        ->MeasureProcessCPUTime()
+        ->UseManualTime()
+        ->Threads(1);
+detail::GbBenchmark* const counted_registration = counted_family =
+    benchmark::RegisterBenchmark(
+        "GbInternals_CountParts",
+        [](benchmark::State& state) { RecordsItsName(state, &counted_family); })
+        ->Arg(5)
+        ->Iterations(3)
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
+
+TEST(GbInternals, InstanceRunIsNamedAsGbNamesTheInstance) {
+  for (const char* filter : {"^GbInternals_AllParts/", "^GbInternals_CountParts/"}) {
+    instance_run_names.clear();
+    const auto runs = RunGb(filter);
+    ASSERT_FALSE(runs.empty()) << filter;
+    ASSERT_FALSE(instance_run_names.empty()) << filter;
+    for (const std::string& name : instance_run_names) {
+      EXPECT_EQ(name, runs[0].run_name.str())
+          << Changed("the parts of BenchmarkInstance's name (benchmark_api_internal.cc)");
+    }
+  }
+  ASSERT_EQ(named_registration, named_family);
+  ASSERT_EQ(counted_registration, counted_family);
+  // The row itself: one repetition's, nothing timed, in the family's time unit.
+  instance_run_names.clear();
+  const auto counted = RunGb("^GbInternals_CountParts/");
+  ASSERT_FALSE(counted.empty());
+  const std::string text = detail::GbJsonRows({counted[0]});
+  EXPECT_EQ(text.rfind("    {\n", 0), 0u) << Changed("the JSON layout of a row") << text;
+  EXPECT_EQ(text.back(), '}') << Changed("the JSON layout of a row") << text;
+}
+
+// An error row an abort appends, with the separator and the end GB writes: the file GB's
+// JSONReporter began stays one valid JSON document.
+TEST(GbInternals, AnAppendedRowAndTheEndMakeGbsJsonWhole) {
+  const auto runs = RunGb("^GbInternals_Counted/");
+  ASSERT_FALSE(runs.empty());
+  std::ostringstream out, errors;
+  benchmark::JSONReporter json;
+  json.SetOutputStream(&out);
+  json.SetErrorStream(&errors);
+  benchmark::BenchmarkReporter::Context context;
+  json.ReportContext(context);
+  const std::string opened = out.str();
+  json.ReportRuns(runs);
+  GbRun error = runs[0];
+  detail::SetRunError(error, "aborted");
+  for (const std::string& text :
+       {opened + detail::GbJsonRows({error}) + detail::kGbJsonEnd,
+        out.str() + detail::kGbJsonRowSeparator + detail::GbJsonRows({error}) + detail::kGbJsonEnd,
+        opened + detail::kGbJsonEnd}) {
+    nlohmann::json parsed;
+    ASSERT_NO_THROW(parsed = nlohmann::json::parse(text)) << Changed("the JSON layout") << text;
+    const nlohmann::json& rows = parsed.at("benchmarks");
+    if (rows.empty()) continue;
+    EXPECT_EQ(rows.back().at("error_message"), "aborted") << Changed("the JSON of an error row");
+    EXPECT_EQ(rows.back().at("error_occurred"), true) << Changed("the JSON of an error row");
+  }
+  json.Finalize();
+  EXPECT_EQ(out.str().substr(out.str().size() - std::string(detail::kGbJsonEnd).size()),
+            detail::kGbJsonEnd)
+      << Changed("the end of the JSON (JSONReporter::Finalize)");
+}
+
 TEST(GbInternals, RepetitionsAndAggregatesAreTellable) {
   const auto runs = RunGb("^GbInternals_Counted/");
   std::vector<int64_t> repetitions;

@@ -1439,6 +1439,13 @@ void PlainGb_PauseBeforeTheLoop(benchmark::State& state) {
 }
 BENCHMARK(PlainGb_PauseBeforeTheLoop)->Iterations(1);
 
+// Registered with GB's own macro: gpubench does not wrap its call.
+void PlainGb_LoopWithoutDevice(benchmark::State& state) {
+  g_log->Add("plain set-up");
+  for (auto _ : Loop(state)) Body();
+}
+BENCHMARK(PlainGb_LoopWithoutDevice)->UseManualTime()->Iterations(1);
+
 bool GbAbortsOnPauseTimingOutsideItsIterations() {
   const pid_t child = ::fork();
   if (child == 0) {
@@ -2370,15 +2377,28 @@ TEST_F(LoopTest, UninitializedGpubenchIsRejected) {
   EXPECT_NE(detail::RunErrorMessage(reporter.runs[0]).find("GPUBENCH_MAIN()"), std::string::npos);
 }
 
+// Without a usable device a gpubench form does not call the function at all (its set-up could
+// abort the process); a function registered with GB's own macro runs, and its loop says why it
+// cannot time.
 TEST_F(LoopTest, NoDeviceSkipsWithTheReason) {
   facts_.available = false;
   facts_.unavailable_reason = "cudaGetDeviceCount: cudaErrorNoDevice (no CUDA-capable device)";
   auto runs = Run("^LoopTest_Flush/");
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]),
-            "gpubench: no usable CUDA device: cudaGetDeviceCount: cudaErrorNoDevice (no "
-            "CUDA-capable device)");
+            "gpubench: no usable CUDA device (cudaGetDeviceCount: cudaErrorNoDevice (no "
+            "CUDA-capable device)): the benchmark's set-up and body were not run");
   EXPECT_EQ(log_.Count("body"), 0);
+  EXPECT_EQ(log_.Count("after loop"), 0);
+
+  runs = Run("^PlainGb_LoopWithoutDevice/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(log_.Count("plain set-up"), 1);
+  EXPECT_EQ(log_.Count("body"), 0);
+  const std::string message = detail::RunErrorMessage(runs[0]);
+  EXPECT_TRUE(message.find("no usable CUDA device: cudaGetDeviceCount") != std::string::npos ||
+              message.find("not registered through gpubench") != std::string::npos)
+      << message;
 }
 
 TEST_F(LoopTest, FixtureSharesTheLoopAndNamesItsRanges) {

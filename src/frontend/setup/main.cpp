@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "common/environment.hpp"
@@ -18,6 +19,7 @@
 #include "frontend/setup/initialize.hpp"
 #include "gb/gb_internals.hpp"
 #include "gpubench/reporter.hpp"
+#include "measure/call/abort_note.hpp"
 #include "measure/process/process_access.hpp"
 
 namespace gpubench {
@@ -46,6 +48,9 @@ std::unique_ptr<benchmark::BenchmarkReporter> MakeGbReporter(const std::string& 
   return std::make_unique<benchmark::JSONReporter>();
 }
 
+// Whether MakeGbReporter(name) writes JSON, which an abort closes.
+bool WritesJson(const std::string& name) { return name != "csv" && name != "console"; }
+
 // gpubench's console reporter for the console (GB's own for --benchmark_format=json|csv). Rows
 // reach GB's reporters through ForwardingReporter, which flushes after every benchmark (a killed
 // run keeps what finished) and, for one device of a --gpubench_devices run, names every row after
@@ -60,7 +65,8 @@ size_t RunBenchmarks(const std::string& format, const std::string& out,
   std::unique_ptr<benchmark::BenchmarkReporter> display_format =
       console_display ? nullptr : MakeGbReporter(format);
   detail::ForwardingReporter forwarded_display(display_format ? display_format.get() : &console,
-                                               device);
+                                               device,
+                                               {!console_display && WritesJson(format), ""});
   // The console reporter is GB's own class, which GB treats specially (colour, tabular counters),
   // so it stays unwrapped when there is nothing to tag.
   benchmark::BenchmarkReporter* display = console_display && !device
@@ -68,7 +74,7 @@ size_t RunBenchmarks(const std::string& format, const std::string& out,
                                               : &forwarded_display;
   if (out.empty()) return benchmark::RunSpecifiedBenchmarks(display);
   std::unique_ptr<benchmark::BenchmarkReporter> file_format = MakeGbReporter(out_format);
-  detail::ForwardingReporter file(file_format.get(), device);
+  detail::ForwardingReporter file(file_format.get(), device, {WritesJson(out_format), out});
   return benchmark::RunSpecifiedBenchmarks(display, &file);
 }
 
@@ -112,12 +118,20 @@ int Main(int argc, char** argv) {
   const std::string filter = benchmark::GetBenchmarkFilter();
   benchmark::SetBenchmarkFilter(
       detail::WidenFilterForGpubenchNames(filter, detail::CountsTaken() > 0));
+  // An abort in a benchmark from here on keeps the rows before it and closes the JSON.
+  detail::InstallAbortHandler();
   const size_t selected = RunBenchmarks(format, out, out_format, color);
   if (selected == 0) SayNothingSelected(filter);
+  // The benchmarks the profiling child aborted in have error rows; the run is not whole.
+  const std::set<std::string>& aborted = detail::ProcessProfilingPass().aborted_in_child();
+  for (const std::string& instance : aborted) {
+    std::cerr << "gpubench: the profiling child aborted (SIGABRT) in " << instance
+              << ": its row is an error and this process exits with code 1\n";
+  }
   detail::PrintRunCost();
   benchmark::Shutdown();
   detail::ShutdownProcess();
-  return selected == 0 ? 2 : 0;
+  return selected == 0 ? 2 : !aborted.empty() ? 1 : 0;
 }
 
 }  // namespace gpubench
