@@ -18,9 +18,12 @@ struct InitResult {
 [[nodiscard]] InitResult Initialize(int* argc, char** argv);
 
 /// Initialize, then benchmark::Initialize, then runs the benchmarks with gpubench's console
-/// reporter (GB's JSON file output is untouched). Returns the process exit code: 0 after a run
-/// (skipped or failed benchmarks are reported in the output, not the exit code), 2 on bad
-/// command-line input.
+/// reporter (GB's JSON file output is untouched, but for the rows an abort leaves). Returns the
+/// process exit code: 0 after a run (skipped or failed benchmarks are reported in the output, not
+/// the exit code), 2 on bad command-line input and when --benchmark_filter selects no benchmark,
+/// 1 when the profiling child aborted in a benchmark (its row is an error, the others ran). A
+/// benchmark that aborts the process (SIGABRT) ends it with that signal, after its error row and
+/// the end of the JSON are written.
 int Main(int argc, char** argv);
 
 /// Main, and before_benchmarks() once after the initialisation (this process's CUDA context on

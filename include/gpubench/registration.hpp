@@ -22,9 +22,11 @@ namespace detail {
 
 /// Makes the running instance's family name known to gpubench::Loop: GB's own (State::name(),
 /// GB >= 1.8, which sees a later ->Name()) where GB has it, else `registered`; nothing when
-/// neither is known (registered == nullptr before GB 1.8), and the loop then says why. When the
-/// benchmark function has returned, it adds the counters of what the function declared after
-/// its loop (SetBytesProcessed, SetFlopsProcessed): declared_bytes, dram_traffic_ratio, ...
+/// neither is known (registered == nullptr before GB 1.8), and the loop then says why. While the
+/// function runs, an abort of the process leaves an error row for the instance in the JSON
+/// (measure/call/abort_note.hpp). When the benchmark function has returned, it adds the counters
+/// of what the function declared after its loop (SetBytesProcessed, SetFlopsProcessed):
+/// declared_bytes, dram_traffic_ratio, ...
 class InstanceScope {
  public:
   InstanceScope(const std::string* registered, const BenchmarkHandle& benchmark,
@@ -33,10 +35,18 @@ class InstanceScope {
   InstanceScope(const InstanceScope&) = delete;
   InstanceScope& operator=(const InstanceScope&) = delete;
 
+  /// Whether the benchmark function (a fixture's SetUp, case and TearDown) is to be called: not
+  /// where gpubench::Initialize found no usable CUDA device (its set-up would fail, or abort the
+  /// process in a suite's error check), nor for an instance the profiling child aborted in. The
+  /// row is then already an error that says why.
+  bool runs() const { return runs_; }
+
  private:
   std::string family_;
   benchmark::State& state_;
   int64_t loops_at_start_ = 0;  ///< gpubench::Loop objects made before the call
+  bool runs_ = true;
+  bool armed_ = false;  ///< an abort writes this instance's row
 };
 
 struct RegisteredFamily {
@@ -49,7 +59,7 @@ BenchmarkHandle* FinishRegistration(const std::shared_ptr<RegisteredFamily>& fam
 
 /// Called in a catch block: the benchmark function threw (a suite's own error check, e.g. a
 /// CUDA_SAFE_CALL that throws). Ends the row with state.SkipWithError naming the exception, so
-/// that the other benchmarks run and the JSON stays whole; without a GPU it says so too.
+/// that the other benchmarks run and the JSON stays whole.
 void SkipForException(benchmark::State& state) noexcept;
 
 }  // namespace detail
@@ -64,6 +74,7 @@ BenchmarkHandle* RegisterBenchmark(const std::string& name, Function&& fn) {
   BenchmarkHandle* benchmark = benchmark::RegisterBenchmark(
       name.c_str(), [family, fn = std::forward<Function>(fn)](benchmark::State& state) mutable {
         detail::InstanceScope scope(&family->name, *family->benchmark, state);
+        if (!scope.runs()) return;
         try {
           fn(state);
         } catch (...) {

@@ -1,5 +1,6 @@
 #include "gb/gb_internals.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -59,6 +60,30 @@ struct NameMember {
 };
 template struct ExposeMember<NameMember, &GbBenchmark::name_>;
 
+// And the rest of what GB builds an instance's name from (BenchmarkInstance's constructor, the
+// same from GB 1.7 to 1.9.5): the arguments' names, min_warmup_time, the repetitions, the time
+// type and the thread counts.
+#define GPUBENCH_EXPOSE_GB_MEMBER(Tag, Type, member) \
+  struct Tag {                                       \
+    using type = Type GbBenchmark::*;                \
+    friend type Pointer(Tag);                        \
+  };                                                 \
+  template struct ExposeMember<Tag, &GbBenchmark::member>;
+GPUBENCH_EXPOSE_GB_MEMBER(ArgNamesMember, std::vector<std::string>, arg_names_)
+GPUBENCH_EXPOSE_GB_MEMBER(MinWarmupTimeMember, double, min_warmup_time_)
+GPUBENCH_EXPOSE_GB_MEMBER(RepetitionsMember, int, repetitions_)
+GPUBENCH_EXPOSE_GB_MEMBER(ProcessTimeMember, bool, measure_process_cpu_time_)
+GPUBENCH_EXPOSE_GB_MEMBER(RealTimeMember, bool, use_real_time_)
+GPUBENCH_EXPOSE_GB_MEMBER(ManualTimeMember, bool, use_manual_time_)
+GPUBENCH_EXPOSE_GB_MEMBER(ThreadCountsMember, std::vector<int>, thread_counts_)
+#undef GPUBENCH_EXPOSE_GB_MEMBER
+
+std::string Seconds(const char* part, double seconds) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%s:%0.3f", part, seconds);
+  return text;
+}
+
 }  // namespace
 
 int ArgsCount(const GbBenchmark& benchmark) { return ArgsCountReader::Read(benchmark); }
@@ -90,15 +115,61 @@ void RestoreCountedNames(std::vector<GbRun>* runs, const std::string& count_part
   }
 }
 
-std::string WidenFilterForCount(const std::string& filter, const std::string& count_part) {
-  const std::string optional = "(" + count_part + "/)?";
+namespace {
+
+// The end of a bracket expression of a POSIX extended regular expression that opens at `open`
+// ('['): a ']' right after "[" or "[^" is a member, "[:alpha:]", "[.x.]" and "[=x=]" nest, and a
+// backslash is an ordinary member (GB compiles the filter as POSIX extended). The filter's size
+// when it never closes.
+size_t BracketEnd(const std::string& filter, size_t open) {
+  size_t at = open + 1;
+  if (at < filter.size() && filter[at] == '^') ++at;
+  if (at < filter.size() && filter[at] == ']') ++at;
+  while (at < filter.size() && filter[at] != ']') {
+    if (filter[at] == '[' && at + 1 < filter.size() &&
+        std::strchr(":.=", filter[at + 1]) != nullptr) {
+      const char kind[3] = {filter[at + 1], ']', '\0'};
+      const size_t close = filter.find(kind, at + 2);
+      at = close == std::string::npos ? filter.size() : close + 2;
+    } else {
+      ++at;
+    }
+  }
+  return at < filter.size() ? at + 1 : filter.size();
+}
+
+}  // namespace
+
+std::string WidenFilter(const std::string& filter, const std::string& count_part) {
+  const std::string count_before = count_part.empty() ? "" : "(" + count_part + "/)?";
+  const std::string before_end =
+      (count_part.empty() ? "" : "(/" + count_part + ")?") + "(/manual_time)?";
   std::string out;
   for (size_t i = 0; i < filter.size();) {
+    const char c = filter[i];
+    if (c == '\\') {  // an escaped character, "\$" among them, stays as it is
+      const size_t length = std::min<size_t>(2, filter.size() - i);
+      out.append(filter, i, length);
+      i += length;
+      continue;
+    }
+    if (c == '[') {  // a '$' in a bracket expression is a member, not the end
+      const size_t end = BracketEnd(filter, i);
+      out.append(filter, i, end - i);
+      i = end;
+      continue;
+    }
+    if (c == '$') {
+      out += before_end;
+      out += c;
+      ++i;
+      continue;
+    }
     bool widened = false;
-    for (const char* follows : {"manual_time", "repeats:"}) {
+    for (const char* follows : {"manual_time", "process_time", "repeats:"}) {
       const size_t length = std::char_traits<char>::length(follows);
-      if (filter.compare(i, length, follows) == 0) {
-        out += optional;
+      if (!count_before.empty() && filter.compare(i, length, follows) == 0) {
+        out += count_before;
         out.append(filter, i, length);
         i += length;
         widened = true;
@@ -108,6 +179,55 @@ std::string WidenFilterForCount(const std::string& filter, const std::string& co
     if (!widened) out += filter[i++];
   }
   return out;
+}
+
+GbRun InstanceRun(const GbBenchmark& family, const benchmark::State& state) {
+  GbRun run;
+  benchmark::BenchmarkName& name = run.run_name;
+  name.function_name = FamilyName(family);
+  const std::vector<std::string>& arg_names = family.*Pointer(ArgNamesMember());
+  for (int i = 0; i < ArgsCount(family); ++i) {
+    if (!name.args.empty()) name.args += '/';
+    if (static_cast<size_t>(i) < arg_names.size() && !arg_names[i].empty()) {
+      name.args += arg_names[i] + ":";
+    }
+    name.args += std::to_string(state.range(static_cast<size_t>(i)));
+  }
+  if (OwnMinTimeSeconds(family) != 0)
+    name.min_time = Seconds("min_time", OwnMinTimeSeconds(family));
+  if (const double warmup = family.*Pointer(MinWarmupTimeMember()); warmup != 0) {
+    name.min_warmup_time = Seconds("min_warmup_time", warmup);
+  }
+  if (OwnIterations(family) != 0) name.iterations = CountNamePart(OwnIterations(family));
+  const int repetitions = family.*Pointer(RepetitionsMember());
+  if (repetitions != 0) name.repetitions = "repeats:" + std::to_string(repetitions);
+  if (family.*Pointer(ProcessTimeMember())) name.time_type = "process_time";
+  const char* clock = family.*Pointer(ManualTimeMember()) ? "manual_time"
+                      : family.*Pointer(RealTimeMember()) ? "real_time"
+                                                          : nullptr;
+  if (clock != nullptr) name.time_type += (name.time_type.empty() ? "" : "/") + std::string(clock);
+  if (!(family.*Pointer(ThreadCountsMember())).empty()) {
+    name.threads = "threads:" + std::to_string(state.threads());
+  }
+  // GB leaves these to its runner (some uninitialised): one repetition's row, nothing timed.
+  run.family_index = -1;
+  run.per_family_instance_index = -1;
+  run.run_type = GbRun::RT_Iteration;
+  run.repetition_index = 0;
+  run.repetitions = repetitions > 0 ? repetitions : 1;
+  run.threads = state.threads();
+  run.iterations = 0;
+  run.time_unit = family.GetTimeUnit();
+  return run;
+}
+
+std::string GbJsonRows(const std::vector<GbRun>& runs) {
+  std::ostringstream out, errors;
+  benchmark::JSONReporter json;
+  json.SetOutputStream(&out);
+  json.SetErrorStream(&errors);
+  json.ReportRuns(runs);
+  return out.str();
 }
 
 void TagRunArgs(GbRun* run, const std::string& tag) {
@@ -161,7 +281,7 @@ Status SplitGbJson(const std::string& text, std::string* context_object, std::st
 }
 
 std::string JoinGbJson(const std::string& context, const std::string& rows) {
-  return "{\n  \"context\": " + context + ",\n  \"benchmarks\": [\n    " + rows + "\n  ]\n}\n";
+  return "{\n  \"context\": " + context + ",\n  \"benchmarks\": [\n    " + rows + kGbJsonEnd;
 }
 
 std::string GbFlagValue(int argc, char** argv, const std::string& name) {

@@ -170,10 +170,26 @@ std::string CountNamePart(benchmark::IterationCount count);
 /// had its count set by gpubench.
 void RestoreCountedNames(std::vector<GbRun>* runs, const std::string& count_part,
                          const std::function<bool(const std::string& function_name)>& counted);
-/// A --benchmark_filter widened so that it also matches the names with `count_part`:
-/// "(<count_part>/)?" before "manual_time" and "repeats:", the parts that follow the count in
-/// GB's names.
-std::string WidenFilterForCount(const std::string& filter, const std::string& count_part);
+/// A --benchmark_filter widened so that it also matches the names GB gives the instances of
+/// gpubench's forms, where a filter of their plain GB names ("bitset_set/1000$") would match
+/// nothing: each end anchor '$' (not an escaped one, nor one in a bracket expression) gets
+/// "(/manual_time)?" before it, the time type the forms set; with a `count_part`
+/// ("iterations:2", "" for none) also "(/<count_part>)?" before that, and "(<count_part>/)?"
+/// before "manual_time", "process_time" and "repeats:", the parts that follow the count in GB's
+/// names. A negative filter ("-...") stays negative; GB matches it against the whole name.
+std::string WidenFilter(const std::string& filter, const std::string& count_part);
+/// A row for the instance of `family` that `state` runs, named as GB names the instance
+/// (BenchmarkInstance: argument names, min_time, min_warmup_time, the family's own count,
+/// repetitions, time type, threads, from the family's private members): an iteration row of the
+/// first repetition, with no iterations and no time, for a row GB's runner will never report.
+GbRun InstanceRun(const GbBenchmark& family, const benchmark::State& state);
+/// GB's JSON text of `runs` as its JSONReporter writes them inside the "benchmarks" array, with
+/// nothing before the first row and nothing after the last.
+std::string GbJsonRows(const std::vector<GbRun>& runs);
+/// What GB's JSONReporter writes between two rows, and after the last row (the array's and the
+/// document's close, Finalize).
+inline constexpr char kGbJsonRowSeparator[] = ",\n";
+inline constexpr char kGbJsonEnd[] = "\n  ]\n}\n";
 /// Appends `tag` ("gpu:1") to the row's arguments, so that GB's name shows it before the time
 /// type; nothing for an empty tag.
 void TagRunArgs(GbRun* run, const std::string& tag);

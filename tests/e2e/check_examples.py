@@ -2,8 +2,9 @@
 """Runs the example benchmarks with JSON output and checks what a user or CI relies on.
 
 Without a GPU: exit code 0, valid JSON whose context says there is no device, and every
-benchmark skipped with a message that names the CUDA error. With a GPU: every benchmark ran and
-carries the clock counters (and the byte counters when the profiler is on).
+benchmark skipped, before its set-up ran, with gpubench's message that names the CUDA error of
+the device query. With a GPU: every benchmark ran and carries the clock counters (and the byte
+counters when the profiler is on).
 """
 import json
 import os
@@ -52,8 +53,11 @@ def main():
             message = bench.get("error_message", bench.get("skip_message", ""))
             if not bench.get("error_occurred", False) and not bench.get("skipped", False):
                 fail("%s ran without a GPU" % bench["name"])
-            if not re.search(r"cuda(Error)?[A-Z]\w+", message):
-                fail("%s: message does not name the CUDA error: %r" % (bench["name"], message))
+            match = re.fullmatch(r"gpubench: no usable CUDA device \((.*)\): the benchmark's "
+                                 r"set-up and body were not run", message)
+            if not match or not re.search(r"cuda(Error)?[A-Z]\w+", match.group(1)):
+                fail("%s: not gpubench's no-device message with the CUDA error: %r"
+                     % (bench["name"], message))
         print("OK: no GPU; %d benchmarks skipped with the CUDA error: %s" % (len(names), names))
         return
     for bench in benchmarks:

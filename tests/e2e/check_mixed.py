@@ -42,7 +42,7 @@ def main():
         fail("no row for %s" % name, output)
     header, row = rows[name]
     if "ERROR OCCURRED" in row:
-        if "no usable CUDA device" not in row:
+        if "gpubench: no usable CUDA device (" not in row:
             fail("the GPU benchmark failed with something else than no device: %r" % row, output)
         print(result.stdout)
         print("OK: no GPU; CPU rows under GB's \"Time\" header, the GPU row skipped: %r" % row)

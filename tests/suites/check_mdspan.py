@@ -2,8 +2,8 @@
 """Judges the runs check_mdspan.sh made of kokkos/mdspan's converted CUDA benchmarks.
 
 Every binary exits 0 and writes valid JSON; the two variants hold the suite's 51 instances.
-Without a GPU every row is an error that names the exception the suite's CUDA_SAFE_CALL threw
-and that there is no usable device. On a GPU, 'literal' (the body still calls
+Without a GPU every row is an error that names the missing device (the CUDA error of the device
+query), and says that the benchmark's set-up, whose CUDA_SAFE_CALL would throw, did not run. On a GPU, 'literal' (the body still calls
 state.SetIterationTime) has every row refused for it, and 'after' has every row measured.
 
 usage: check_mdspan.py WORK_DIR
@@ -49,10 +49,10 @@ def main():
                 if not gpu:
                     check(row.get("error_occurred") or row.get("skipped"),
                           f"{variant} {name}: not an error without a GPU")
-                    check("the benchmark function threw std::runtime_error" in error
-                          and "there is no usable CUDA device" in error,
-                          f"{variant} {name}: the error does not name the exception and the "
-                          f"missing device: {error!r}")
+                    check(error.startswith("gpubench: no usable CUDA device (cuda")
+                          and error.endswith("): the benchmark's set-up and body were not run"),
+                          f"{variant} {name}: the error does not name the missing device and "
+                          f"that the set-up did not run: {error!r}")
                 elif variant == "literal":
                     check("calls state.SetIterationTime() itself" in error,
                           f"literal {name}: a self-timing body's row was not refused: {error!r}")

@@ -138,6 +138,29 @@ TEST(Loader, ANameWithANulByteIsRefused) {
               AllOf(HasSubstr("benchmark \"a?b\""), HasSubstr("NUL byte")));
 }
 
+// A run that aborted in a benchmark under GPUBENCH_MAIN() (written by the unit test
+// AbortTest.TheRowsBeforeAreKeptAndTheAbortingBenchmarkIsAnErrorRowOfAValidJson, fake device):
+// the rows before it, then gpubench's error row for it and the JSON's end. It loads whole; the
+// aborted benchmark is a failed one, the others as usual.
+TEST(Loader, ARunThatAbortedLoadsWithTheAbortingBenchmarkFailed) {
+  const auto loaded = LoadBenchmarkFile(DataFile("aborted_run.json"));
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const BenchmarkFile& file = loaded.value();
+  EXPECT_TRUE(file.cut_off.empty());
+  ASSERT_EQ(file.benchmarks.size(), 3u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_FALSE(file.benchmarks[i].failed) << file.benchmarks[i].name;
+    EXPECT_FALSE(file.benchmarks[i].metrics.empty()) << file.benchmarks[i].name;
+  }
+  const BenchmarkRecord& aborted = file.benchmarks[2];
+  EXPECT_EQ(aborted.name, "AbortTest_Terminates/7/manual_time");
+  EXPECT_TRUE(aborted.failed);
+  EXPECT_FALSE(aborted.skipped);
+  EXPECT_THAT(aborted.failure_message,
+              HasSubstr("gpubench: the process aborted (SIGABRT) in the benchmark "
+                        "AbortTest_Terminates/7/manual_time"));
+}
+
 TEST(Loader, JsonThatIsNotGoogleBenchmarkOutput) {
   EXPECT_THAT(LoadErrorFor(DataFile("not_gb.json")),
               AllOf(HasSubstr("not Google Benchmark output"), HasSubstr("\"benchmarks\" array")));

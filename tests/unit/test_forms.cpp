@@ -395,11 +395,15 @@ TEST_F(FormsTest, WithoutADeviceEveryFormIsSkippedWithGpubenchsNoDeviceMessage) 
   ASSERT_EQ(forms.size(), kForms.size());
   for (const auto& [name, run] : forms) {
     EXPECT_EQ(detail::RunErrorMessage(run),
-              "gpubench: no usable CUDA device: cudaGetDeviceCount: cudaErrorNoDevice (no "
-              "CUDA-capable device)")
+              "gpubench: no usable CUDA device (cudaGetDeviceCount: cudaErrorNoDevice (no "
+              "CUDA-capable device)): the benchmark's set-up and body were not run")
         << name;
   }
   for (const Form& form : kForms) EXPECT_EQ(log_.Count(form.body), 0) << form.name;
+  // Nothing of a fixture ran either: its SetUp logs "setup <size>".
+  for (const std::string& event : log_.events) {
+    EXPECT_EQ(event.rfind("setup", 0), std::string::npos) << event;
+  }
 }
 
 TEST_F(FormsTest, GbsOwnMacrosWorkWhereGbTellsTheName) {

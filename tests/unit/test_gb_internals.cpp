@@ -15,6 +15,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -159,7 +160,7 @@ TEST(GbInternals, RowNamesHaveTheCountAndTimeTypeWhereGpubenchExpectsThem) {
 
   // The widened filter of the name gpubench prints matches the name GB gives.
   const std::string shown = "GbInternals_Counted/8/repeats:3/manual_time";
-  const std::string widened = detail::WidenFilterForCount("^" + shown + "$", count);
+  const std::string widened = detail::WidenFilter("^" + shown + "$", count);
   EXPECT_EQ(RunGb(widened).size(), runs.size())
       << Changed("the parts after the count in row names") << " (filter " << widened << ")";
 
@@ -169,6 +170,146 @@ TEST(GbInternals, RowNamesHaveTheCountAndTimeTypeWhereGpubenchExpectsThem) {
   detail::TagRunArgs(&runs[0], "gpu:1");
   EXPECT_EQ(runs[0].benchmark_name(), "GbInternals_Counted/8/gpu:1/repeats:3/manual_time")
       << Changed("BenchmarkName::args in BenchmarkName::str()");
+}
+
+// A converted benchmark's plain GB name (no "/manual_time", no count): a filter anchored at its
+// end still selects it once widened, with and without the count gpubench sets.
+BENCHMARK(ManualLoop)->Name("GbInternals_Plain")->Arg(1000)->UseManualTime();
+BENCHMARK(ManualLoop)->Name("GbInternals_PlainCounted")->Arg(1000)->Iterations(2)->UseManualTime();
+
+TEST(GbInternals, AFilterOfPlainGbNamesWidenedSelectsTheManualTimeInstances) {
+  const std::string count = detail::CountNamePart(2);
+  ASSERT_TRUE(RunGb("^GbInternals_Plain/1000$").empty())
+      << Changed("BenchmarkName::time_type at the end of the name");
+  for (const std::string& part : {std::string(), count}) {
+    const std::string plain = detail::WidenFilter("^GbInternals_Plain/1000$", part);
+    EXPECT_EQ(RunGb(plain).size(), 1u) << Changed("the end of the row names") << ": " << plain;
+  }
+  const std::string counted = detail::WidenFilter("GbInternals_PlainCounted/1000$", count);
+  EXPECT_EQ(RunGb(counted).size(), 1u) << Changed("the end of the row names") << ": " << counted;
+  const std::string both =
+      detail::WidenFilter("^GbInternals_Plain/1000$|^GbInternals_PlainCounted/1000$", count);
+  EXPECT_EQ(RunGb(both).size(), 2u) << Changed("the end of the row names") << ": " << both;
+  // An instance with more arguments is still not selected by the shorter name.
+  EXPECT_TRUE(RunGb(detail::WidenFilter("^GbInternals_Plain/100$", count)).empty());
+}
+
+// GB compiles the filter (after a leading '-') as a POSIX extended expression and searches the
+// whole name with it; the widening leaves escaped and bracketed '$' alone.
+TEST(GbInternals, WideningTouchesOnlyEndAnchors) {
+  const auto matches = [](const std::string& filter, const std::string& name) {
+    const bool negative = !filter.empty() && filter[0] == '-';
+    const std::regex expression(negative ? filter.substr(1) : filter, std::regex::extended);
+    return std::regex_search(name, expression) != negative;
+  };
+  const std::string count = detail::CountNamePart(2);
+  const std::string manual = "bitset_set/1000/manual_time";
+  const std::string counted = "bitset_set/1000/iterations:2/manual_time";
+  const std::string negative = detail::WidenFilter("-bitset_set/1000$", count);
+  EXPECT_EQ(negative.front(), '-');
+  EXPECT_FALSE(matches(negative, manual)) << negative;
+  EXPECT_FALSE(matches(negative, counted)) << negative;
+  EXPECT_TRUE(matches(negative, "bitset_set/10000/manual_time")) << negative;
+  EXPECT_TRUE(matches(detail::WidenFilter("(a|bitset_set/1000)$", count), counted));
+  EXPECT_TRUE(matches(detail::WidenFilter("bitset_set/1000/repeats:3$", count),
+                      "bitset_set/1000/iterations:2/repeats:3/manual_time"));
+  EXPECT_TRUE(matches(detail::WidenFilter("bitset_set/1000/process_time$", count),
+                      "bitset_set/1000/iterations:2/process_time/manual_time"));
+  // Not an end: an escaped '$' and one inside a bracket expression (also after "[]" and in a
+  // class name) stay as they are.
+  EXPECT_EQ(detail::WidenFilter("a\\$b", count), "a\\$b");
+  EXPECT_EQ(detail::WidenFilter("a[$]b", count), "a[$]b");
+  EXPECT_EQ(detail::WidenFilter("a[]$]b[^]$]", count), "a[]$]b[^]$]");
+  EXPECT_EQ(detail::WidenFilter("a[[:alpha:]$]$", ""), "a[[:alpha:]$](/manual_time)?$");
+  EXPECT_EQ(detail::WidenFilter("x$", ""), "x(/manual_time)?$");
+  EXPECT_EQ(detail::WidenFilter("", count), "");
+  EXPECT_EQ(detail::WidenFilter("all", count), "all");
+}
+
+// An instance's name as GB gives it, built before GB reports it (the row an abort leaves): from
+// inside the function, for families with every part of a name.
+std::vector<std::string> instance_run_names;
+detail::GbBenchmark* named_family = nullptr;
+detail::GbBenchmark* counted_family = nullptr;
+void RecordsItsName(benchmark::State& state, detail::GbBenchmark* const* family) {
+  if (state.thread_index() == 0) {
+    instance_run_names.push_back(detail::InstanceRun(**family, state).benchmark_name());
+  }
+  for (auto _ : state) state.SetIterationTime(1e-3);
+}
+detail::GbBenchmark* const named_registration = named_family =
+    benchmark::RegisterBenchmark(
+        "GbInternals_AllParts",
+        [](benchmark::State& state) { RecordsItsName(state, &named_family); })
+        ->ArgNames({"n", ""})
+        ->Args({8, 3})
+        ->MinTime(0.01)
+        ->MinWarmUpTime(0.001)
+        ->Repetitions(2)
+        ->MeasureProcessCPUTime()
+        ->UseManualTime()
+        ->Threads(1);
+detail::GbBenchmark* const counted_registration = counted_family =
+    benchmark::RegisterBenchmark(
+        "GbInternals_CountParts",
+        [](benchmark::State& state) { RecordsItsName(state, &counted_family); })
+        ->Arg(5)
+        ->Iterations(3)
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
+
+TEST(GbInternals, InstanceRunIsNamedAsGbNamesTheInstance) {
+  for (const char* filter : {"^GbInternals_AllParts/", "^GbInternals_CountParts/"}) {
+    instance_run_names.clear();
+    const auto runs = RunGb(filter);
+    ASSERT_FALSE(runs.empty()) << filter;
+    ASSERT_FALSE(instance_run_names.empty()) << filter;
+    for (const std::string& name : instance_run_names) {
+      EXPECT_EQ(name, runs[0].run_name.str())
+          << Changed("the parts of BenchmarkInstance's name (benchmark_api_internal.cc)");
+    }
+  }
+  ASSERT_EQ(named_registration, named_family);
+  ASSERT_EQ(counted_registration, counted_family);
+  // The row itself: one repetition's, nothing timed, in the family's time unit.
+  instance_run_names.clear();
+  const auto counted = RunGb("^GbInternals_CountParts/");
+  ASSERT_FALSE(counted.empty());
+  const std::string text = detail::GbJsonRows({counted[0]});
+  EXPECT_EQ(text.rfind("    {\n", 0), 0u) << Changed("the JSON layout of a row") << text;
+  EXPECT_EQ(text.back(), '}') << Changed("the JSON layout of a row") << text;
+}
+
+// An error row an abort appends, with the separator and the end GB writes: the file GB's
+// JSONReporter began stays one valid JSON document.
+TEST(GbInternals, AnAppendedRowAndTheEndMakeGbsJsonWhole) {
+  const auto runs = RunGb("^GbInternals_Counted/");
+  ASSERT_FALSE(runs.empty());
+  std::ostringstream out, errors;
+  benchmark::JSONReporter json;
+  json.SetOutputStream(&out);
+  json.SetErrorStream(&errors);
+  benchmark::BenchmarkReporter::Context context;
+  json.ReportContext(context);
+  const std::string opened = out.str();
+  json.ReportRuns(runs);
+  GbRun error = runs[0];
+  detail::SetRunError(error, "aborted");
+  for (const std::string& text :
+       {opened + detail::GbJsonRows({error}) + detail::kGbJsonEnd,
+        out.str() + detail::kGbJsonRowSeparator + detail::GbJsonRows({error}) + detail::kGbJsonEnd,
+        opened + detail::kGbJsonEnd}) {
+    nlohmann::json parsed;
+    ASSERT_NO_THROW(parsed = nlohmann::json::parse(text)) << Changed("the JSON layout") << text;
+    const nlohmann::json& rows = parsed.at("benchmarks");
+    if (rows.empty()) continue;
+    EXPECT_EQ(rows.back().at("error_message"), "aborted") << Changed("the JSON of an error row");
+    EXPECT_EQ(rows.back().at("error_occurred"), true) << Changed("the JSON of an error row");
+  }
+  json.Finalize();
+  EXPECT_EQ(out.str().substr(out.str().size() - std::string(detail::kGbJsonEnd).size()),
+            detail::kGbJsonEnd)
+      << Changed("the end of the JSON (JSONReporter::Finalize)");
 }
 
 TEST(GbInternals, RepetitionsAndAggregatesAreTellable) {

@@ -589,13 +589,17 @@ TEST_F(LoopTest, GbsMinTimeRuleSaysSoAndCarriesWhatItsTrialCallsCost) {
                 timed[0].counters.at(counter::kWallWarmup).value);
 }
 
-TEST(WidenFilterForCounts, MatchesTheNamesGbGivesWhereTheUserWroteTheNamesGpubenchPrints) {
-  EXPECT_EQ(detail::WidenFilterForCounts("BM_Copy/1048576/manual_time"),
+TEST(WidenFilterForGpubenchNames, MatchesTheNamesGbGivesWhereTheUserWroteTheNamesGpubenchPrints) {
+  EXPECT_EQ(detail::WidenFilterForGpubenchNames("BM_Copy/1048576/manual_time", true),
             "BM_Copy/1048576/(iterations:2/)?manual_time");
-  EXPECT_EQ(detail::WidenFilterForCounts("BM_Copy/8/repeats:3/manual_time$"),
-            "BM_Copy/8/(iterations:2/)?repeats:3/(iterations:2/)?manual_time$");
-  EXPECT_EQ(detail::WidenFilterForCounts("BM_Copy|BM_Fma"), "BM_Copy|BM_Fma");
-  EXPECT_EQ(detail::WidenFilterForCounts(""), "");
+  EXPECT_EQ(detail::WidenFilterForGpubenchNames("BM_Copy/8/repeats:3/manual_time$", true),
+            "BM_Copy/8/(iterations:2/)?repeats:3/(iterations:2/)?manual_time"
+            "(/iterations:2)?(/manual_time)?$");
+  EXPECT_EQ(detail::WidenFilterForGpubenchNames("BM_Copy|BM_Fma", true), "BM_Copy|BM_Fma");
+  EXPECT_EQ(detail::WidenFilterForGpubenchNames("", true), "");
+  // Without gpubench's counts only the time type the forms add.
+  EXPECT_EQ(detail::WidenFilterForGpubenchNames("BM_Copy/8/manual_time$", false),
+            "BM_Copy/8/manual_time(/manual_time)?$");
 }
 
 TEST_F(LoopTest, AWidenedFilterSelectsAnInstanceByTheNameGpubenchPrints) {
@@ -604,8 +608,11 @@ TEST_F(LoopTest, AWidenedFilterSelectsAnInstanceByTheNameGpubenchPrints) {
   timer_->region_cycle = Alternating(0.001);
   settings_.min_seconds = 0;
   EXPECT_TRUE(Run("^LoopTest_Stops/manual_time$").empty());  // GB's name has the count
-  auto runs = Run(detail::WidenFilterForCounts("^LoopTest_Stops/manual_time$"));
+  auto runs = Run(detail::WidenFilterForGpubenchNames("^LoopTest_Stops/manual_time$", true));
   ASSERT_EQ(runs.size(), 1u);
+  // The name the benchmark had before it was converted (no time type, no count) selects it too.
+  EXPECT_TRUE(Run("^LoopTest_Stops$").empty());
+  EXPECT_EQ(Run(detail::WidenFilterForGpubenchNames("^LoopTest_Stops$", true)).size(), 1u);
 }
 
 TEST_F(LoopTest, FlushPolicyWarmsUpThenTimesEachIterationInsideItsRange) {
@@ -1431,6 +1438,13 @@ void PlainGb_PauseBeforeTheLoop(benchmark::State& state) {
   }
 }
 BENCHMARK(PlainGb_PauseBeforeTheLoop)->Iterations(1);
+
+// Registered with GB's own macro: gpubench does not wrap its call.
+void PlainGb_LoopWithoutDevice(benchmark::State& state) {
+  g_log->Add("plain set-up");
+  for (auto _ : Loop(state)) Body();
+}
+BENCHMARK(PlainGb_LoopWithoutDevice)->UseManualTime()->Iterations(1);
 
 bool GbAbortsOnPauseTimingOutsideItsIterations() {
   const pid_t child = ::fork();
@@ -2363,15 +2377,28 @@ TEST_F(LoopTest, UninitializedGpubenchIsRejected) {
   EXPECT_NE(detail::RunErrorMessage(reporter.runs[0]).find("GPUBENCH_MAIN()"), std::string::npos);
 }
 
+// Without a usable device a gpubench form does not call the function at all (its set-up could
+// abort the process); a function registered with GB's own macro runs, and its loop says why it
+// cannot time.
 TEST_F(LoopTest, NoDeviceSkipsWithTheReason) {
   facts_.available = false;
   facts_.unavailable_reason = "cudaGetDeviceCount: cudaErrorNoDevice (no CUDA-capable device)";
   auto runs = Run("^LoopTest_Flush/");
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]),
-            "gpubench: no usable CUDA device: cudaGetDeviceCount: cudaErrorNoDevice (no "
-            "CUDA-capable device)");
+            "gpubench: no usable CUDA device (cudaGetDeviceCount: cudaErrorNoDevice (no "
+            "CUDA-capable device)): the benchmark's set-up and body were not run");
   EXPECT_EQ(log_.Count("body"), 0);
+  EXPECT_EQ(log_.Count("after loop"), 0);
+
+  runs = Run("^PlainGb_LoopWithoutDevice/");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(log_.Count("plain set-up"), 1);
+  EXPECT_EQ(log_.Count("body"), 0);
+  const std::string message = detail::RunErrorMessage(runs[0]);
+  EXPECT_TRUE(message.find("no usable CUDA device: cudaGetDeviceCount") != std::string::npos ||
+              message.find("not registered through gpubench") != std::string::npos)
+      << message;
 }
 
 TEST_F(LoopTest, FixtureSharesTheLoopAndNamesItsRanges) {

@@ -3,8 +3,9 @@
 // kGpubenchIterations, so that GB calls it once per repetition and the loop's stopping rule
 // decides how many samples the call takes (measure/sampling/stopping_rule.hpp). GB names such
 // instances ".../iterations:2/..."; gpubench's reporters give the rows their names back, and
-// --benchmark_filter is widened to match both. A main of one's own on GB >= 1.8 gets the count
-// through --benchmark_min_time=<n>x instead, which no name shows.
+// --benchmark_filter is widened to match both (and the names without "/manual_time"). A main of
+// one's own on GB >= 1.8 gets the count through --benchmark_min_time=<n>x instead, which no name
+// shows.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -34,9 +35,10 @@ bool CountSetByGpubench(const std::string& function_name);
 /// Gives the rows of families whose count gpubench set their names without "iterations:2".
 void RestoreRunNames(std::vector<benchmark::BenchmarkReporter::Run>* runs);
 
-/// --benchmark_filter as the user wrote it, widened so that it still matches the names GB gives
-/// instances whose count gpubench set: "(iterations:2/)?" before "manual_time" and "repeats:",
-/// the parts that follow the count in GB's names.
-std::string WidenFilterForCounts(const std::string& filter);
+/// --benchmark_filter as the user wrote it, widened (gb_internals.hpp WidenFilter) so that it
+/// still matches what gpubench adds to GB's names: "/manual_time" at the end of a plain GB name
+/// ("bitset_set/1000$"), and with `counts_taken` the count "iterations:2" where a name gpubench
+/// prints leaves it out.
+std::string WidenFilterForGpubenchNames(const std::string& filter, bool counts_taken);
 
 }  // namespace gpubench::detail

@@ -2,8 +2,10 @@
 
 #include "frontend/hooks/gpubench_counts.hpp"
 #include "gb/gb_internals.hpp"
+#include "gpu/plan/range_names.hpp"
 #include "gpubench/fixture.hpp"
 #include "gpubench/registration.hpp"
+#include "measure/call/abort_note.hpp"
 #include "measure/call/instance.hpp"
 #include "measure/process/process_access.hpp"
 #include "measure/publish/declared_work.hpp"
@@ -121,8 +123,8 @@ void RestoreRunNames(std::vector<benchmark::BenchmarkReporter::Run>* runs) {
   RestoreCountedNames(runs, GpubenchCountPart(), CountSetByGpubench);
 }
 
-std::string WidenFilterForCounts(const std::string& filter) {
-  return WidenFilterForCount(filter, GpubenchCountPart());
+std::string WidenFilterForGpubenchNames(const std::string& filter, bool counts_taken) {
+  return WidenFilter(filter, counts_taken ? GpubenchCountPart() : std::string());
 }
 
 const CurrentInstance& GetCurrentInstance() { return current_instance; }
@@ -172,9 +174,43 @@ Status NameOfUnregisteredInstance(const benchmark::State& state, std::string* na
       why);
 }
 
+namespace {
+
+// What an abort writes while the function of `benchmark`'s instance runs: GB's error row, named
+// as GB names the instance and as gpubench's reporters give it to GB's (no gpubench count, the
+// device tag), and in the profiling child the line that names it to the parent.
+AbortRow MakeAbortRow(const BenchmarkHandle& benchmark, const benchmark::State& state,
+                      const std::string& instance) {
+  std::vector<GbRun> runs{InstanceRun(benchmark, state)};
+  RestoreRunNames(&runs);
+  if (const std::optional<int> device = TaggedDevice()) TagRunArgs(&runs[0], DeviceTag(*device));
+  AbortRow row;
+  row.name = runs[0].benchmark_name();
+  SetRunError(runs[0], "gpubench: the process aborted (SIGABRT) in the benchmark " + row.name +
+                           " (std::terminate, abort() or a failed assert: the suite's own "
+                           "message is on its stdout or stderr); this row stands for it, the "
+                           "rows before it are kept and the benchmarks after it did not run");
+  row.json = GbJsonRows(runs);
+  if (ProcessProfilingPass().files().writes_sessions) {
+    row.child_line = ProfilingPass::AbortedLine(instance);
+  }
+  return row;
+}
+
+}  // namespace
+
 InstanceScope::InstanceScope(const std::string* registered, const BenchmarkHandle& benchmark,
                              benchmark::State& state)
     : state_(state), loops_at_start_(LoopsStarted()) {
+  // Without a device the suite's set-up fails (a check that calls std::terminate() would end
+  // the run with a JSON file cut after its context): no part of the benchmark runs.
+  if (const std::optional<std::string> reason = UnusableDeviceReason()) {
+    runs_ = false;
+    state.SkipWithError(("gpubench: no usable CUDA device (" + *reason +
+                         "): the benchmark's set-up and body were not run")
+                            .c_str());
+    return;
+  }
   std::optional<std::string> gb_name = StateName(state);
   if (!gb_name && registered == nullptr) return;
   family_ = gb_name ? *gb_name : *registered;
@@ -185,9 +221,32 @@ InstanceScope::InstanceScope(const std::string* registered, const BenchmarkHandl
   current_instance.own_iterations =
       !current_instance.gpubench_stops && OwnIterations(benchmark) != 0;
   current_instance.call_start = std::chrono::steady_clock::now();
+  std::string instance = InstanceName(current_instance, state);
+  if (const std::optional<int> device = TaggedDevice()) {
+    instance = TagInstanceName(instance, *device);
+  }
+  if (ProcessProfilingPass().aborted_in_child().count(instance) != 0) {
+    runs_ = false;
+    state.SkipWithError(
+        "gpubench: the profiling child, which runs every benchmark before this process times "
+        "them (--gpubench_profile_process=child), aborted (SIGABRT) in this benchmark: it is not "
+        "run again here, so that the others are timed; --gpubench_profile_process=same or "
+        "--gpubench_profile_iterations=0 (no metrics) runs it in this process, where the abort "
+        "and the suite's own message show");
+    return;
+  }
+  if (state.thread_index() == 0) {
+    ArmAbortRow(MakeAbortRow(benchmark, state, instance));
+    armed_ = true;
+  }
 }
 
 InstanceScope::~InstanceScope() {
+  if (armed_) DisarmAbortRow();
+  if (!runs_) {
+    current_instance = CurrentInstance();
+    return;
+  }
   // Under the form's manual time a GB loop (`for (auto _ : state)`) reports 0 s: refuse it.
   if (LoopsStarted() == loops_at_start_ && !StateSkipped(state_)) {
     state_.SkipWithError(
@@ -238,10 +297,8 @@ void SkipForException(benchmark::State& state) noexcept {
     std::string message = "gpubench: the benchmark function threw " + DescribeCurrentException() +
                           ", which would have ended the whole run; this row is an error instead "
                           "and the other benchmarks run";
-    const DeviceFacts& facts = ProcessDeviceFacts();
-    if (!facts.available && !facts.unavailable_reason.empty()) {
-      message += " (there is no usable CUDA device: " + facts.unavailable_reason + ")";
-    } else if (facts.available) {
+    // Without a usable device the function is not called (InstanceScope::runs).
+    if (ProcessDeviceFacts().available) {
       // A suite's check throws after a failed CUDA call, whose error CUDA keeps as the last
       // one: read (and so clear) it here, or the next benchmark's first launch check fails.
       const Status pending = TakeLastCudaError();
@@ -286,6 +343,7 @@ void Fixture::Run(benchmark::State& state) {
   // name (State::name()), and this object knows its arguments; before 1.8 the loop explains
   // which macro to use.
   detail::InstanceScope scope(family_name_.empty() ? nullptr : &family_name_, *this, state);
+  if (!scope.runs()) return;
   // GB's Fixture::Run is SetUp, BenchmarkCase, TearDown; here an exception from one of them
   // ends the row instead of the process, and TearDown still runs after a case that threw.
   try {

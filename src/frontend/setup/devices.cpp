@@ -5,9 +5,11 @@
 #include "frontend/hooks/self_timed_rows.hpp"
 #include "frontend/setup/run_self.hpp"
 #include "gb/gb_internals.hpp"
+#include "measure/call/abort_note.hpp"
 #include "schema/context_keys.hpp"
 
 #include <cuda_runtime_api.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -223,6 +225,15 @@ int RunOnEachDevice(const std::vector<std::string>& args, const std::vector<int>
   return exit_code;
 }
 
+ForwardingReporter::~ForwardingReporter() { StopAbortOutput(); }
+
+void ForwardingReporter::StopAbortOutput() {
+  RemoveAbortJsonOutput(abort_output_);
+  abort_output_ = -1;
+  if (abort_fd_ >= 0) ::close(abort_fd_);
+  abort_fd_ = -1;
+}
+
 bool ForwardingReporter::ReportContext(const Context& context) {
   inner_->SetOutputStream(&GetOutputStream());
   inner_->SetErrorStream(&GetErrorStream());
@@ -230,6 +241,13 @@ bool ForwardingReporter::ReportContext(const Context& context) {
   wider.name_field_width += tag_.empty() ? 0 : tag_.size() + 1;
   const bool go_on = inner_->ReportContext(wider);
   GetOutputStream().flush();
+  // GB opened (and emptied) the file before the context: an abort from now on appends to it.
+  if (destination_.json && abort_output_ < 0) {
+    abort_fd_ = destination_.path.empty()
+                    ? ::dup(STDOUT_FILENO)
+                    : ::open(destination_.path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (abort_fd_ >= 0) abort_output_ = AddAbortJsonOutput(abort_fd_);
+  }
   return go_on;
 }
 
@@ -242,6 +260,13 @@ void ForwardingReporter::ReportRuns(const std::vector<Run>& reports) {
   }
   inner_->ReportRuns(marked);
   GetOutputStream().flush();
+  if (!marked.empty()) AbortJsonOutputHasRows(abort_output_);
+}
+
+void ForwardingReporter::Finalize() {
+  inner_->Finalize();
+  GetOutputStream().flush();  // closed on disk before an abort could append to it
+  StopAbortOutput();
 }
 
 }  // namespace gpubench::detail

@@ -67,21 +67,37 @@ int RunOnEachDevice(const std::vector<std::string>& args, const std::vector<int>
 int RunOnEachDevice(const std::vector<std::string>& args, const std::vector<int>& devices,
                     const GbOutput& output, DeviceOrder order);
 
+/// Where the JSON a ForwardingReporter's inner reporter writes goes, for what an abort appends
+/// (measure/call/abort_note.hpp).
+struct JsonDestination {
+  bool json = false;  ///< the inner reporter writes GB's JSON
+  std::string path;   ///< its --benchmark_out file; "" for stdout
+};
+
 /// Hands GB's rows on to another reporter: with a device, adds its tag to every row's name; and
 /// flushes the output after every benchmark's rows, so that the file of a run killed part way
 /// (a CI timeout) holds every benchmark that finished (GB's own file reporter keeps up to a
-/// buffer's worth of rows unwritten).
+/// buffer's worth of rows unwritten). For a JSON `destination`, an abort of the process from the
+/// context on appends an error row for the benchmark that aborted and closes the JSON.
 class ForwardingReporter : public benchmark::BenchmarkReporter {
  public:
-  ForwardingReporter(benchmark::BenchmarkReporter* inner, std::optional<int> device)
-      : inner_(inner), tag_(device ? DeviceTag(*device) : "") {}
+  ForwardingReporter(benchmark::BenchmarkReporter* inner, std::optional<int> device,
+                     JsonDestination destination = {})
+      : inner_(inner), tag_(device ? DeviceTag(*device) : ""), destination_(destination) {}
+  ~ForwardingReporter() override;
+  ForwardingReporter(const ForwardingReporter&) = delete;
+  ForwardingReporter& operator=(const ForwardingReporter&) = delete;
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& reports) override;
-  void Finalize() override { inner_->Finalize(); }
+  void Finalize() override;
 
  private:
+  void StopAbortOutput();
   benchmark::BenchmarkReporter* inner_;
   std::string tag_;  ///< "" without a device
+  JsonDestination destination_;
+  int abort_fd_ = -1;      ///< opened on the JSON file after GB opened it (O_APPEND)
+  int abort_output_ = -1;  ///< its handle in abort_note.hpp
 };
 
 }  // namespace gpubench::detail

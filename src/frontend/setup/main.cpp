@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "common/environment.hpp"
@@ -18,6 +19,7 @@
 #include "frontend/setup/initialize.hpp"
 #include "gb/gb_internals.hpp"
 #include "gpubench/reporter.hpp"
+#include "measure/call/abort_note.hpp"
 #include "measure/process/process_access.hpp"
 
 namespace gpubench {
@@ -46,12 +48,16 @@ std::unique_ptr<benchmark::BenchmarkReporter> MakeGbReporter(const std::string& 
   return std::make_unique<benchmark::JSONReporter>();
 }
 
+// Whether MakeGbReporter(name) writes JSON, which an abort closes.
+bool WritesJson(const std::string& name) { return name != "csv" && name != "console"; }
+
 // gpubench's console reporter for the console (GB's own for --benchmark_format=json|csv). Rows
 // reach GB's reporters through ForwardingReporter, which flushes after every benchmark (a killed
 // run keeps what finished) and, for one device of a --gpubench_devices run, names every row after
 // the device.
-void RunBenchmarks(const std::string& format, const std::string& out, const std::string& out_format,
-                   bool color) {
+// Returns how many benchmark instances GB selected (0 when the filter matched none).
+size_t RunBenchmarks(const std::string& format, const std::string& out,
+                     const std::string& out_format, bool color) {
   CounterReporter console(color ? benchmark::ConsoleReporter::OO_ColorTabular
                                 : benchmark::ConsoleReporter::OO_Tabular);
   const std::optional<int> device = detail::TaggedDevice();
@@ -59,19 +65,31 @@ void RunBenchmarks(const std::string& format, const std::string& out, const std:
   std::unique_ptr<benchmark::BenchmarkReporter> display_format =
       console_display ? nullptr : MakeGbReporter(format);
   detail::ForwardingReporter forwarded_display(display_format ? display_format.get() : &console,
-                                               device);
+                                               device,
+                                               {!console_display && WritesJson(format), ""});
   // The console reporter is GB's own class, which GB treats specially (colour, tabular counters),
   // so it stays unwrapped when there is nothing to tag.
   benchmark::BenchmarkReporter* display = console_display && !device
                                               ? static_cast<benchmark::BenchmarkReporter*>(&console)
                                               : &forwarded_display;
-  if (out.empty()) {
-    benchmark::RunSpecifiedBenchmarks(display);
+  if (out.empty()) return benchmark::RunSpecifiedBenchmarks(display);
+  std::unique_ptr<benchmark::BenchmarkReporter> file_format = MakeGbReporter(out_format);
+  detail::ForwardingReporter file(file_format.get(), device, {WritesJson(out_format), out});
+  return benchmark::RunSpecifiedBenchmarks(display, &file);
+}
+
+// A filter that selects nothing would leave CI an empty result and exit 0: say so instead.
+void SayNothingSelected(const std::string& filter) {
+  if (filter.empty() || filter == "all") {
+    std::cerr << "gpubench: this binary registers no benchmark that GB would run; nothing ran\n";
     return;
   }
-  std::unique_ptr<benchmark::BenchmarkReporter> file_format = MakeGbReporter(out_format);
-  detail::ForwardingReporter file(file_format.get(), device);
-  benchmark::RunSpecifiedBenchmarks(display, &file);
+  std::cerr << "gpubench: --benchmark_filter='" << filter
+            << "' selects no benchmark (or is not a valid regular expression: GB says which "
+               "above), so nothing ran: --benchmark_list_tests lists the names GB matches it "
+               "against (gpubench widens it so that the names it prints, and the plain GB names a "
+               "suite had before its conversion, select too; GB's message above quotes the "
+               "widened filter)\n";
 }
 
 }  // namespace
@@ -96,18 +114,29 @@ int Main(int argc, char** argv, void (*before_benchmarks)()) {
     }
     return 2;
   }
-  // GB matches the filter against names that carry the counts gpubench set.
-  if (detail::CountsTaken() > 0) {
-    benchmark::SetBenchmarkFilter(detail::WidenFilterForCounts(benchmark::GetBenchmarkFilter()));
-  }
+  // GB matches the filter against its full names, which carry "/manual_time" for gpubench's
+  // forms and the counts gpubench set: widened, the names gpubench prints and the plain GB names
+  // of converted benchmarks select them too.
+  const std::string filter = benchmark::GetBenchmarkFilter();
+  benchmark::SetBenchmarkFilter(
+      detail::WidenFilterForGpubenchNames(filter, detail::CountsTaken() > 0));
   // The profiling child runs the benchmarks only to profile them: the suite's own output comes
   // from the timing process.
   if (before_benchmarks != nullptr && !detail::IsProfilingChild()) before_benchmarks();
-  RunBenchmarks(format, out, out_format, color);
+  // An abort in a benchmark from here on keeps the rows before it and closes the JSON.
+  detail::InstallAbortHandler();
+  const size_t selected = RunBenchmarks(format, out, out_format, color);
+  if (selected == 0) SayNothingSelected(filter);
+  // The benchmarks the profiling child aborted in have error rows; the run is not whole.
+  const std::set<std::string>& aborted = detail::ProcessProfilingPass().aborted_in_child();
+  for (const std::string& instance : aborted) {
+    std::cerr << "gpubench: the profiling child aborted (SIGABRT) in " << instance
+              << ": its row is an error and this process exits with code 1\n";
+  }
   detail::PrintRunCost();
   benchmark::Shutdown();
   detail::ShutdownProcess();
-  return 0;
+  return selected == 0 ? 2 : !aborted.empty() ? 1 : 0;
 }
 
 }  // namespace gpubench

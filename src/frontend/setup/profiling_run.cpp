@@ -154,6 +154,11 @@ ProfilingChildResult ProfilingChild::Finish(std::ostream& log) {
     log << " (busy measurement " << busy << " s of it)";
   }
   if (code != 0) log << "; the child ended with exit code " << code;
+  for (const std::string& instance : pass.aborted_in_child()) {
+    log << "; the child aborted (SIGABRT) in " << instance
+        << ", which this process does not run again (its row is an error) and which leaves the "
+           "benchmarks after it without metrics";
+  }
   log << "; timing starts\n";
   return result;
 }

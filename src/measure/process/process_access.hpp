@@ -40,6 +40,10 @@ bool FirstTime(const std::string& message);
 /// the profiler's status and the units of the hardware metrics.
 const Settings& ProcessSettings();
 const DeviceFacts& ProcessDeviceFacts();
+/// Why the device gpubench::Initialize (or a test's Configure) looked at is not usable; nullopt
+/// where it is, or where nothing configured the run (then the loop says that Initialize is
+/// missing).
+std::optional<std::string> UnusableDeviceReason();
 const std::string& ProfilerStatus();
 const std::map<std::string, std::string>& MetricUnits();
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "config/settings_parse.hpp"
+#include "measure/call/abort_note.hpp"
 #include "measure/process/process_access.hpp"
 
 namespace gpubench {
@@ -37,6 +38,7 @@ void ProcessState::ResetForTesting() {
   harness = Harness();
   policy = ProfilingPolicy();
   profiling_pass = ProfilingPass();
+  SetAbortLineFile(-1);  // the pass's file is closed
   route_.reset();
   sharing_history = SharingHistory();
   profile_log.Close();
@@ -67,6 +69,11 @@ bool FirstTime(const std::string& message) { return ProcessState::Get().policy.F
 
 const Settings& ProcessSettings() { return ProcessState::Get().harness.settings(); }
 const DeviceFacts& ProcessDeviceFacts() { return ProcessState::Get().harness.facts(); }
+std::optional<std::string> UnusableDeviceReason() {
+  const Harness& harness = ProcessState::Get().harness;
+  if (!harness.configured() || harness.facts().available) return std::nullopt;
+  return harness.facts().unavailable_reason;
+}
 const std::string& ProfilerStatus() { return ProcessState::Get().harness.profiler_status(); }
 const std::map<std::string, std::string>& MetricUnits() {
   return ProcessState::Get().harness.metric_units();

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "measure/call/abort_note.hpp"
+
 namespace gpubench::detail {
 namespace {
 
@@ -119,6 +121,7 @@ Status ProfilingPass::BeginProfiling(const std::string& path, const Header& head
   }
   output_path_ = path;
   output_ = UniqueFd(opened.value().fd);
+  SetAbortLineFile(output_.get());  // a benchmark that aborts here is named to the parent
   return AppendLine(output_.get(), output_path_,
                     {{"profiler", header.profiler_status}, {"units", header.metric_units}});
 }
@@ -160,6 +163,10 @@ Status ProfilingPass::BeginTiming(const std::string& path, Header* header) {
 
 // One instance's line: a line that does not read costs that instance its metrics, not the run.
 void ProfilingPass::ReadLine(const nlohmann::json& line) {
+  if (line.is_object() && line.contains("aborted") && line.at("aborted").is_string()) {
+    aborted_in_child_.insert(line.at("aborted").get<std::string>());
+    return;
+  }
   if (!line.is_object() || !line.contains("instance") || !line.at("instance").is_string()) return;
   const std::string instance = line.at("instance").get<std::string>();
   try {
@@ -171,6 +178,10 @@ void ProfilingPass::ReadLine(const nlohmann::json& line) {
         std::string("the profiling child's line for this instance does not read: ") + error.what();
     entries_[instance] = std::move(failed);
   }
+}
+
+std::string ProfilingPass::AbortedLine(const std::string& instance) {
+  return nlohmann::json{{"aborted", instance}}.dump() + '\n';
 }
 
 const ProfilingPass::Entry* ProfilingPass::Find(const std::string& instance) const {

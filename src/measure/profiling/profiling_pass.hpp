@@ -65,6 +65,12 @@ class ProfilingPass {
   /// Every entry, by instance.
   const std::map<std::string, Entry>& entries() const { return entries_; }
 
+  /// The child's line saying that it aborted (SIGABRT) in `instance`'s function, written by the
+  /// abort handler (measure/call/abort_note.hpp) to the file BeginProfiling opened.
+  static std::string AbortedLine(const std::string& instance);
+  /// The parent: the instances the child aborted in (the child then ended), from its file.
+  const std::set<std::string>& aborted_in_child() const { return aborted_in_child_; }
+
   /// A timed call's counters and busy measurement: the instance's session (kind kFromPass),
   /// its failure (kFailed), or kFailed with the reason when the pass has nothing for it. Another
   /// process on the GPU around the session marks the call shared too, since its counters come from
@@ -80,6 +86,7 @@ class ProfilingPass {
   UniqueFd output_;          ///< open on it from BeginProfiling on (no reopening by path)
   std::map<std::string, Entry> entries_;
   std::set<std::string> charged_;  ///< instances whose profiling wall a row carries already
+  std::set<std::string> aborted_in_child_;
 };
 
 }  // namespace gpubench::detail
