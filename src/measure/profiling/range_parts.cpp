@@ -1,0 +1,132 @@
+#include "measure/profiling/range_parts.hpp"
+
+#include <algorithm>
+
+#include "schema/counter_table.hpp"
+
+namespace gpubench::detail {
+namespace {
+
+// The ranges of each iteration, in iteration order; an error when one cannot be placed.
+Result<std::map<int, std::vector<const ProfiledRange*>>> PlaceRanges(
+    const std::vector<ProfiledRange>& ranges, const std::vector<PushedRange>& pushed) {
+  std::map<int, std::vector<const ProfiledRange*>> placed;
+  const bool named = std::all_of(ranges.begin(), ranges.end(),
+                                 [](const ProfiledRange& range) { return !range.name.empty(); });
+  if (named) {
+    std::map<std::string, int> iteration_of;
+    for (const PushedRange& range : pushed) iteration_of[range.name] = range.iteration;
+    for (const ProfiledRange& range : ranges) {
+      const auto found = iteration_of.find(range.name);
+      if (found == iteration_of.end()) {
+        return Status::Error("the profiler returned a range named '" + range.name +
+                             "', which gpubench did not push; the session's counters cannot be "
+                             "told apart");
+      }
+      placed[found->second].push_back(&range);
+    }
+    return placed;
+  }
+  std::set<int> iterations;
+  for (const PushedRange& range : pushed) iterations.insert(range.iteration);
+  const bool whole = iterations.size() == pushed.size();  // one range per iteration
+  if (ranges.size() != pushed.size() && !whole) {
+    return Status::Error("the profiler returned " + std::to_string(ranges.size()) +
+                         " ranges for the " + std::to_string(pushed.size()) +
+                         " gpubench pushed (each profiled iteration is split where its body "
+                         "enters gpubench::UntimedScope) and does not name them, so they cannot "
+                         "be told apart");
+  }
+  for (size_t index = 0; index < ranges.size(); ++index) {
+    // With one range per iteration, whatever the profiler returned is in order (as before
+    // iterations had parts); with parts, the counts agree (above).
+    const int iteration = whole ? static_cast<int>(index) : pushed[index].iteration;
+    placed[iteration].push_back(&ranges[index]);
+  }
+  return placed;
+}
+
+// One iteration's parts put together; metrics that cannot be go to *left_out.
+std::map<std::string, double> PutTogether(const std::vector<const ProfiledRange*>& parts,
+                                          std::set<std::string>* left_out) {
+  if (parts.size() == 1) return parts.front()->values;
+  std::map<std::string, double> whole;
+  std::map<std::string, double> weights;  // a rate's summed durations
+  for (const ProfiledRange* part : parts) {
+    const auto duration = part->values.find(kPartsDurationMetric);
+    for (const auto& [metric, value] : part->values) {
+      switch (PartsRuleOf(metric)) {
+        case PartsRule::kSum:
+          whole[metric] += value;
+          break;
+        case PartsRule::kRate:
+          if (duration == part->values.end()) {
+            left_out->insert(metric);
+          } else {
+            whole[metric] += value * duration->second;
+            weights[metric] += duration->second;
+          }
+          break;
+        case PartsRule::kSame:
+          whole[metric] = whole.count(metric) > 0 ? std::max(whole[metric], value) : value;
+          break;
+        case PartsRule::kNone:
+          left_out->insert(metric);
+          break;
+      }
+    }
+  }
+  for (const auto& [metric, weight] : weights) {
+    if (weight > 0) {
+      whole[metric] /= weight;
+    } else {
+      left_out->insert(metric);
+    }
+  }
+  return whole;
+}
+
+}  // namespace
+
+PartsRule PartsRuleOf(const std::string& metric) {
+  const size_t dot = metric.rfind('.');
+  if (dot == std::string::npos) return PartsRule::kNone;
+  const std::string last = metric.substr(dot + 1);
+  if (last == "sum" || last == "avg") return PartsRule::kSum;
+  if (last == "per_second") return PartsRule::kRate;
+  if (last == "peak_sustained") return PartsRule::kSame;
+  return PartsRule::kNone;
+}
+
+Result<IterationValues> CombineRangeParts(const std::vector<ProfiledRange>& ranges,
+                                          const std::vector<PushedRange>& pushed) {
+  Result<std::map<int, std::vector<const ProfiledRange*>>> placed = PlaceRanges(ranges, pushed);
+  if (!placed.ok()) return placed.status();
+  IterationValues values;
+  for (const auto& [iteration, parts] : placed.value()) {
+    values.iterations.push_back(PutTogether(parts, &values.left_out));
+  }
+  // Left out of every iteration, so that the mean is over the same iterations for each metric.
+  for (auto& iteration : values.iterations) {
+    for (const std::string& metric : values.left_out) iteration.erase(metric);
+  }
+  return values;
+}
+
+std::string LeftOutNote(const std::set<std::string>& left_out) {
+  if (left_out.empty()) return "";
+  std::string names;
+  for (const std::string& metric : left_out) {
+    names += names.empty() ? "" : ", ";
+    names += metric;
+    for (const CounterInfo& counter : kCounters) {
+      if (counter.source_metric == metric) names += " (" + std::string(counter.name) + ")";
+    }
+  }
+  return "the profiled ranges pause where the body enters gpubench::UntimedScope, so each "
+         "profiled iteration is several ranges, and these metrics cannot be put together from "
+         "their parts (a share, a ratio or an extreme of each part is none of the whole): " +
+         names + " left out; the byte, instruction and duration counters are the parts' sums";
+}
+
+}  // namespace gpubench::detail
