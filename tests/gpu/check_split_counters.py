@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The hardware counters cover what the GPU time covers (issue #64): Split_ScopeThenRead/4096
+"""The hardware counters cover what the GPU time covers (issue #64): Split_ScopeThenRead/8192
 (tests/gpu/targets.cu) writes 256 MiB in a gpubench::UntimedScope, then times a kernel that reads
-64 MiB, writes nothing and runs about 2 ms. Default settings (cache=flush, the profiling child):
+64 MiB, writes nothing and runs about 4.5 ms. Default settings (cache=flush, the profiling child):
 
 1. dram_read_bytes within 1% of 64 MiB: the kernel's reads, not the scope's;
 2. dram_write_bytes below 2 MiB (the bytes counters' granularity), not the scope's 256 MiB;
@@ -24,7 +24,7 @@ import statistics
 import subprocess
 import sys
 
-INSTANCE = "Split_ScopeThenRead/4096"
+INSTANCE = "Split_ScopeThenRead/8192"
 READ_BYTES = 64 << 20
 SCOPE_BYTES = 256 << 20
 READ_TOLERANCE = 0.01

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "config/metric_groups.hpp"
 #include "measure/profiling/metrics.hpp"
 #include "measure/profiling/range_parts.hpp"
@@ -254,6 +256,24 @@ TEST(RangeParts, OnePartPerIterationKeepsEveryMetric) {
   ASSERT_TRUE(values.ok()) << values.status().message();
   ASSERT_EQ(values.value().iterations.size(), 2u);
   EXPECT_DOUBLE_EQ(values.value().iterations[1].at("lts__t_sector_hit_rate.pct"), 70.0);
+  EXPECT_TRUE(values.value().left_out.empty());
+}
+
+// A part with no GPU work lasts ~0 and may read 0/0 for a rate: it weighs nothing.
+TEST(RangeParts, AnEmptyPartWeighsNothingInARate) {
+  const std::vector<ProfiledRange> ranges = {{"B/profiled:0",
+                                              {{"gpu__time_duration.sum", 0.0},
+                                               {"sm__cycles_elapsed.avg.per_second", std::nan("")},
+                                               {"x.sum.peak_sustained", std::nan("")}}},
+                                             {"B/profiled:0.1",
+                                              {{"gpu__time_duration.sum", 2000.0},
+                                               {"sm__cycles_elapsed.avg.per_second", 1.5e9},
+                                               {"x.sum.peak_sustained", 64.0}}}};
+  const Result<IterationValues> values =
+      CombineRangeParts(ranges, {{"B/profiled:0", 0}, {"B/profiled:0.1", 0}});
+  ASSERT_TRUE(values.ok());
+  EXPECT_DOUBLE_EQ(values.value().iterations[0].at("sm__cycles_elapsed.avg.per_second"), 1.5e9);
+  EXPECT_DOUBLE_EQ(values.value().iterations[0].at("x.sum.peak_sustained"), 64.0);
   EXPECT_TRUE(values.value().left_out.empty());
 }
 

@@ -1,6 +1,7 @@
 #include "measure/profiling/range_parts.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "schema/counter_table.hpp"
 
@@ -62,12 +63,17 @@ std::map<std::string, double> PutTogether(const std::vector<const ProfiledRange*
         case PartsRule::kRate:
           if (duration == part->values.end()) {
             left_out->insert(metric);
-          } else {
+          } else if (duration->second > 0 && std::isfinite(value)) {
+            // A part with no GPU work (a scope at the body's start) lasts ~0 and may read 0/0:
+            // it weighs nothing.
             whole[metric] += value * duration->second;
             weights[metric] += duration->second;
+          } else {
+            weights.emplace(metric, 0.0);
           }
           break;
         case PartsRule::kSame:
+          if (!std::isfinite(value)) break;
           whole[metric] = whole.count(metric) > 0 ? std::max(whole[metric], value) : value;
           break;
         case PartsRule::kNone:

@@ -16,8 +16,10 @@ namespace gpubench::detail {
 /// How a metric's values over the parts of one iteration make the iteration's value, by the
 /// last part of its name:
 ///   kSum    .sum and .avg (an .avg is a sum over time divided by a fixed count of units)
-///   kRate   .per_second, weighted by each part's gpu__time_duration.sum
-///   kSame   .peak_sustained, a constant of the chip, the same in every part
+///   kRate   .per_second, weighted by each part's gpu__time_duration.sum (a part with no GPU
+///           work lasts ~0 and may read 0/0: it weighs nothing)
+///   kSame   .peak_sustained, a constant of the chip, the same in every part (a part that reads
+///           no number for it is passed over)
 ///   kNone   anything else (.pct, .ratio, .max, .min, .pct_of_peak_sustained_*, ...): a share or
 ///           an extreme of each part says nothing of the whole
 enum class PartsRule { kSum, kRate, kSame, kNone };
