@@ -287,13 +287,25 @@ TEST(RangeParts, ARateWithoutDurationsIsLeftOut) {
   EXPECT_EQ(values.value().left_out, std::set<std::string>{"sm__cycles_elapsed.avg.per_second"});
 }
 
-TEST(RangeParts, ARangeNoOnePushedFailsTheSession) {
-  const Result<IterationValues> values =
+// Names the profiler gives that gpubench did not push: by position where the counts agree, else
+// the session fails, naming one.
+TEST(RangeParts, ARangeNoOnePushedGoesByPositionOrFailsTheSession) {
+  const Result<IterationValues> failed =
       CombineRangeParts({{"B/profiled:7", {}}}, TwoIterationsOfTwoParts());
-  ASSERT_FALSE(values.ok());
-  EXPECT_NE(values.status().message().find("'B/profiled:7', which gpubench did not push"),
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("returned 1 ranges for the 4 gpubench pushed"),
             std::string::npos)
-      << values.status().message();
+      << failed.status().message();
+  EXPECT_NE(failed.status().message().find("named 'B/profiled:7', not a pushed name"),
+            std::string::npos)
+      << failed.status().message();
+  std::vector<ProfiledRange> renamed;
+  for (double bytes : {1.0, 2.0, 3.0, 4.0}) {
+    renamed.push_back({"/B/x" + std::to_string(bytes), {{"dram__bytes_read.sum", bytes}}});
+  }
+  const Result<IterationValues> placed = CombineRangeParts(renamed, TwoIterationsOfTwoParts());
+  ASSERT_TRUE(placed.ok()) << placed.status().message();
+  EXPECT_DOUBLE_EQ(placed.value().iterations[0].at("dram__bytes_read.sum"), 3.0);
 }
 
 // Unnamed ranges go by position: with parts only when the counts agree; with one range per
@@ -314,6 +326,7 @@ TEST(RangeParts, UnnamedRangesGoByPosition) {
   EXPECT_NE(short_by_one.status().message().find("returned 3 ranges for the 4 gpubench pushed"),
             std::string::npos)
       << short_by_one.status().message();
+  EXPECT_NE(short_by_one.status().message().find("unnamed"), std::string::npos);
 
   const Result<IterationValues> whole = CombineRangeParts(
       three, {{"B/profiled:0", 0}, {"B/profiled:1", 1}, {"B/profiled:2", 2}, {"B/profiled:3", 3}});

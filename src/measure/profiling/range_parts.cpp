@@ -8,24 +8,18 @@
 namespace gpubench::detail {
 namespace {
 
-// The ranges of each iteration, in iteration order; an error when one cannot be placed.
+// The ranges of each iteration, in iteration order: by name where every returned name is one
+// gpubench pushed, else by position; an error when they cannot be placed.
 Result<std::map<int, std::vector<const ProfiledRange*>>> PlaceRanges(
     const std::vector<ProfiledRange>& ranges, const std::vector<PushedRange>& pushed) {
   std::map<int, std::vector<const ProfiledRange*>> placed;
-  const bool named = std::all_of(ranges.begin(), ranges.end(),
-                                 [](const ProfiledRange& range) { return !range.name.empty(); });
-  if (named) {
-    std::map<std::string, int> iteration_of;
-    for (const PushedRange& range : pushed) iteration_of[range.name] = range.iteration;
-    for (const ProfiledRange& range : ranges) {
-      const auto found = iteration_of.find(range.name);
-      if (found == iteration_of.end()) {
-        return Status::Error("the profiler returned a range named '" + range.name +
-                             "', which gpubench did not push; the session's counters cannot be "
-                             "told apart");
-      }
-      placed[found->second].push_back(&range);
-    }
+  std::map<std::string, int> iteration_of;
+  for (const PushedRange& range : pushed) iteration_of[range.name] = range.iteration;
+  const auto unknown = std::find_if(ranges.begin(), ranges.end(), [&](const ProfiledRange& range) {
+    return iteration_of.count(range.name) == 0;
+  });
+  if (unknown == ranges.end()) {
+    for (const ProfiledRange& range : ranges) placed[iteration_of[range.name]].push_back(&range);
     return placed;
   }
   std::set<int> iterations;
@@ -34,9 +28,12 @@ Result<std::map<int, std::vector<const ProfiledRange*>>> PlaceRanges(
   if (ranges.size() != pushed.size() && !whole) {
     return Status::Error("the profiler returned " + std::to_string(ranges.size()) +
                          " ranges for the " + std::to_string(pushed.size()) +
-                         " gpubench pushed (each profiled iteration is split where its body "
-                         "enters gpubench::UntimedScope) and does not name them, so they cannot "
-                         "be told apart");
+                         " gpubench pushed (each profiled iteration is split where its body enters "
+                         "gpubench::UntimedScope), " +
+                         (unknown->name.empty()
+                              ? std::string("unnamed")
+                              : "one of them named '" + unknown->name + "', not a pushed name") +
+                         ", so they cannot be told apart");
   }
   for (size_t index = 0; index < ranges.size(); ++index) {
     // With one range per iteration, whatever the profiler returned is in order (as before

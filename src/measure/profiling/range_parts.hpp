@@ -44,10 +44,10 @@ struct IterationValues {
   std::set<std::string> left_out;
 };
 
-/// Places each returned range in the iteration it was pushed for (by its name where the profiler
-/// names its ranges, else by its position) and puts each iteration's parts together by
-/// PartsRuleOf. An error when a range cannot be placed: a name gpubench did not push, or unnamed
-/// ranges whose count differs from what was pushed while iterations have several parts.
+/// Places each returned range in the iteration it was pushed for (by its name where every
+/// returned name is one pushed, else by its position) and puts each iteration's parts together
+/// by PartsRuleOf. An error when the ranges cannot be placed: not named as pushed, and fewer or
+/// more than were pushed while iterations have several parts.
 Result<IterationValues> CombineRangeParts(const std::vector<ProfiledRange>& ranges,
                                           const std::vector<PushedRange>& pushed);
 
