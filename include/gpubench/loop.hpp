@@ -75,10 +75,12 @@ class Loop {
 ///
 /// The work enclosed must be on the loop's stream (or the legacy default stream): the scope
 /// stops the GPU timer on that stream where it begins and restarts it where it ends, so the GPU
-/// time is the span minus the scope's span. The busy measurement (gpu_busy_time) leaves the
-/// enclosed work out too; the hardware metrics (bytes, gpu_duration) do not: they count every
-/// profiled iteration whole (docs/user_guide.md "Benchmarks that synchronise"). Outside a timed
-/// iteration of gpubench::Loop (warm-up, profiling) the scope does nothing.
+/// time is the span minus the scope's span. The busy measurement (gpu_busy_time) and the
+/// hardware metrics (bytes, gpu_duration) leave the enclosed work out too: the profiled range
+/// closes at the scope and opens again after its work, and an iteration's counters are the sums
+/// of its ranges; a metric that cannot be summed (a share such as l2_hit_rate) is then left out
+/// and the row says so (docs/user_guide.md "Benchmarks that synchronise"). In the warm-up body
+/// the scope does nothing but count: a profiled body may not enter more scopes than it.
 class UntimedScope {
  public:
   explicit UntimedScope(benchmark::State& state);

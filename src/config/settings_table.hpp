@@ -71,7 +71,9 @@ const std::vector<SettingRow>& ActionRows();
 /// 5: the rule and precision_pct take correlated samples into account (the wider of independent
 ///    samples and 10 batch means), precision_pct adds the spread between the instance's calls,
 ///    and the default target is 0.2% (docs/accuracy.md "The precision of a repetition").
-inline constexpr int kMethodVersion = 5;
+/// 6: the profiled range pauses where the body enters a gpubench::UntimedScope, as the GPU time
+///    does, so the hardware counters (bytes, gpu_duration) leave the scope's work out.
+inline constexpr int kMethodVersion = 6;
 
 /// The settings that change what a number means, as context keys and values: the method version,
 /// then each row's fingerprint entries. The fingerprint is a hash of exactly these.

@@ -154,8 +154,18 @@ class IterationTimer {
   virtual bool ScopesAddOverhead() const { return true; }
 };
 
+/// One range of a profiling session as the profiler read it back.
+struct ProfiledRange {
+  /// The name it was pushed under, as the profiler reports it; "" where it cannot say (then the
+  /// ranges are in the order they were pushed).
+  std::string name;
+  std::map<std::string, double> values;  ///< metric name -> value in CUPTI's unit
+};
+
 /// Hardware metrics of profiled iterations (the CUPTI Range Profiler in cupti_profiler.cpp).
-/// One session per run: for each pass, each profiled iteration is one named range.
+/// One session per run: for each pass, each profiled iteration is one named range, or several
+/// where the body entered a gpubench::UntimedScope (the range closes at the scope and opens
+/// again after it, under a name of its own: the profiler merges ranges that share a name).
 class Profiler {
  public:
   virtual ~Profiler() = default;
@@ -165,8 +175,8 @@ class Profiler {
   virtual Status PopRange() = 0;
   /// Ends a pass; *done once CUPTI has every pass it needs.
   virtual Status EndPass(bool* done) = 0;
-  /// Metric values per range (metric name -> value in CUPTI's unit), in range order.
-  virtual Status EndSession(std::vector<std::map<std::string, double>>* ranges) = 0;
+  /// Metric values per range, in range order. A range with no GPU work in it may be missing.
+  virtual Status EndSession(std::vector<ProfiledRange>* ranges) = 0;
   /// Ends a session early after an error, releasing what it holds.
   virtual void AbortSession() = 0;
   /// Replay passes a session needs for the configured metrics (0 before it is known).

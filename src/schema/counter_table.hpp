@@ -256,7 +256,8 @@ inline constexpr CounterInfo kCounters[] = {
      Writer::kCallEnd,
      "s",
      Better::kLower,
-     "gpu__time_duration.sum of a profiled range (includes ~2.5 us of range overhead)",
+     "gpu__time_duration.sum of a profiled iteration's ranges: one, or one between each "
+     "gpubench::UntimedScope, whose work is not in it (each range adds ~2.5 us of overhead)",
      "gpu__time_duration.sum",
      1e-9,
      {},

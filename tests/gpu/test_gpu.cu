@@ -131,6 +131,32 @@ void Gpu_WaitingBody(benchmark::State& state) {
 }
 GPUBENCH_BENCHMARK(Gpu_WaitingBody)->Iterations(50);
 
+// A gpubench::UntimedScope writes 256 MiB, then the timed kernel reads 64 MiB and writes nothing.
+constexpr size_t kScopedWriteBytes = size_t{256} << 20;
+constexpr size_t kScopedReadFloats = (size_t{64} << 20) / sizeof(float);
+void Gpu_ScopedWrite(benchmark::State& state) {
+  float *in = nullptr, *sink = nullptr;
+  void* scratch = nullptr;
+  if (cudaMalloc(&in, kScopedReadFloats * 4) != cudaSuccess ||
+      cudaMalloc(&scratch, kScopedWriteBytes) != cudaSuccess ||
+      cudaMalloc(&sink, 4) != cudaSuccess) {
+    state.SkipWithError("cudaMalloc failed");
+    return;
+  }
+  FillKernel<<<Blocks(kScopedReadFloats), 256>>>(in, kScopedReadFloats, 1.0f);
+  for (auto _ : gpubench::Loop(state)) {
+    {
+      gpubench::UntimedScope untimed(state);
+      cudaMemsetAsync(scratch, 0, kScopedWriteBytes);
+    }
+    ReadKernel<<<Blocks(kScopedReadFloats), 256>>>(in, kScopedReadFloats, sink);
+  }
+  cudaFree(in);
+  cudaFree(scratch);
+  cudaFree(sink);
+}
+GPUBENCH_BENCHMARK(Gpu_ScopedWrite)->Iterations(5);
+
 // ---- tests -------------------------------------------------------------------------------
 
 class Gpu : public ::testing::Test {
@@ -271,7 +297,7 @@ TEST_F(Gpu, ProfilingSessionCostBreakdown) {
       ASSERT_TRUE(profiler->EndPass(&done).ok());
       cost["end_pass"] += seconds(t);
     }
-    std::vector<std::map<std::string, double>> values;
+    std::vector<gpubench::detail::ProfiledRange> values;
     t = Clock::now();
     ASSERT_TRUE(profiler->EndSession(&values).ok());
     cost["end_session"] = seconds(t);
@@ -286,6 +312,83 @@ TEST_F(Gpu, ProfilingSessionCostBreakdown) {
     if (session > 0) EXPECT_LT(total, 0.1);
   }
   cudaFree(data);
+}
+
+// The ranges of a session come back with the names they were pushed under, which is how an
+// iteration's parts around a gpubench::UntimedScope are told apart (range_parts.hpp). A part with
+// no GPU work in it (a scope at the start of the body): whether CUPTI returns it is printed,
+// and either way the ranges with work come back by name with their own counts.
+TEST_F(Gpu, ProfiledRangesComeBackByName) {
+  Init({"--gpubench_profile_iterations=3"});
+  if (IsSkipped()) return;
+  auto* profiler = gpubench::detail::ProcessState::Get().harness.profiler();
+  ASSERT_NE(profiler, nullptr) << gpubench::detail::ProcessState::Get().harness.profiler_status();
+  const size_t n = size_t{1} << 24;        // 64 MiB of floats
+  const size_t flush_n = size_t{1} << 26;  // 256 MiB, several times any L2: read, it evicts `in`
+  float *in = nullptr, *flush = nullptr, *sink = nullptr;
+  ASSERT_EQ(cudaMalloc(&in, n * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&flush, flush_n * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&sink, 4), cudaSuccess);
+  FillKernel<<<Blocks(n), 256>>>(in, n, 1.0f);
+  FillKernel<<<Blocks(flush_n), 256>>>(flush, flush_n, 1.0f);
+  // Iteration i: an empty part, then a part that reads (i + 1) quarters of the buffer.
+  const std::vector<std::string> names = {"names/profiled:0", "names/profiled:0.1",
+                                          "names/profiled:1", "names/profiled:1.1"};
+  ASSERT_TRUE(profiler->BeginSession(nullptr, static_cast<int>(names.size())).ok());
+  bool done = false;
+  while (!done) {
+    ASSERT_TRUE(profiler->BeginPass().ok());
+    for (size_t range = 0; range < names.size(); ++range) {
+      ReadKernel<<<Blocks(flush_n), 256>>>(flush, flush_n, sink);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      ASSERT_TRUE(profiler->PushRange(names[range]).ok());
+      const size_t read = n / 4 * (range / 2 + 1);
+      if (range % 2 == 1) ReadKernel<<<Blocks(read), 256>>>(in, read, sink);
+      ASSERT_TRUE(profiler->PopRange().ok());
+    }
+    ASSERT_TRUE(profiler->EndPass(&done).ok());
+  }
+  std::vector<gpubench::detail::ProfiledRange> ranges;
+  ASSERT_TRUE(profiler->EndSession(&ranges).ok());
+  std::map<std::string, double> read_by_name;
+  for (const auto& range : ranges) {
+    std::printf("[gpu] range '%s': dram__bytes_read.sum %.0f, gpu__time_duration.sum %.0f ns\n",
+                range.name.c_str(), range.values.at("dram__bytes_read.sum"),
+                range.values.at("gpu__time_duration.sum"));
+    EXPECT_NE(std::find(names.begin(), names.end(), range.name), names.end()) << range.name;
+    read_by_name[range.name] = range.values.at("dram__bytes_read.sum");
+  }
+  std::printf("[gpu] %zu of %zu ranges returned (the empty ones %s)\n", ranges.size(), names.size(),
+              ranges.size() == names.size() ? "too" : "left out");
+  ASSERT_EQ(read_by_name.count("names/profiled:0.1"), 1u);
+  ASSERT_EQ(read_by_name.count("names/profiled:1.1"), 1u);
+  EXPECT_NEAR(read_by_name["names/profiled:0.1"] / (n * 4 / 4.0), 1.0, 0.02);
+  EXPECT_NEAR(read_by_name["names/profiled:1.1"] / (n * 4 / 2.0), 1.0, 0.02);
+  cudaFree(in);
+  cudaFree(flush);
+  cudaFree(sink);
+}
+
+// The profiled ranges pause for the scope, so its 256 MiB of writes are not in the counters;
+// profiled in this process (gpu_split_counters runs the profiling child and holds gpu_duration
+// to ncu).
+TEST_F(Gpu, AScopesWorkIsNotInTheCounters) {
+  Init({"--gpubench_profile_iterations=3"});
+  if (IsSkipped()) return;
+  ASSERT_NE(gpubench::detail::ProcessState::Get().harness.profiler(), nullptr)
+      << gpubench::detail::ProcessState::Get().harness.profiler_status();
+  auto runs = RunMatching("^Gpu_ScopedWrite/");
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_EQ(gpubench::detail::RunErrorMessage(runs[0]), "");
+  const double read = Counter(runs[0], counter::kDramReadBytes);
+  const double write = Counter(runs[0], counter::kDramWriteBytes);
+  std::printf(
+      "[gpu] scoped write: DRAM read %.4f of the kernel's, write %.0f B; gpu_duration "
+      "%.1f us, GPU time %.1f us\n",
+      read / (kScopedReadFloats * 4), write, Counter(runs[0], counter::kGpuDuration) * 1e6,
+      runs[0].real_accumulated_time / runs[0].iterations * 1e6);
+  EXPECT_NEAR(read / (kScopedReadFloats * 4), 1.0, 0.01);
+  EXPECT_LT(write, 2.0 * (1 << 20));
 }
 
 TEST_F(Gpu, UnknownMetricIsNamedWithCloseMatches) {

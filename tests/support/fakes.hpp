@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -273,6 +274,7 @@ class FakeProfiler : public detail::Profiler {
     ++sessions;
     ranges_ = ranges;
     pass_ = 0;
+    pushed.clear();
     return begin_result;
   }
   Status BeginPass() override {
@@ -281,7 +283,8 @@ class FakeProfiler : public detail::Profiler {
   }
   Status PushRange(const std::string& name) override {
     log_->Add("range " + name);
-    return Status::Ok();
+    if (pass_ == 0) pushed.push_back(name);
+    return push_result;
   }
   Status PopRange() override {
     log_->Add("range_end");
@@ -293,16 +296,27 @@ class FakeProfiler : public detail::Profiler {
     *done = pass_ >= passes;
     return Status::Ok();
   }
-  Status EndSession(std::vector<std::map<std::string, double>>* ranges) override {
+  // One range per range pushed in the first pass, in order, with its name (names_known) and the
+  // values of `values` (else the default values below), less those named in `dropped`.
+  Status EndSession(std::vector<detail::ProfiledRange>* ranges) override {
     log_->Add("session_end");
-    for (int r = 0; r < ranges_; ++r) {
-      ranges->push_back({{"dram__bytes_read.sum", 100.0 * (r + 1)},
-                         // Tells the sessions apart: 50 bytes in the first, 100 in the second.
-                         {"dram__bytes_write.sum", 50.0 * sessions},
-                         {"gpu__time_duration.sum", 1000.0},
-                         {"sm__cycles_elapsed.avg.per_second", 1.9e9}});
-      // The session's number times each extra value, so repetitions differ.
-      for (const auto& [name, value] : extra) ranges->back()[name] = value * sessions;
+    if (ranges_ < static_cast<int>(pushed.size())) return Status::Error("ranges dropped");
+    for (size_t r = 0; r < pushed.size(); ++r) {
+      if (dropped.count(pushed[r]) > 0) continue;
+      detail::ProfiledRange range;
+      range.name = names_known ? pushed[r] : "";
+      if (values) {
+        range.values = values(pushed[r]);
+      } else {
+        range.values = {{"dram__bytes_read.sum", 100.0 * (r + 1)},
+                        // Tells the sessions apart: 50 bytes in the first, 100 in the second.
+                        {"dram__bytes_write.sum", 50.0 * sessions},
+                        {"gpu__time_duration.sum", 1000.0},
+                        {"sm__cycles_elapsed.avg.per_second", 1.9e9}};
+        // The session's number times each extra value, so repetitions differ.
+        for (const auto& [name, value] : extra) range.values[name] = value * sessions;
+      }
+      ranges->push_back(std::move(range));
     }
     return Status::Ok();
   }
@@ -312,8 +326,14 @@ class FakeProfiler : public detail::Profiler {
   int passes = 2;
   int fail_pass = 0;
   std::map<std::string, double> extra;  ///< more metrics per range, times the session number
+  /// Each range's values by its name, in place of the default ones.
+  std::function<std::map<std::string, double>(const std::string& name)> values;
+  std::set<std::string> dropped;    ///< ranges the profiler leaves out (say, with no work in them)
+  bool names_known = true;          ///< false: the ranges come back unnamed, in order
+  std::vector<std::string> pushed;  ///< the names pushed in the session's first pass
   int sessions = 0;
   Status begin_result;
+  Status push_result;
 
  private:
   Log* log_;

@@ -70,7 +70,7 @@ TEST(Context, CarriesEverySettingAndDeviceFact) {
 // The stream hold comes with cache=flush only, and the context says how each run was timed.
 TEST(Context, StatesTheLaunchHoldOfTheCachePolicy) {
   auto flush = AsMap(BuildContext(Defaults(), testing::FakeH200(), "on"));
-  EXPECT_EQ(flush[context_key::kMethodVersion], "5");
+  EXPECT_EQ(flush[context_key::kMethodVersion], "6");
   EXPECT_EQ(flush[context_key::kLaunchHold], "hold_kernel");
   EXPECT_EQ(flush[context_key::kWarmupIterations], "2 (1 for a body that waits for the GPU)");
   EXPECT_NE(flush[context_key::kLaunchHoldDescription].find("launch_held=0"), std::string::npos);
@@ -164,7 +164,7 @@ TEST(Context, IdentityIsNotPartOfTheSettingsFingerprint) {
   ASSERT_NE(first[context_key::kGpuDriverVersion], second[context_key::kGpuDriverVersion]);
   EXPECT_EQ(first[context_key::kSettingsFingerprint], second[context_key::kSettingsFingerprint]);
   EXPECT_EQ(first[context_key::kFingerprintKeys], second[context_key::kFingerprintKeys]);
-  EXPECT_EQ(first[context_key::kSettingsFingerprint], "f95d79d94ab94df0");  // as before
+  EXPECT_EQ(first[context_key::kSettingsFingerprint], "2729e867923fc251");  // as before
   for (const char* key : {context_key::kGpuUuid, context_key::kGpuSerial,
                           context_key::kGpuVbiosVersion, context_key::kGpuDriverVersion}) {
     EXPECT_EQ(first[context_key::kFingerprintKeys].find(key), std::string::npos) << key;
@@ -198,15 +198,15 @@ TEST(Fingerprint, IsStableAndHexadecimal) {
   EXPECT_EQ(first.find_first_not_of("0123456789abcdef"), std::string::npos);
 }
 
-// Every stored baseline taken with default settings since method version 5 carries this value
-// (method version 4 carried 64d283589ed33714, method version 3 ba500b7f76709202, method version 2
-// 48342d814c636132, the files in tests/data/h200 from method version 1
-// b4318ba04f6a40f1). A change to the hash, the key format or a default makes every CI baseline
-// "different settings" (gpubench-compare exit 3): do it only together with a
+// Every stored baseline taken with default settings since method version 6 carries this value
+// (method version 5 carried f95d79d94ab94df0, method version 4 64d283589ed33714, method version 3
+// ba500b7f76709202, method version 2 48342d814c636132, the files in tests/data/h200 from method
+// version 1 b4318ba04f6a40f1). A change to the hash, the key format or a default makes every CI
+// baseline "different settings" (gpubench-compare exit 3): do it only together with a
 // gpubench_method_version bump, when the numbers' meaning really changed (docs/user_guide.md,
 // Context block).
 TEST(Fingerprint, DefaultSettingsValueIsPinned) {
-  EXPECT_EQ(SettingsFingerprint(Defaults()), "f95d79d94ab94df0");
+  EXPECT_EQ(SettingsFingerprint(Defaults()), "2729e867923fc251");
 }
 
 // FNV-1a 64 written out here, over the documented "key=value\n" lines in sorted key order.
@@ -216,7 +216,7 @@ TEST(Fingerprint, RecomputedIndependentlyFromTheDocumentedRule) {
       "gpubench_clock_control=none\n",
       "gpubench_flush_method=l2_read_evict\n",
       "gpubench_launch_hold=hold_kernel\n",
-      "gpubench_method_version=5\n",
+      "gpubench_method_version=6\n",
       "gpubench_metrics=dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,"
       "sm__cycles_elapsed.avg.per_second\n",
       "gpubench_profile_process=child\n",

@@ -13,6 +13,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -154,6 +155,20 @@ void LoopTest_Scoped(benchmark::State& state) {
   }
 }
 GPUBENCH_BENCHMARK(LoopTest_Scoped)->Iterations(2);
+
+// A scope only after the first body (with cache=keep: the warm-up): the profiled bodies enter
+// more scopes than the warm-up did.
+int g_bodies = 0;
+void LoopTest_ScopedAfterWarmup(benchmark::State& state) {
+  for (auto _ : Loop(state)) {
+    if (++g_bodies > 1) {
+      UntimedScope untimed(state);
+      g_log->Add("setup");
+    }
+    Body();
+  }
+}
+GPUBENCH_BENCHMARK(LoopTest_ScopedAfterWarmup)->Iterations(2);
 
 // A GB suite's way to keep setup untimed, which GB does not allow outside its timed iterations.
 void LoopTest_Paused(benchmark::State& state) {
@@ -1391,7 +1406,7 @@ TEST_F(LoopTest, AnUntimedScopeThatCannotPauseEndsTheCall) {
   EXPECT_NE(detail::RunErrorMessage(runs[0]).find("invalid resource handle"), std::string::npos);
 }
 
-// Inline profiling: the profiled bodies run whole (the counters count the scope's work), the busy
+// Inline profiling: the profiled ranges pause for the scope (the timer does not), the busy
 // iterations leave the scope's work out.
 TEST_F(LoopTest, UntimedScopeInBusyIterationsLeavesItsWorkOut) {
   timer_->empty_regions.assign(7, 1e-6);  // the scope-overhead measurement
@@ -1402,13 +1417,249 @@ TEST_F(LoopTest, UntimedScopeInBusyIterationsLeavesItsWorkOut) {
   ::testing::internal::GetCapturedStderr();
   ASSERT_EQ(runs.size(), 1u);
   const auto& events = log_.events;
-  const auto session = std::find(events.begin(), events.end(), "session 1");
+  const auto session = std::find(events.begin(), events.end(), "session 2");  // 1 range, 2 parts
   const auto busy = std::find(events.begin(), events.end(), "busy_start");
   ASSERT_NE(session, events.end());
   ASSERT_NE(busy, events.end());
   EXPECT_EQ(std::count(session, busy, "timer_pause") + std::count(session, busy, "busy_pause"), 0);
   EXPECT_EQ(std::count(busy, events.end(), "busy_pause"), 1);
   EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kGpuBusyTime).value, 0.25e-3 - 0.1e-3);
+}
+
+// --- the profiled ranges around gpubench::UntimedScope -------------------------------------------
+
+const char* const kHitRate = "lts__t_sector_hit_rate.pct";
+
+// The values of LoopTest_Scoped's parts: the part before the scope (".../profiled:N") moves 10
+// bytes in 1 us at 1 GHz; the part after it (".../profiled:N.1") 1000 x (N + 1) bytes in 3 us at
+// 2 GHz. Each has an L2 hit rate, which does not add up.
+std::map<std::string, double> ScopedPart(const std::string& name) {
+  const size_t colon = name.rfind(':');
+  const bool after_scope = name.find('.', colon) != std::string::npos;
+  const int iteration = std::stoi(name.substr(colon + 1));
+  return {{"dram__bytes_read.sum", after_scope ? 1000.0 * (iteration + 1) : 10.0},
+          {"dram__bytes_write.sum", after_scope ? 5.0 : 0.0},
+          {"gpu__time_duration.sum", after_scope ? 3000.0 : 1000.0},
+          {"sm__cycles_elapsed.avg.per_second", after_scope ? 2e9 : 1e9},
+          {std::string(detail::kL2HitRateMetric), after_scope ? 10.0 : 90.0},
+          {std::string(detail::kL2ReadSectorsMetric), 1.0},
+          {std::string(detail::kL2WriteSectorsMetric), 2.0}};
+}
+
+// The events from the session's start to its end.
+std::vector<std::string> SessionEvents(const std::vector<std::string>& events) {
+  const auto begin = std::find_if(events.begin(), events.end(), [](const std::string& event) {
+    return event.rfind("session ", 0) == 0;
+  });
+  const auto end = std::find(begin, events.end(), "session_end");
+  return std::vector<std::string>(begin, end == events.end() ? end : end + 1);
+}
+
+// A scope in a profiled body closes the range where it begins; the next part opens after the
+// scope's work (cache=flush: a flush, then the wait), under a name of its own. The parts of each
+// iteration are put together: bytes and durations added, the clock weighted by duration; the
+// hit rate cannot be and is left out, which the row says once and the profile log records.
+TEST_F(LoopTest, UntimedScopeSplitsTheProfiledRanges) {
+  const std::string path = ::testing::TempDir() + "gpubench_split_profile.jsonl";
+  std::remove(path.c_str());
+  profile_out_ = path;
+  timer_->empty_regions.assign(7, 1e-6);  // the scope-overhead measurement
+  settings_.profile_iterations = 2;
+  profiler_->passes = 1;
+  profiler_->values = ScopedPart;
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Scoped/", true);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  detail::ProcessState::Get().profile_log.Close();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  const std::vector<std::string> part = {"range_end", "setup", "flush", "sync"};
+  EXPECT_EQ(SessionEvents(log_.events),
+            Join({{"session 4", "pass", "flush", "range LoopTest_Scoped/profiled:0"},
+                  part,
+                  {"range LoopTest_Scoped/profiled:0.1", "body", "range_end", "flush",
+                   "range LoopTest_Scoped/profiled:1"},
+                  part,
+                  {"range LoopTest_Scoped/profiled:1.1", "body", "range_end", "session_end"}}));
+  const std::set<std::string> names(profiler_->pushed.begin(), profiler_->pushed.end());
+  EXPECT_EQ(names.size(), 4u);  // CUPTI merges ranges that share a name
+  const auto& counters = runs[0].counters;
+  EXPECT_DOUBLE_EQ(counters.at(counter::kDramReadBytes).value, (1010.0 + 2010.0) / 2);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kDramWriteBytes).value, 5.0);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kGpuDuration).value, 4e-6);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kProfiledSmClockMhz).value, 1750.0);  // (1 + 2 x 3) / 4
+  EXPECT_DOUBLE_EQ(counters.at(counter::kL2ReadBytes).value, 2 * 32.0);
+  EXPECT_EQ(counters.count(counter::kL2HitRate), 0u);
+  EXPECT_EQ(counters.count(kHitRate), 0u);
+  const std::string note =
+      "LoopTest_Scoped: the profiled ranges pause where the body enters "
+      "gpubench::UntimedScope";
+  ASSERT_NE(err.find(note), std::string::npos) << err;
+  EXPECT_EQ(err.find(note, err.find(note) + 1), std::string::npos) << err;  // once
+  EXPECT_NE(err.find(std::string(kHitRate) + " (l2_hit_rate)"), std::string::npos) << err;
+  const auto records = JsonLines(path);
+  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records[0].at("ranges").size(), 2u);  // per iteration, its parts put together
+  EXPECT_EQ(records[0].at("ranges")[1].at("dram__bytes_read.sum"), 2010.0);
+  EXPECT_NE(records[0].at("note").get<std::string>().find(kHitRate), std::string::npos);
+  std::remove(path.c_str());
+}
+
+// cache=keep flushes nothing: the next part opens once the scope's work is done.
+TEST_F(LoopTest, WithoutFlushTheNextPartWaitsForTheScopesWork) {
+  settings_.cache = CachePolicy::kKeep;
+  settings_.profile_iterations = 1;
+  profiler_->passes = 1;
+  auto runs = Run("^LoopTest_Scoped/", true);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  EXPECT_EQ(SessionEvents(log_.events),
+            (std::vector<std::string>{
+                "session 2", "pass", "range LoopTest_Scoped/profiled:0", "range_end", "setup",
+                "sync", "range LoopTest_Scoped/profiled:0.1", "body", "range_end", "session_end"}));
+  // The fake's default values, per part: bytes and durations add up.
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kDramReadBytes).value, 100.0 + 200.0);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kGpuDuration).value, 2e-6);
+}
+
+// The session is sized by the warm-up's scopes: a profiled body that enters more has no room for
+// its parts, so the session fails with the reason, and the row keeps its time without counters.
+TEST_F(LoopTest, MoreScopesThanTheWarmupFailTheSession) {
+  g_bodies = 0;
+  settings_.cache = CachePolicy::kKeep;  // no hold check: the first body is the warm-up
+  settings_.profile_iterations = 1;
+  profiler_->passes = 1;
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_ScopedAfterWarmup/", true);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  EXPECT_EQ(runs[0].counters.count(counter::kDramReadBytes), 0u);
+  EXPECT_EQ(runs[0].counters.count(counter::kGpuDuration), 0u);
+  EXPECT_NE(err.find("LoopTest_ScopedAfterWarmup: hardware metrics not collected: a profiled "
+                     "iteration entered gpubench::UntimedScope more often than the warm-up body "
+                     "(0 time(s))"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(log_.Count("abort"), 1);
+  EXPECT_EQ(log_.Count("range LoopTest_ScopedAfterWarmup/profiled:0.1"), 0);
+}
+
+// A part with no GPU work may not come back from CUPTI: the iteration is then its other part,
+// found by name, and keeps every metric.
+TEST_F(LoopTest, APartTheProfilerLeftOutIsNoGap) {
+  settings_.profile_iterations = 2;
+  profiler_->passes = 1;
+  profiler_->values = ScopedPart;
+  profiler_->dropped = {"LoopTest_Scoped/profiled:0", "LoopTest_Scoped/profiled:1"};
+  timer_->empty_regions.assign(7, 1e-6);
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Scoped/", true);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kDramReadBytes).value, (1000.0 + 2000.0) / 2);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kL2HitRate).value, 10.0);
+  EXPECT_EQ(err.find("the profiled ranges pause"), std::string::npos) << err;
+}
+
+// Unnamed ranges fewer than were pushed cannot be told apart: the session fails, saying so.
+TEST_F(LoopTest, UnnamedPartsThatDoNotAddUpFailTheSession) {
+  settings_.profile_iterations = 2;
+  profiler_->passes = 1;
+  profiler_->names_known = false;
+  profiler_->dropped = {"LoopTest_Scoped/profiled:0"};
+  timer_->empty_regions.assign(7, 1e-6);
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Scoped/", true);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  EXPECT_EQ(runs[0].counters.count(counter::kDramReadBytes), 0u);
+  EXPECT_NE(err.find("hardware metrics not collected: the profiler returned 3 ranges for the 4 "
+                     "gpubench pushed"),
+            std::string::npos)
+      << err;
+}
+
+// With the scope's work out of the profiled duration, the missed-work check holds a scoped
+// body's GPU time against it (before, the scope's work was only in the profiled duration).
+TEST_F(LoopTest, AScopedBodysGpuTimeIsHeldAgainstItsSplitProfiledDuration) {
+  timer_->empty_regions.assign(7, 1e-6);
+  settings_.profile_iterations = 1;
+  profiler_->passes = 1;
+  profiler_->values = [](const std::string&) -> std::map<std::string, double> {
+    return {{"gpu__time_duration.sum", 5e6}};  // 5 ms a part: 10 ms against 0.6 ms timed
+  };
+  auto runs = Run("^LoopTest_Scoped/", true);
+  ASSERT_EQ(runs.size(), 1u);
+  const std::string error = detail::RunErrorMessage(runs[0]);
+  EXPECT_NE(error.find("of the same body's profiled duration (gpu_duration 10 ms"),
+            std::string::npos)
+      << error;
+}
+
+// The profiling child writes the note and that its ranges paused; the parent says the note once
+// per benchmark, and its missed-work check knows the profiled duration left the scopes out.
+TEST_F(LoopTest, ProfilingChildPassesTheSplitOnToTheParent) {
+  settings_.profile_iterations = 1;
+  profiler_->passes = 1;
+  profiler_->values = ScopedPart;
+  child_file_ =
+      ::testing::TempDir() + "/gpubench_child_split_" + std::to_string(::getpid()) + ".jsonl";
+  std::remove(child_file_.c_str());
+  ::testing::internal::CaptureStderr();
+  Run("^LoopTest_Scoped/", true);
+  ::testing::internal::GetCapturedStderr();
+  const auto lines = JsonLines(child_file_);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1].value("ranges_paused", false), true);
+  EXPECT_NE(lines[1].value("note", "").find(kHitRate), std::string::npos) << lines[1].dump();
+}
+
+// The child's line for LoopTest_Scoped, with `extra` fields and a profiled duration of
+// `gpu_duration` seconds.
+std::string ScopedChildLines(const std::string& extra, double gpu_duration) {
+  return std::string(kChildHeader) + "\n" +
+         R"j({"instance":"LoopTest_Scoped","profiled":true,"passes":1,"seconds":0.01,)j" + extra +
+         R"j("counters":{"dram_read_bytes":4096,"gpu_duration":)j" + std::to_string(gpu_duration) +
+         "}}";
+}
+
+TEST_F(LoopTest, ParentSaysTheChildsNote) {
+  timer_->empty_regions.assign(7, 1e-6);
+  settings_.profile_iterations = 1;
+  parent_of_ = ScopedChildLines(R"j("note":"the profiled ranges pause (test)",)j", 1e-6);
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Scoped/", /*with_profiler=*/false);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
+  EXPECT_NE(err.find("LoopTest_Scoped: the profiled ranges pause (test)"), std::string::npos)
+      << err;
+}
+
+// 0.6 ms of GPU time per iteration against a 10 ms profiled duration: refused when the child's
+// ranges paused for the scopes, as the timer did; not held against it when they did not.
+TEST_F(LoopTest, ParentHoldsAScopedBodyAgainstAProfiledDurationThatPaused) {
+  timer_->empty_regions.assign(7, 1e-6);
+  settings_.profile_iterations = 1;
+  parent_of_ = ScopedChildLines(R"j("ranges_paused":true,)j", 0.01);
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Scoped/", /*with_profiler=*/false);
+  ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_NE(detail::RunErrorMessage(runs[0]).find("profiled duration"), std::string::npos);
+}
+
+TEST_F(LoopTest, ParentDoesNotHoldAScopedBodyAgainstAProfiledDurationThatRanWhole) {
+  timer_->empty_regions.assign(7, 1e-6);
+  settings_.profile_iterations = 1;
+  parent_of_ = ScopedChildLines("", 0.01);
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Scoped/", /*with_profiler=*/false);
+  ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
 }
 
 // Without a working tracer (another CUPTI client, an error) the rows carry no busy counters and

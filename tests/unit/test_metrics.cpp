@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "config/metric_groups.hpp"
 #include "measure/profiling/metrics.hpp"
+#include "measure/profiling/range_parts.hpp"
 #include "measure/publish/declared_work.hpp"
 #include "schema/counter_table.hpp"
 #include "support/fake_device.hpp"
@@ -183,6 +186,171 @@ TEST(Metrics, DeclaredCountersArePerIterationAndRatiosOfTheMeasuredOnes) {
   EXPECT_DOUBLE_EQ(declared_only.at(counter::kDeclaredBytes), 1e6);
   EXPECT_TRUE(DeclaredCounters({{counter::kBytesMoved, 1e6}}, 4).empty());  // nothing declared
   EXPECT_TRUE(DeclaredCounters({{counter::kBytesPerSecond, 4e6}}, 0).empty());
+}
+
+// --- an iteration's parts around gpubench::UntimedScope (range_parts.hpp) ----------------------
+
+TEST(RangeParts, EachMetricsRuleFollowsTheLastPartOfItsName) {
+  EXPECT_EQ(PartsRuleOf("dram__bytes_read.sum"), PartsRule::kSum);
+  EXPECT_EQ(PartsRuleOf("gpu__time_duration.sum"), PartsRule::kSum);
+  EXPECT_EQ(PartsRuleOf("sm__cycles_elapsed.avg"), PartsRule::kSum);
+  EXPECT_EQ(PartsRuleOf("sm__cycles_elapsed.avg.per_second"), PartsRule::kRate);
+  EXPECT_EQ(PartsRuleOf("sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained"),
+            PartsRule::kSame);
+  for (const char* metric :
+       {"lts__t_sector_hit_rate.pct", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed", "dram__bytes.max",
+        "dram__bytes.min", "smsp__average_warp_latency.ratio", "dram__bytes.sum.per_cycle_elapsed",
+        "dram__bytes.sum.peak_sustained_elapsed", "no_rollup"}) {
+    EXPECT_EQ(PartsRuleOf(metric), PartsRule::kNone) << metric;
+  }
+}
+
+std::vector<PushedRange> TwoIterationsOfTwoParts() {
+  return {{"B/profiled:0", 0}, {"B/profiled:0.1", 0}, {"B/profiled:1", 1}, {"B/profiled:1.1", 1}};
+}
+
+// Sums add up, a rate is weighted by each part's duration, a chip constant stays, a share is
+// left out of every iteration.
+TEST(RangeParts, PartsAreSummedRatesWeightedAndSharesLeftOut) {
+  std::vector<ProfiledRange> ranges;
+  for (int iteration = 0; iteration < 2; ++iteration) {
+    const std::string name = "B/profiled:" + std::to_string(iteration);
+    ranges.push_back({name,
+                      {{"dram__bytes_read.sum", 10.0},
+                       {"gpu__time_duration.sum", 1000.0},
+                       {"sm__cycles_elapsed.avg.per_second", 1e9},
+                       {"x.sum.peak_sustained", 64.0},
+                       {"lts__t_sector_hit_rate.pct", 90.0}}});
+    ranges.push_back({name + ".1",
+                      {{"dram__bytes_read.sum", 1000.0 * (iteration + 1)},
+                       {"gpu__time_duration.sum", 3000.0},
+                       {"sm__cycles_elapsed.avg.per_second", 2e9},
+                       {"x.sum.peak_sustained", 64.0},
+                       {"lts__t_sector_hit_rate.pct", 10.0}}});
+  }
+  const Result<IterationValues> values = CombineRangeParts(ranges, TwoIterationsOfTwoParts());
+  ASSERT_TRUE(values.ok()) << values.status().message();
+  const auto& iterations = values.value().iterations;
+  ASSERT_EQ(iterations.size(), 2u);
+  EXPECT_DOUBLE_EQ(iterations[0].at("dram__bytes_read.sum"), 1010.0);
+  EXPECT_DOUBLE_EQ(iterations[1].at("dram__bytes_read.sum"), 2010.0);
+  EXPECT_DOUBLE_EQ(iterations[0].at("gpu__time_duration.sum"), 4000.0);
+  EXPECT_DOUBLE_EQ(iterations[0].at("sm__cycles_elapsed.avg.per_second"), 1.75e9);
+  EXPECT_DOUBLE_EQ(iterations[0].at("x.sum.peak_sustained"), 64.0);
+  EXPECT_EQ(iterations[0].count("lts__t_sector_hit_rate.pct"), 0u);
+  EXPECT_EQ(values.value().left_out, std::set<std::string>{"lts__t_sector_hit_rate.pct"});
+  const std::string note = LeftOutNote(values.value().left_out);
+  EXPECT_NE(note.find("lts__t_sector_hit_rate.pct (l2_hit_rate)"), std::string::npos) << note;
+  EXPECT_NE(note.find("gpubench::UntimedScope"), std::string::npos) << note;
+  EXPECT_EQ(LeftOutNote({}), "");
+}
+
+// One part per iteration (no scope, or the profiler left an empty part out): nothing to put
+// together, every metric stays.
+TEST(RangeParts, OnePartPerIterationKeepsEveryMetric) {
+  const std::vector<ProfiledRange> ranges = {
+      {"B/profiled:0.1", {{"dram__bytes_read.sum", 5.0}, {"lts__t_sector_hit_rate.pct", 50.0}}},
+      {"B/profiled:1.1", {{"dram__bytes_read.sum", 7.0}, {"lts__t_sector_hit_rate.pct", 70.0}}}};
+  const Result<IterationValues> values = CombineRangeParts(ranges, TwoIterationsOfTwoParts());
+  ASSERT_TRUE(values.ok()) << values.status().message();
+  ASSERT_EQ(values.value().iterations.size(), 2u);
+  EXPECT_DOUBLE_EQ(values.value().iterations[1].at("lts__t_sector_hit_rate.pct"), 70.0);
+  EXPECT_TRUE(values.value().left_out.empty());
+}
+
+// A part with no GPU work lasts ~0 and may read 0/0 for a rate: it weighs nothing.
+TEST(RangeParts, AnEmptyPartWeighsNothingInARate) {
+  const std::vector<ProfiledRange> ranges = {{"B/profiled:0",
+                                              {{"gpu__time_duration.sum", 0.0},
+                                               {"sm__cycles_elapsed.avg.per_second", std::nan("")},
+                                               {"x.sum.peak_sustained", std::nan("")}}},
+                                             {"B/profiled:0.1",
+                                              {{"gpu__time_duration.sum", 2000.0},
+                                               {"sm__cycles_elapsed.avg.per_second", 1.5e9},
+                                               {"x.sum.peak_sustained", 64.0}}}};
+  const Result<IterationValues> values =
+      CombineRangeParts(ranges, {{"B/profiled:0", 0}, {"B/profiled:0.1", 0}});
+  ASSERT_TRUE(values.ok());
+  EXPECT_DOUBLE_EQ(values.value().iterations[0].at("sm__cycles_elapsed.avg.per_second"), 1.5e9);
+  EXPECT_DOUBLE_EQ(values.value().iterations[0].at("x.sum.peak_sustained"), 64.0);
+  EXPECT_TRUE(values.value().left_out.empty());
+}
+
+TEST(RangeParts, ARateWithoutDurationsIsLeftOut) {
+  const std::vector<ProfiledRange> ranges = {
+      {"B/profiled:0", {{"sm__cycles_elapsed.avg.per_second", 1e9}}},
+      {"B/profiled:0.1", {{"sm__cycles_elapsed.avg.per_second", 2e9}}}};
+  const Result<IterationValues> values =
+      CombineRangeParts(ranges, {{"B/profiled:0", 0}, {"B/profiled:0.1", 0}});
+  ASSERT_TRUE(values.ok());
+  EXPECT_EQ(values.value().left_out, std::set<std::string>{"sm__cycles_elapsed.avg.per_second"});
+}
+
+// Names the profiler gives that gpubench did not push: by position where the counts agree, else
+// the session fails, naming one.
+TEST(RangeParts, ARangeNoOnePushedGoesByPositionOrFailsTheSession) {
+  const Result<IterationValues> failed =
+      CombineRangeParts({{"B/profiled:7", {}}}, TwoIterationsOfTwoParts());
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("returned 1 ranges for the 4 gpubench pushed"),
+            std::string::npos)
+      << failed.status().message();
+  EXPECT_NE(failed.status().message().find("named 'B/profiled:7', not a pushed name"),
+            std::string::npos)
+      << failed.status().message();
+  std::vector<ProfiledRange> renamed;
+  for (double bytes : {1.0, 2.0, 3.0, 4.0}) {
+    renamed.push_back({"/B/x" + std::to_string(bytes), {{"dram__bytes_read.sum", bytes}}});
+  }
+  const Result<IterationValues> placed = CombineRangeParts(renamed, TwoIterationsOfTwoParts());
+  ASSERT_TRUE(placed.ok()) << placed.status().message();
+  EXPECT_DOUBLE_EQ(placed.value().iterations[0].at("dram__bytes_read.sum"), 3.0);
+}
+
+// Unnamed ranges go by position: with parts only when the counts agree; with one range per
+// iteration in order whatever came back, as before iterations had parts.
+TEST(RangeParts, UnnamedRangesGoByPosition) {
+  const std::vector<ProfiledRange> four = {{"", {{"dram__bytes_read.sum", 1.0}}},
+                                           {"", {{"dram__bytes_read.sum", 2.0}}},
+                                           {"", {{"dram__bytes_read.sum", 3.0}}},
+                                           {"", {{"dram__bytes_read.sum", 4.0}}}};
+  const Result<IterationValues> values = CombineRangeParts(four, TwoIterationsOfTwoParts());
+  ASSERT_TRUE(values.ok());
+  ASSERT_EQ(values.value().iterations.size(), 2u);
+  EXPECT_DOUBLE_EQ(values.value().iterations[1].at("dram__bytes_read.sum"), 7.0);
+
+  const std::vector<ProfiledRange> three(four.begin(), four.begin() + 3);
+  const Result<IterationValues> short_by_one = CombineRangeParts(three, TwoIterationsOfTwoParts());
+  ASSERT_FALSE(short_by_one.ok());
+  EXPECT_NE(short_by_one.status().message().find("returned 3 ranges for the 4 gpubench pushed"),
+            std::string::npos)
+      << short_by_one.status().message();
+  EXPECT_NE(short_by_one.status().message().find("unnamed"), std::string::npos);
+
+  const Result<IterationValues> whole = CombineRangeParts(
+      three, {{"B/profiled:0", 0}, {"B/profiled:1", 1}, {"B/profiled:2", 2}, {"B/profiled:3", 3}});
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole.value().iterations.size(), 3u);
+}
+
+// A group stays on when one of its metrics is left out; only the counter read from that metric
+// goes (l2_hit_rate, tensor_pipe_pct), the others mean what they say over the timed parts.
+TEST(RangeParts, GroupsKeepTheCountersTheirPartsGive) {
+  std::map<std::string, double> averaged = WithGroups();
+  const std::set<std::string> left_out = {
+      "lts__t_sector_hit_rate.pct",
+      "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed"};
+  for (const std::string& metric : left_out) averaged.erase(metric);
+  auto counters = DeriveMetricCounters(averaged, testing::FakeH200(), left_out);
+  EXPECT_EQ(counters.count(counter::kL2HitRate), 0u);
+  EXPECT_EQ(counters.count(counter::kTensorPipePct), 0u);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kL2ReadBytes), 125000 * 32.0);
+  EXPECT_DOUBLE_EQ(counters.at(counter::kFlopRate), (8e9 + 3000 + 2e6 + 30) / 100e-6);
+  EXPECT_EQ(counters.count(counter::kFlopRatePct), 1u);
+  for (const std::string& metric : left_out) EXPECT_EQ(counters.count(metric), 0u) << metric;
+  // Without left_out the groups would be off and their metrics written under their own names.
+  EXPECT_EQ(DeriveMetricCounters(averaged, testing::FakeH200()).count(counter::kL2ReadBytes), 0u);
 }
 
 }  // namespace

@@ -233,12 +233,17 @@ class CuptiRangeProfiler final : public Profiler {
     return Status::Ok();
   }
 
-  Status EndSession(std::vector<std::map<std::string, double>>* ranges) override {
+  Status EndSession(std::vector<ProfiledRange>* ranges) override {
     replay_check_->EndSession();
     size_t range_count = 0;
     if (Status status = DecodeCounterData(&range_count); !status.ok()) return Abort(status);
-    if (Status status = metrics_.Evaluate(counter_data_, range_count, ranges); !status.ok()) {
+    std::vector<std::map<std::string, double>> values;
+    if (Status status = metrics_.Evaluate(counter_data_, range_count, &values); !status.ok()) {
       return Abort(status);
+    }
+    const std::vector<std::string> names = RangeNames(values.size());
+    for (size_t range = 0; range < values.size(); ++range) {
+      ranges->push_back({names[range], std::move(values[range])});
     }
     return Status::Ok();
   }
@@ -342,6 +347,26 @@ class CuptiRangeProfiler final : public Profiler {
                                          "cuptiRangeProfilerGetCounterDataInfo"));
     *range_count = info.numTotalRanges;
     return Status::Ok();
+  }
+
+  // The name each decoded range was pushed under, so that the caller can tell which profiled
+  // iteration it belongs to whatever CUPTI left out; all "" when CUPTI cannot say for one (the
+  // caller then relies on the ranges' order).
+  std::vector<std::string> RangeNames(size_t count) const {
+    std::vector<std::string> names(count);
+    for (size_t range = 0; range < count; ++range) {
+      GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params, info);
+      info.pCounterDataImage = counter_data_.data();
+      info.counterDataImageSize = counter_data_.size();
+      info.rangeIndex = range;
+      info.rangeDelimiter = "/";
+      if (cuptiRangeProfilerCounterDataGetRangeInfo(&info) != CUPTI_SUCCESS ||
+          info.rangeName == nullptr) {
+        return std::vector<std::string>(count);
+      }
+      names[range] = info.rangeName;
+    }
+    return names;
   }
 
   CUcontext context_ = nullptr;

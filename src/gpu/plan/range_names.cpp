@@ -15,8 +15,9 @@ std::vector<std::string> NvtxRangePath(const std::string& name) {
   return parts;
 }
 
-std::string ProfiledRangeName(const std::string& instance, int index) {
-  return instance + "/profiled:" + std::to_string(index);
+std::string ProfiledRangeName(const std::string& instance, int index, int part) {
+  const std::string name = instance + "/profiled:" + std::to_string(index);
+  return part == 0 ? name : name + "." + std::to_string(part);
 }
 
 std::string DeviceTag(int device) { return "gpu:" + std::to_string(device); }

@@ -10,9 +10,10 @@ namespace gpubench::detail {
 /// nesting, so each part is its own nested NVTX range. Empty parts are dropped.
 std::vector<std::string> NvtxRangePath(const std::string& name);
 
-/// The CUPTI range of the `index`th profiled iteration of `instance`: unique per range, since
-/// CUPTI merges ranges that share a name.
-std::string ProfiledRangeName(const std::string& instance, int index);
+/// The CUPTI range of the `index`th profiled iteration of `instance` ("BM_X/profiled:2"), or of
+/// its `part`th part after a gpubench::UntimedScope ("BM_X/profiled:2.1"): unique per range,
+/// since CUPTI merges ranges that share a name.
+std::string ProfiledRangeName(const std::string& instance, int index, int part = 0);
 
 /// "gpu:1": the part a device adds to every name.
 std::string DeviceTag(int device);

@@ -112,9 +112,9 @@ struct UndercountReference {
 };
 
 /// The reference of a call: the busy time per iteration when it was measured (`busy_seconds`
-/// > 0), else the profiled duration `profiled_seconds` unless the body paused (an UntimedScope
-/// leaves work out of the GPU time that the profiled duration counts), with `busy_missing`
-/// saying why there was no busy time.
+/// > 0), else the profiled duration `profiled_seconds` unless it counts work the GPU time leaves
+/// out (`untimed_scopes`: the timed bodies entered a gpubench::UntimedScope where the profiled
+/// ranges did not pause), with `busy_missing` saying why there was no busy time.
 UndercountReference ChooseUndercountReference(double busy_seconds, double profiled_seconds,
                                               bool untimed_scopes, const std::string& busy_missing);
 

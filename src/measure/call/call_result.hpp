@@ -42,6 +42,12 @@ struct ProfileOutcome {
   double seconds = 0;                  ///< host time of the session
   int64_t copied_from_iterations = 0;  ///< kCopied: the source call's iteration count
   std::string error;                   ///< kFailed: why
+  /// The profiled ranges paused where the body entered gpubench::UntimedScope (the warm-up
+  /// entered one): the counters leave the scopes' work out, as the GPU time does.
+  bool ranges_paused = false;
+  /// What the row says about its counters: metrics left out because they cannot be put together
+  /// from an iteration's parts (range_parts.hpp); "" when none.
+  std::string note;
 };
 
 /// cache=flush: how the timed bodies were launched (GpuOps::HoldStream).

@@ -55,8 +55,10 @@ UndercountReference UndercountReferenceOf(const CallResult& call) {
       found != call.profile.counters.end()) {
     profiled = found->second;
   }
+  // The profiled ranges leave a scope's work out where they paused for it, as the GPU time does.
+  const bool scope_work_only_profiled = call.untimed_scopes > 0 && !call.profile.ranges_paused;
   return ChooseUndercountReference(call.busy.iterations > 0 ? call.busy.busy_seconds : 0, profiled,
-                                   call.untimed_scopes > 0, call.busy_error);
+                                   scope_work_only_profiled, call.busy_error);
 }
 
 Status CheckTimedSpan(const CallResult& call) {

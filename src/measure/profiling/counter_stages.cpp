@@ -46,7 +46,8 @@ Result<bool> CounterStages::Begin(CallResult* call) {
               << "; --gpubench_profile_iterations=0 turns hardware metrics off\n";
   }
   bool body = false;
-  GPUBENCH_RETURN_IF_ERROR(profiling_.Begin(name, bodies_.ranges, &call->profile, &body));
+  GPUBENCH_RETURN_IF_ERROR(profiling_.Begin(
+      name, bodies_.ranges, static_cast<int>(call->warmup_scopes), &call->profile, &body));
   if (!body) return StartBusy(call);
   return true;
 }

@@ -75,10 +75,10 @@ class CounterStages {
 
   /// "profiled" or "busy-measurement": the body that runs.
   const char* body_phase() const { return in_busy_body_ ? "busy-measurement" : "profiled"; }
-  bool in_busy_body() const { return in_busy_body_; }
-  /// gpubench::UntimedScope inside a busy body (the profiled bodies run whole).
-  Status PauseBusy() { return busy_.Pause(); }
-  Status ResumeBusy() { return busy_.Resume(); }
+  /// gpubench::UntimedScope inside a profiled or busy body: its work is left out of the
+  /// counters and of the busy time.
+  Status PauseScope() { return in_busy_body_ ? busy_.Pause() : profiling_.PauseScope(); }
+  Status ResumeScope() { return in_busy_body_ ? busy_.Resume() : profiling_.ResumeScope(); }
 
   /// Ends a session and stops tracing, where an error or an early exit left them open.
   void Abort() {

@@ -30,9 +30,11 @@ double ValueOr(const std::map<std::string, double>& values, std::string_view nam
   return found == values.end() ? missing : found->second;
 }
 
-// The groups whose every metric was collected (the ranges carry all configured metrics).
-std::set<std::string_view> ActiveGroups(const std::map<std::string, double>& averaged) {
-  std::vector<std::string> names;
+// The groups whose every metric was collected (the ranges carry all configured metrics), those
+// left out of the averages included.
+std::set<std::string_view> ActiveGroups(const std::map<std::string, double>& averaged,
+                                        const std::set<std::string>& left_out) {
+  std::vector<std::string> names(left_out.begin(), left_out.end());
   for (const auto& entry : averaged) names.push_back(entry.first);
   std::set<std::string_view> active;
   for (const MetricGroup& group : MetricGroups()) {
@@ -76,10 +78,11 @@ void AddFlopCounters(const std::map<std::string, double>& averaged,
 }
 
 std::map<std::string, double> DeriveMetricCounters(const std::map<std::string, double>& averaged,
-                                                   const DeviceFacts& facts) {
+                                                   const DeviceFacts& facts,
+                                                   const std::set<std::string>& left_out) {
   std::map<std::string, double> counters;
   CounterSink<Writer::kCallEnd> out(counters);
-  const std::set<std::string_view> active = ActiveGroups(averaged);
+  const std::set<std::string_view> active = ActiveGroups(averaged, left_out);
   std::set<std::string> renamed;  // metrics that become a vocabulary counter or a group's input
   for (const MetricGroup& group : MetricGroups()) {
     if (active.count(group.name) > 0) renamed.insert(group.metrics.begin(), group.metrics.end());

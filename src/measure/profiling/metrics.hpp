@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,12 @@ std::map<std::string, double> AverageRanges(
 /// dram_read_bytes, dram_write_bytes, bytes_moved, gpu_duration (s), profiled_sm_clock_mhz,
 /// dram_bandwidth (B/s), dram_bandwidth_pct; the counters of every metric group whose metrics
 /// were all collected (metric_groups.hpp: flops, l2), the group's metrics then not under their
-/// own names; and every other metric under its own name.
+/// own names; and every other metric under its own name. `left_out`: metrics collected but not
+/// in `averaged` (range_parts.hpp: they cannot be put together from an iteration's parts); they
+/// count as collected for the groups, and the counters read from them are not written.
 std::map<std::string, double> DeriveMetricCounters(const std::map<std::string, double>& averaged,
-                                                   const DeviceFacts& facts);
+                                                   const DeviceFacts& facts,
+                                                   const std::set<std::string>& left_out = {});
 
 /// The flops group's counters from averaged metrics and the counters derived so far
 /// (gpu_duration, bytes_moved): flop_count_fp64/fp32/fp16 (each written, 0 when none ran),

@@ -55,6 +55,8 @@ nlohmann::json EntryLine(const std::string& instance, const ProfilingPass::Entry
       {"counters", profile.counters}, {"passes", profile.passes},
       {"seconds", profile.seconds},   {"wall_seconds", entry.wall_seconds}};
   if (!profile.error.empty()) line["error"] = profile.error;
+  if (!profile.note.empty()) line["note"] = profile.note;
+  if (profile.ranges_paused) line["ranges_paused"] = true;
   if (entry.sharing.shared) line["shared_with"] = entry.sharing.who;
   if (entry.busy.iterations > 0) {
     nlohmann::json calls = nlohmann::json::array();
@@ -85,6 +87,8 @@ ProfilingPass::Entry ReadEntry(const nlohmann::json& line) {
   profile.passes = line.at("passes").get<int>();
   profile.seconds = line.at("seconds").get<double>();
   profile.error = line.value("error", "");
+  profile.note = line.value("note", "");
+  profile.ranges_paused = line.value("ranges_paused", false);
   entry.wall_seconds = line.value("wall_seconds", 0.0);
   if (line.contains("shared_with")) {
     entry.sharing.known = true;

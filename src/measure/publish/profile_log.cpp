@@ -26,7 +26,7 @@ void ProfileLog::Close() {
 
 void ProfileLog::Append(const std::string& benchmark, int64_t iterations, int passes,
                         double seconds, const std::vector<std::map<std::string, double>>& ranges,
-                        const std::string& error) {
+                        const std::string& error, const std::string& note) {
   if (!stream_.is_open()) return;
   nlohmann::json record = {{"benchmark", benchmark},
                            {"iterations", iterations},
@@ -35,6 +35,7 @@ void ProfileLog::Append(const std::string& benchmark, int64_t iterations, int pa
   record["ranges"] = nlohmann::json::array();
   for (const auto& range : ranges) record["ranges"].push_back(range);
   if (!error.empty()) record["error"] = error;
+  if (!note.empty()) record["note"] = note;
   stream_ << record.dump() << '\n';
   stream_.flush();
 }

@@ -19,10 +19,12 @@ class ProfileLog {
   void Close();
 
   /// One JSON line: {"benchmark", "iterations" (of the GB call it belongs to, as in GB's output),
-  /// "passes", "seconds" (host time the profiled iterations took), "ranges": [{metric: value}...],
-  /// "error"}. Nothing when the log is off.
+  /// "passes", "seconds" (host time the profiled iterations took), "ranges": [{metric: value}...]
+  /// (one per profiled iteration, its parts put together where gpubench::UntimedScope split it),
+  /// "error", "note" (metrics left out, ProfileOutcome::note)}. Nothing when the log is off.
   void Append(const std::string& benchmark, int64_t iterations, int passes, double seconds,
-              const std::vector<std::map<std::string, double>>& ranges, const std::string& error);
+              const std::vector<std::map<std::string, double>>& ranges, const std::string& error,
+              const std::string& note = "");
 
  private:
   std::ofstream stream_;

@@ -52,6 +52,15 @@ void PublishInlineProfiling(const CallResult& call, benchmark::State& state,
   }
 }
 
+// Metrics left out of the counters (they cannot be put together from the parts of an iteration
+// that gpubench::UntimedScope split), said once per benchmark.
+void PublishProfileNote(const CallResult& call, ProfilingPolicy& policy) {
+  const std::string& note = call.profile.note;
+  if (!note.empty() && policy.FirstTime("profile_note:" + call.instance + "\n" + note)) {
+    std::cerr << "gpubench: " << call.instance << ": " << note << "\n";
+  }
+}
+
 void PublishProfile(const CallResult& call, benchmark::State& state,
                     const PublishServices& services) {
   const ProfileOutcome& profile = call.profile;
@@ -61,14 +70,16 @@ void PublishProfile(const CallResult& call, benchmark::State& state,
     case ProfileOutcome::Kind::kNone:
       return;
     case ProfileOutcome::Kind::kProfiled:
+      PublishProfileNote(call, services.policy);
       services.policy.RememberProfiledCall({call.instance, call.iterations, profile.counters});
       services.profile_log.Append(call.instance, call.iterations, profile.passes, profile.seconds,
-                                  profile.ranges, "");
+                                  profile.ranges, "", profile.note);
       return;
     case ProfileOutcome::Kind::kCopied:
       services.policy.trials().NoteCopiedCounters(call.gpu_seconds, profile.copied_from_iterations);
       return;
     case ProfileOutcome::Kind::kFromPass:
+      PublishProfileNote(call, services.policy);
       return;  // the profiling pass wrote the log
     case ProfileOutcome::Kind::kFailed:
       if (services.policy.FirstTime("metrics:" + call.instance + "\n" + profile.error)) {
@@ -281,7 +292,7 @@ Status KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, Profile
   entry.profile.ranges.clear();  // the log keeps them; the timed calls need the counters
   // Iterations 0: the session belongs to no GB call but to every timed call of the instance.
   profile_log.Append(call.instance, 0, call.profile.passes, call.profile.seconds,
-                     call.profile.ranges, call.profile.error);
+                     call.profile.ranges, call.profile.error, call.profile.note);
   return pass.Store(call.instance, std::move(entry));
 }
 

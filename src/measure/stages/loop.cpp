@@ -81,7 +81,8 @@ class IterationController {
 
   /// gpubench::UntimedScope: whether the scope is inside a body of this call's `state`.
   bool Runs(const benchmark::State& state) const { return &state == &state_; }
-  /// The scope's begin and end: GPU time stops on the loop's stream (timed and busy bodies).
+  /// The scope's begin and end: GPU time stops on the loop's stream (timed and busy bodies), the
+  /// profiled range closes (profiled bodies).
   bool PauseTiming() { return Scope(/*pause=*/true); }
   void ResumeTiming() { Scope(/*pause=*/false); }
 
@@ -91,8 +92,8 @@ class IterationController {
 
   bool Advance() {
     if (step_ == Step::kDone) return false;
-    // Only the hold-check, timed and busy bodies pause GPU time, so a failed UntimedScope ends
-    // the call right after one of them.
+    // Only the hold-check, timed, profiled and busy bodies act on a scope, so a failed
+    // UntimedScope ends the call right after one of them.
     if (!scope_error_.ok()) return Fail(scope_error_);
     switch (step_) {
       case Step::kStart:
@@ -123,11 +124,12 @@ class IterationController {
       if (pause) ++call_.untimed_scopes;
     } else if (step_ == Step::kWarmup && warmup_.in_hold_check()) {
       status = pause ? warmup_.PauseHoldCheck() : warmup_.ResumeHoldCheck(name());
-    } else if (step_ == Step::kCounters && counters_.in_busy_body()) {
-      status = pause ? counters_.PauseBusy() : counters_.ResumeBusy();
+    } else if (step_ == Step::kCounters) {
+      status = pause ? counters_.PauseScope() : counters_.ResumeScope();
     } else {
+      // The warm-up runs whole; its scopes size the profiling session (a part per scope).
       if (step_ == Step::kWarmup && pause) ++call_.warmup_scopes;
-      return false;  // the warm-up and the profiled bodies run whole
+      return false;
     }
     if (!status.ok() && scope_error_.ok()) scope_error_ = status;
     return status.ok();

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <set>
 #include <vector>
 
 #include "gpu/plan/range_names.hpp"
@@ -85,12 +87,15 @@ Status WarmupPhase::ResumeHoldCheck(const std::string& instance) {
 
 // --- profiling ---------------------------------------------------------------------------------
 
-Status ProfilingPhase::Begin(const std::string& instance, int ranges, ProfileOutcome* outcome,
-                             bool* body) {
+Status ProfilingPhase::Begin(const std::string& instance, int ranges, int scopes,
+                             ProfileOutcome* outcome, bool* body) {
   instance_ = instance;
   ranges_ = ranges;
+  parts_ = 1 + std::max(scopes, 0);
+  pushed_.clear();
+  failure_ = Status::Ok();
   start_ = std::chrono::steady_clock::now();
-  if (Status status = harness_.profiler()->BeginSession(stream_, ranges); !status.ok()) {
+  if (Status status = harness_.profiler()->BeginSession(stream_, ranges * parts_); !status.ok()) {
     return Failed(status, outcome, body);
   }
   open_ = true;
@@ -103,27 +108,93 @@ Status ProfilingPhase::BeginPass(ProfileOutcome* outcome, bool* body) {
   if (Status status = harness_.profiler()->BeginPass(); !status.ok()) {
     return Failed(status, outcome, body);
   }
+  pass_ = outcome->passes;
+  pushed_in_pass_ = 0;
   range_ = 0;
   return BeginRange(outcome, body);
 }
 
 Status ProfilingPhase::BeginRange(ProfileOutcome* outcome, bool* body) {
   GPUBENCH_RETURN_IF_ERROR(harness_.cache().BeforeProfiledRange(harness_.ops(), stream_));
-  if (Status status = harness_.profiler()->PushRange(ProfiledRangeName(instance_, range_));
-      !status.ok()) {
-    return Failed(status, outcome, body);
-  }
+  part_ = 0;
+  depth_ = 0;
+  if (Status status = PushPart(); !status.ok()) return Failed(status, outcome, body);
+  range_open_ = true;
   *body = true;
+  return Status::Ok();
+}
+
+Status ProfilingPhase::PushPart() {
+  const std::string name = ProfiledRangeName(instance_, range_, part_);
+  if (pass_ == 0) {
+    pushed_.push_back({name, range_});
+  } else if (pushed_in_pass_ >= pushed_.size() || pushed_[pushed_in_pass_].name != name) {
+    return Status::Error("replay pass " + std::to_string(pass_ + 1) +
+                         " entered gpubench::UntimedScope at other points than pass 1 (range " +
+                         name +
+                         "): the body's work depends on data or state, so CUPTI's passes "
+                         "would measure different work; hardware metrics of this run are not "
+                         "reported");
+  }
+  ++pushed_in_pass_;
+  return harness_.profiler()->PushRange(name);
+}
+
+Status ProfilingPhase::PauseScope() {
+  if (depth_++ > 0 || !open_ || !range_open_) return Status::Ok();
+  range_open_ = false;
+  if (Status pop = harness_.profiler()->PopRange(); !pop.ok()) return FailInBody(pop);
+  return Status::Ok();
+}
+
+Status ProfilingPhase::ResumeScope() {
+  if (depth_ == 0 || --depth_ > 0 || !open_) return Status::Ok();
+  GpuOps& ops = harness_.ops();
+  // The next part starts as every range does (cache=flush: from a flushed L2, which also writes
+  // the scope's dirty lines back outside the range), once the scope's work is done.
+  GPUBENCH_RETURN_IF_ERROR(harness_.cache().BeforeProfiledRange(ops, stream_));
+  if (Status status = ops.Synchronize(stream_); !status.ok()) return BodyError(instance_, status);
+  if (part_ + 1 >= parts_) {
+    return FailInBody(Status::Error(
+        "a profiled iteration entered gpubench::UntimedScope more often than the warm-up body (" +
+        std::to_string(parts_ - 1) +
+        " time(s)), for which the profiling session was sized: the body's work differs from "
+        "iteration to iteration; hardware metrics of this run are not reported"));
+  }
+  ++part_;
+  if (Status status = PushPart(); !status.ok()) return FailInBody(status);
+  range_open_ = true;
+  return Status::Ok();
+}
+
+Status ProfilingPhase::FailInBody(const Status& status) {
+  if (status.code() == Status::Code::kContextLost) return BodyError(instance_, status);
+  if (failure_.ok()) failure_ = status;
+  Abort();
   return Status::Ok();
 }
 
 Status ProfilingPhase::AfterBody(const DeviceFacts& facts, ProfileOutcome* outcome, bool* body) {
   Profiler& profiler = *harness_.profiler();
   const Status launch = harness_.ops().CheckLaunch();
-  const Status pop = profiler.PopRange();
+  Status pop = Status::Ok();
+  if (range_open_) {
+    range_open_ = false;
+    pop = profiler.PopRange();
+  }
+  depth_ = 0;
   if (!launch.ok()) return BodyError(instance_, launch);
+  if (!failure_.ok()) return Failed(failure_, outcome, body);
   if (!pop.ok()) return Failed(pop, outcome, body);
   if (++range_ < ranges_) return BeginRange(outcome, body);
+  if (pass_ > 0 && pushed_in_pass_ != pushed_.size()) {
+    return Failed(Status::Error("replay pass " + std::to_string(pass_ + 1) + " pushed " +
+                                std::to_string(pushed_in_pass_) + " ranges, pass 1 " +
+                                std::to_string(pushed_.size()) +
+                                ": the body entered gpubench::UntimedScope a different number "
+                                "of times; hardware metrics of this run are not reported"),
+                  outcome, body);
+  }
   bool done = false;
   if (Status status = profiler.EndPass(&done); !status.ok()) return Failed(status, outcome, body);
   ++outcome->passes;
@@ -143,9 +214,16 @@ Status ProfilingPhase::AfterBody(const DeviceFacts& facts, ProfileOutcome* outco
 Status ProfilingPhase::Finish(const DeviceFacts& facts, ProfileOutcome* outcome) {
   ClearProgress();
   open_ = false;
-  GPUBENCH_RETURN_IF_ERROR(harness_.profiler()->EndSession(&outcome->ranges));
-  outcome->counters = DeriveMetricCounters(AverageRanges(outcome->ranges), facts);
+  std::vector<ProfiledRange> ranges;
+  GPUBENCH_RETURN_IF_ERROR(harness_.profiler()->EndSession(&ranges));
+  Result<IterationValues> values = CombineRangeParts(ranges, pushed_);
+  if (!values.ok()) return values.status();
+  outcome->ranges = std::move(values.value().iterations);
+  const std::set<std::string>& left_out = values.value().left_out;
+  outcome->counters = DeriveMetricCounters(AverageRanges(outcome->ranges), facts, left_out);
   CounterSink<Writer::kCallEnd>(outcome->counters).Set<counter::kProfilePasses>(outcome->passes);
+  outcome->ranges_paused = parts_ > 1;
+  outcome->note = LeftOutNote(left_out);
   outcome->seconds = Seconds();
   outcome->kind = ProfileOutcome::Kind::kProfiled;
   return Status::Ok();
@@ -161,6 +239,8 @@ Status ProfilingPhase::Failed(const Status& status, ProfileOutcome* outcome, boo
   outcome->kind = ProfileOutcome::Kind::kFailed;
   outcome->ranges.clear();
   outcome->counters.clear();
+  outcome->note.clear();
+  outcome->ranges_paused = false;
   outcome->error = status.message();
   outcome->seconds = Seconds();
   return Status::Ok();

@@ -17,6 +17,7 @@
 #include "common/status.hpp"
 #include "measure/call/call_result.hpp"
 #include "measure/process/harness.hpp"
+#include "measure/profiling/range_parts.hpp"
 
 namespace gpubench::detail {
 
@@ -53,23 +54,40 @@ class WarmupPhase {
 };
 
 /// Profiled iterations: one CUPTI session of `ranges` ranges per pass, as many passes as the
-/// metrics need. A failed session is not an error of the call (timing stays valid): it ends
-/// the phase with ProfileOutcome::kFailed; only body errors and a lost context are returned.
+/// metrics need. A body that enters gpubench::UntimedScope is several ranges, the iteration's
+/// parts: the range closes where the scope begins and the next part opens once the scope's work
+/// is done (after an L2 flush with cache=flush, as every range starts), so the counters leave
+/// the scope's work out as the GPU time does; each part has a name of its own, and the parts are
+/// put together per iteration (range_parts.hpp). A failed session is not an error of the call
+/// (timing stays valid): it ends the phase with ProfileOutcome::kFailed; only body errors and a
+/// lost context are returned.
 class ProfilingPhase {
  public:
   ProfilingPhase(Harness& harness, cudaStream_t stream) : harness_(harness), stream_(stream) {}
   ~ProfilingPhase() { Abort(); }
 
-  /// Starts the session and the first range; *body: whether a profiled body runs now.
-  Status Begin(const std::string& instance, int ranges, ProfileOutcome* outcome, bool* body);
+  /// Starts the session and the first range; `scopes`: the gpubench::UntimedScope entries of the
+  /// warm-up body, each a part more per iteration; *body: whether a profiled body runs now.
+  Status Begin(const std::string& instance, int ranges, int scopes, ProfileOutcome* outcome,
+               bool* body);
   /// After each profiled body; *body: whether another one runs.
   Status AfterBody(const DeviceFacts& facts, ProfileOutcome* outcome, bool* body);
+  /// gpubench::UntimedScope inside a profiled body: the range closes, and the next part opens at
+  /// the scope's end. A profiler that fails there, or a body that enters more scopes than its
+  /// warm-up did (the session has no room for the parts), fails the session at the body's end.
+  Status PauseScope();
+  Status ResumeScope();
   /// Ends a session an error or an early exit left open.
   void Abort();
 
  private:
   Status BeginPass(ProfileOutcome* outcome, bool* body);
   Status BeginRange(ProfileOutcome* outcome, bool* body);
+  /// Pushes the range of the running part, keeping (first pass) or checking (replay passes) the
+  /// sequence of names.
+  Status PushPart();
+  /// A failure inside a body: the session ends now, the phase at the body's end.
+  Status FailInBody(const Status& status);
   Status Failed(const Status& status, ProfileOutcome* outcome, bool* body);
   Status Finish(const DeviceFacts& facts, ProfileOutcome* outcome);
   double Seconds() const;
@@ -86,6 +104,14 @@ class ProfilingPhase {
   bool progress_shown_ = false;
   int ranges_ = 0;
   int range_ = 0;
+  int parts_ = 1;            ///< ranges per profiled iteration: 1 + the warm-up's scopes
+  int part_ = 0;             ///< the part of the body that runs
+  int depth_ = 0;            ///< scopes entered and not left (a nested one changes nothing)
+  bool range_open_ = false;  ///< a range is pushed and not popped
+  int pass_ = 0;
+  Status failure_ = Status::Ok();    ///< the session failed inside a body
+  std::vector<PushedRange> pushed_;  ///< the first pass's ranges, in order
+  size_t pushed_in_pass_ = 0;        ///< ranges pushed so far in this pass
   std::chrono::steady_clock::time_point start_;
 };
 
