@@ -226,8 +226,13 @@ TEST(Undercount, CommittedH200RowsPassAgainstTheirBusyTime) {
   }
   EXPECT_GE(rows, 1705);  // more when runs are added; fewer means rows were not read
   EXPECT_GE(files.size(), 72u);
-  EXPECT_NEAR(lowest, 0.8567, 0.0001) << lowest_row;  // a new lowest row: recheck the ratio
-  EXPECT_GT(lowest, kUndercountBusyRatio + 0.15);
+  // A new lowest row: recheck the ratio. Since 2026-12-06 the lowest is mdspan's left-layout sum
+  // alone (order/h200_526a38a2/mdspan_sum_after/alone_1_1.json): 21.4 ms timed in a process
+  // where its profiling child had measured the body busy for 25.8 ms, the two processes' data
+  // placed apart (docs/accuracy.md "A number and what ran before it"). The refusal keeps more
+  // than 0.1 of headroom over it (before that row: 0.8567, 0.15).
+  EXPECT_NEAR(lowest, 0.8265, 0.0001) << lowest_row;
+  EXPECT_GT(lowest, kUndercountBusyRatio + 0.1);
   EXPECT_TRUE(refused_late_stream);
 }
 
