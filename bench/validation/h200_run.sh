@@ -418,7 +418,7 @@ step_short_gpubench() {  # SHORT_ARGS: extra flags; SHORT_TAG: file name part
     --benchmark_out="$OUT/short_$tag.json" --benchmark_out_format=json >"$OUT/short_$tag.log" 2>&1
   grep -E "_mean|_cv" "$OUT/short_$tag.log" | head -30
 }
-# Field conditions and metrics on/off (issue #25, docs/accuracy.md "A shared or busy GPU").
+# Field conditions and metrics on/off (issue #25, docs/accuracy.md "A shared GPU").
 # Which part of CUPTI's profiler, left attached, slows held short kernels.
 step_attach() {
   $BUILD/bench/experiments/gpubench_profiler_attach ${ATTACH_ARGS:-} 2>&1 | tee "$OUT/attach.txt"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Issue #49's committed H200 sessions of kokkos/mdspan's CUDA binaries (tests/data/h200/
-mdspan_cost_49/sessionN: walls.txt and VARIANT_BINARY.json, plain GB 'before' and gpubench
+mdspan_cost_49/DATE_GPU: walls.txt and VARIANT_BINARY.json, plain GB 'before' and gpubench
 'after', each binary whole, one after the other): prints each binary's wall ratio after/before
 and how far each instance's median is from the suite's own time, and with targets exits 1 where
 one is not met.
