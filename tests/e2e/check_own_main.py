@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""A suite with a main of its own that follows README's recipe (tests/e2e/own_main_suite.cpp).
+"""A suite with a main of its own that follows the user guide's recipe, "A main of your own"
+(tests/e2e/own_main_suite.cpp).
 
 - A bad gpubench flag, or a bad GB flag, exits 2 with the reason on stderr and runs nothing.
 - GB >= 1.8: a plain run has gpubench's stopping rule (gpubench_stopping_rule=precision), with

@@ -331,7 +331,7 @@ class ComparisonTable(unittest.TestCase):
 
     def test_a_run_without_a_result_raises_with_the_reason(self):
         # A real H200 run whose every row is an error: kokkos/mdspan's matvec converted literally
-        # from the README (its body times itself, which gpubench refuses). gpubench-export writes
+        # (its body still times itself, which gpubench refuses). gpubench-export writes
         # the table's header alone and exits 4; the module says why instead of giving no rows.
         run = DATA / "mdspan" / "literal_matvec_cuda.json"
         first = next(row for row in json.loads(run.read_text())["benchmarks"]

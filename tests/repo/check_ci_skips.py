@@ -4,7 +4,8 @@ not a passing test)
 
 Reads the console output of a whole ctest run (its closing "The following tests did not run:"
 list) and fails for every skipped test that is neither labelled gpu (CI has no GPU) nor one the
-README calls optional (OPTIONAL below: the mdspan suite lives outside the repository).
+user guide calls optional in "Building and testing" (OPTIONAL below: the mdspan suite lives
+outside the repository).
 
   check_ci_skips.py CTEST_OUTPUT BUILD_DIR
   check_ci_skips.py --self-test
@@ -13,7 +14,8 @@ import re
 import subprocess
 import sys
 
-# README: "suite_mdspan needs kokkos/mdspan's suite beside the checkout; without it, it is skipped".
+# docs/user_guide.md "Building and testing": "suite_mdspan is optional: it needs kokkos/mdspan's
+# suite beside the checkout ... and is skipped with the reason without it".
 OPTIONAL = {"suite_mdspan"}
 
 
@@ -55,8 +57,8 @@ def main():
     wrong = judge(skipped, gpu_tests(sys.argv[2]))
     print(f"ctest skipped {len(skipped)} tests: {len(skipped) - len(wrong)} GPU or optional")
     for name in wrong:
-        print(f"FAIL: {name} was skipped, but it is no GPU test and the README does not call it "
-              "optional: whatever it missed, .ci/run must provide it")
+        print(f"FAIL: {name} was skipped, but it is no GPU test and the user guide's 'Building "
+              "and testing' does not call it optional: whatever it missed, .ci/run must provide it")
     return 1 if wrong else 0
 
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A real public suite converted as README and the user guide say: kokkos/mdspan's CUDA benchmarks
+# A real public suite converted as the user guide says: kokkos/mdspan's CUDA benchmarks
 # (51 instances), read from ../shared/suites/mdspan (never copied into gpubench), converted by its
 # convert.sh ('literal': the body still times itself; 'after': its own timing removed), built
 # against gpubench installed into a temporary prefix, and run. Then check_mdspan.py judges every
