@@ -181,8 +181,8 @@ std::string WithoutNonFinite(const std::filesystem::path& path) {
 // rows' busy time up to 17% longer than their untraced GPU time: 0.8575 at the lowest, which is
 // where kUndercountBusyRatio's margin is measured from; 0.8567 since the same suite's cost runs
 // (mdspan_cost_49/2026-12-04_h200_580f7311, Sum_3D left_dyn_d80_80_d80: 23.1 ms against
-// 27.0 ms); 0.8265 since its order checks (below). The case of a stream made after the warm-up was refused against its busy
-// time, and still is.
+// 27.0 ms); 0.8265 since its order checks (below). The case of a stream made after the warm-up was
+// refused against its busy time, and still is.
 TEST(Undercount, CommittedH200RowsPassAgainstTheirBusyTime) {
   const std::filesystem::path data = std::filesystem::path(GPUBENCH_SOURCE_DIR) / "tests/data/h200";
   const std::map<std::string, double> unit = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}};
