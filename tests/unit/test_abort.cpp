@@ -63,6 +63,24 @@ std::string ReadText(const std::string& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
+// The process on a fake device, metrics off, the fakes logging to `log` (the bodies too).
+detail::ProcessState& OnFakeDevice(Log* log) {
+  g_log = log;
+  auto& process = detail::ProcessState::Get();
+  process.ResetForTesting();
+  Settings settings;
+  settings.metrics = DefaultMetrics();
+  settings.profile_iterations = 0;
+  detail::DeviceFacts facts;
+  facts.available = true;
+  facts.name = "Fake GPU";
+  process.harness.Configure(settings, facts);
+  process.policy.SetTrialRunDetector(detail::TrialRunDetector(detail::kDefaultMinTimeSeconds));
+  process.harness.SetBackendsForTesting(std::make_unique<FakeOps>(log),
+                                        std::make_unique<FakeTimer>(log), nullptr);
+  return process;
+}
+
 class AbortTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -84,19 +102,7 @@ class AbortTest : public ::testing::Test {
   void RunInChild(const std::string& filter, const std::string& format) {
     if (std::freopen(stdout_.c_str(), "w", stdout) == nullptr) std::_Exit(3);
     static Log log;
-    g_log = &log;
-    auto& process = detail::ProcessState::Get();
-    process.ResetForTesting();
-    Settings settings;
-    settings.metrics = DefaultMetrics();
-    settings.profile_iterations = 0;
-    detail::DeviceFacts facts;
-    facts.available = true;
-    facts.name = "Fake GPU";
-    process.harness.Configure(settings, facts);
-    process.policy.SetTrialRunDetector(detail::TrialRunDetector(detail::kDefaultMinTimeSeconds));
-    process.harness.SetBackendsForTesting(std::make_unique<FakeOps>(&log),
-                                          std::make_unique<FakeTimer>(&log), nullptr);
+    detail::ProcessState& process = OnFakeDevice(&log);
     detail::TakeOverCounts();  // the names gpubench's reporters give back without the count
     if (profiling_child_) {
       if (!process.profiling_pass.BeginProfiling(child_file_, {"on: fake profiler", {}}).ok()) {
@@ -204,18 +210,7 @@ TEST_F(AbortTest, TheParentDoesNotRunWhatTheProfilingChildAbortedIn) {
   EXPECT_NE(lines.find("{\"aborted\":\"AbortTest_Terminates/7\"}\n"), std::string::npos) << lines;
 
   Log log;
-  g_log = &log;
-  auto& process = detail::ProcessState::Get();
-  process.ResetForTesting();
-  Settings settings;
-  settings.metrics = DefaultMetrics();
-  settings.profile_iterations = 0;
-  detail::DeviceFacts facts;
-  facts.available = true;
-  process.harness.Configure(settings, facts);
-  process.policy.SetTrialRunDetector(detail::TrialRunDetector(detail::kDefaultMinTimeSeconds));
-  process.harness.SetBackendsForTesting(std::make_unique<FakeOps>(&log),
-                                        std::make_unique<FakeTimer>(&log), nullptr);
+  detail::ProcessState& process = OnFakeDevice(&log);
   detail::ProfilingPass::Header header;
   ASSERT_TRUE(process.profiling_pass.BeginTiming(child_file_, &header).ok());
   ASSERT_EQ(process.profiling_pass.aborted_in_child().count("AbortTest_Terminates/7"), 1u);
