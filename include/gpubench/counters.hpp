@@ -1,5 +1,5 @@
 // What gpubench writes into a benchmark row as a code, and what each code means: the bits of
-// counter clock_event_reasons and the codes of counter stop_reason. Header-only and constexpr:
+// counter clock_event_reasons and the codes of counters stop_reason and reuse_status. Header-only and constexpr:
 // code that reads gpubench's rows decodes them without linking the library. (Every counter's
 // name, unit and meaning is in docs/user_guide.md "Counters".)
 #pragma once
@@ -66,5 +66,46 @@ constexpr std::string_view StopReasonNameOf(int code) {
   }
   return {};
 }
+
+/// The codes of counter reuse_status (--gpubench_reuse): whether the row's values were measured
+/// in this run or taken from the reuse source's row of the same instance and repetition, and
+/// why a row was measured.
+struct ReuseStatusName {
+  int code;
+  std::string_view name;
+  std::string_view meaning;
+};
+inline constexpr ReuseStatusName kReuseStatuses[] = {
+    {1, "reused",
+     "the work signature equals the source row's: the row carries the source row's values; "
+     "nothing was timed or profiled (wall_time is what this run spent on the set-up and the "
+     "signature's body)"},
+    {2, "new", "measured: the reuse source has no row of this instance and repetition"},
+    {3, "changed", "measured: the work signature differs from the source row's"},
+    {4, "streak",
+     "measured: the source row's value had been reused --gpubench_reuse_max_runs runs in a row"},
+    {5, "aged", "measured: the source row's value is older than --gpubench_reuse_max_age"},
+    {6, "host_bound",
+     "measured: the source row's gpu_busy_pct is below the cut-off, or absent: the GPU waited "
+     "for the host, whose code the signature does not see"},
+    {7, "unsigned",
+     "measured: part of the work cannot be signed (a graph launch, a kernel whose machine code "
+     "was not seen, a set-up that ran outside gpubench's forms)"},
+    {8, "run_differs",
+     "measured: the source run's GPU, driver, settings fingerprint or method version differ "
+     "from this run's"},
+    {9, "no_source", "measured: the reuse source could not be read (stderr says why)"},
+};
+
+/// The name of a reuse_status code ("" for an unknown code).
+constexpr std::string_view ReuseStatusNameOf(int code) {
+  for (const ReuseStatusName& status : kReuseStatuses) {
+    if (status.code == code) return status.name;
+  }
+  return {};
+}
+
+/// The code of counter reuse_status for a row whose values came from the reuse source.
+inline constexpr int kReuseStatusReused = 1;
 
 }  // namespace gpubench

@@ -56,6 +56,8 @@ inline constexpr char kDevices[] = "gpubench_devices";
 inline constexpr char kGpuThermal[] = "gpubench_gpu_thermal";
 inline constexpr char kGpuBusy[] = "gpubench_gpu_busy";
 inline constexpr char kHostCalls[] = "gpubench_host_calls";
+inline constexpr char kSignatureCovers[] = "gpubench_signature_covers";
+inline constexpr char kReuseSource[] = "gpubench_reuse_source";
 inline constexpr char kGpuStatus[] = "gpu_status";
 inline constexpr char kGpuName[] = "gpu_name";
 inline constexpr char kGpuComputeCapability[] = "gpu_compute_capability";
@@ -156,6 +158,10 @@ inline constexpr ContextKeyInfo kContextKeys[] = {
      "how the temperature, power and clock-event counters are read, or unavailable: ..."},
     {context_key::kGpuBusy, ContextWriter::kContext,
      "how gpu_busy_time was measured, or not measured: ..."},
+    {context_key::kSignatureCovers, ContextWriter::kContext,
+     "what counter work_signature covers, and what it cannot see"},
+    {context_key::kReuseSource, ContextWriter::kContext,
+     "with --gpubench_reuse: the source run (file, date, commit) or why none is used"},
     {context_key::kHostCalls, ContextWriter::kContext,
      "per instance, the CUDA runtime calls of the loop body: INSTANCE=NAME:COUNT:SECONDS,...;..."},
     {context_key::kGpuStatus, ContextWriter::kContext, "ok or unavailable: <CUDA error>"},

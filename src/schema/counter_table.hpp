@@ -48,7 +48,9 @@ struct CounterInfo {
   Writer writer;
   std::string_view unit;  ///< bytes, bytes/s, 1/s, s, ns, MHz, %, count, flag, FLOP, FLOP/s,
                           ///< FLOP/byte, ratio, C (degrees Celsius), W, reasons (a bit set,
-                          ///< kClockEventReasons), reason (a code of kStopReasons)
+                          ///< kClockEventReasons), reason (a code of kStopReasons), reuse (a
+                          ///< code of kReuseStatuses), signature (a 48-bit hash, shown in hex),
+                          ///< unix s (seconds since 1970, UTC)
   Better better;
   std::string_view meaning;
   /// The CUPTI metric it is read from ("" for derived counters) and the factor to its unit.
@@ -98,6 +100,10 @@ inline constexpr char kProfiledSmClockMhz[] = "profiled_sm_clock_mhz";
 inline constexpr char kDramBandwidth[] = "dram_bandwidth";
 inline constexpr char kDramBandwidthPct[] = "dram_bandwidth_pct";
 inline constexpr char kProfilePasses[] = "profile_passes";
+inline constexpr char kWorkSignature[] = "work_signature";
+inline constexpr char kReuseStatus[] = "reuse_status";
+inline constexpr char kReusedRuns[] = "reused_runs";
+inline constexpr char kMeasuredAt[] = "measured_at";
 inline constexpr char kKernelTimePrefix[] = "kernel_time/";
 inline constexpr char kBytesPerSecond[] = "bytes_per_second";
 inline constexpr char kItemsPerSecond[] = "items_per_second";
@@ -298,6 +304,23 @@ inline constexpr CounterInfo kCounters[] = {
      1,
      {},
      Measured::kPerRun},
+    // The work signature and reuse (--gpubench_reuse, docs/user_guide.md "Reusing unchanged
+    // work").
+    {counter::kWorkSignature, Writer::kCallEnd, "signature", Better::kNeither,
+     "a 48-bit hash of what the instance asked the GPU to do in its set-up and one body (each "
+     "kernel's machine code, launch geometry and arguments, each copy and set), with the "
+     "settings fingerprint, the GPU, the driver and the method version; an integer in JSON, 12 "
+     "hex digits in the tools; absent where the work could not be watched"},
+    {counter::kReuseStatus, Writer::kCallEnd, "reuse", Better::kNeither,
+     "with --gpubench_reuse: whether the values were reused or measured and why, a code of "
+     "kReuseStatuses: 1 reused, 2 new, 3 changed, 4 streak, 5 aged, 6 host_bound, 7 unsigned, "
+     "8 run_differs, 9 no_source"},
+    {counter::kReusedRuns, Writer::kCallEnd, "count", Better::kNeither,
+     "with --gpubench_reuse: how many runs in a row the row's values have been reused (0: "
+     "measured in this run)"},
+    {counter::kMeasuredAt, Writer::kCallEnd, "unix s", Better::kNeither,
+     "when the row's values were measured, in seconds since 1970 (UTC): this run's call, or the "
+     "reuse source's measurement for a reused row"},
     // timer=cupti: one counter per kernel name.
     {counter::kKernelTimePrefix, Writer::kCallEnd, "s", Better::kLower,
      "per iteration, per kernel name (timer=cupti only)"},
