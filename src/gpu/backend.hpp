@@ -81,6 +81,35 @@ class StreamWatch {
   virtual void AfterBodyFinished() {}
 };
 
+/// What an instance asked the GPU to do in its set-up and one body (WorkRecorder), as the lines
+/// its work signature hashes (gpu/plan/work_signature.hpp).
+struct WorkRecord {
+  bool watched = false;            ///< false: nothing was recorded (no recorder, or not begun)
+  std::vector<std::string> items;  ///< one canonical line per kernel, copy, set, graph launch
+  std::string unsigned_why;        ///< "" when every item could be signed; else the first reason
+};
+
+/// Records the work an instance launches, from CUPTI's driver and resource callbacks
+/// (cupti_work_recorder.cpp): on from the instance's set-up to the end of its warm-up body, so
+/// that the timed iterations run without it. Module loads are watched whenever it records, and
+/// around the context's creation (WatchModules), so that each kernel's machine code is known.
+class WorkRecorder {
+ public:
+  virtual ~WorkRecorder() = default;
+  /// "" when it works; else why not (the signature is then absent).
+  virtual std::string UnavailableReason() const = 0;
+  /// Starts recording; a recording in progress starts over.
+  virtual void Begin() = 0;
+  virtual bool recording() const = 0;
+  /// Stops recording: what was seen since Begin.
+  virtual WorkRecord End() = 0;
+  /// Watches module loads (not launches) while on: Initialize's context creation.
+  virtual void WatchModules(bool on) = 0;
+  /// While held, calls are not recorded: gpubench's own work between the set-up and the body
+  /// (its flush) is no part of the instance's.
+  virtual void Hold(bool on) = 0;
+};
+
 /// A host API call the body made, per iteration (BusyTracer).
 struct HostCall {
   std::string name;    ///< the CUDA runtime function ("cudaMalloc")
@@ -192,6 +221,8 @@ class Profiler {
 std::unique_ptr<GpuOps> MakeCudaOps(const DeviceFacts& facts);
 /// The stream watch on CUPTI's driver callbacks (cupti_stream_watch.cpp).
 std::unique_ptr<StreamWatch> MakeCuptiStreamWatch();
+/// The work recorder on CUPTI's driver and resource callbacks (cupti_work_recorder.cpp).
+std::unique_ptr<WorkRecorder> MakeCuptiWorkRecorder();
 /// timer=events: a CUDA event pair around each timed region.
 std::unique_ptr<IterationTimer> MakeEventTimer();
 /// timer=cupti: the CUPTI activity timer.

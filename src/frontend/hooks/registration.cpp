@@ -238,11 +238,14 @@ InstanceScope::InstanceScope(const std::string* registered, const BenchmarkHandl
   if (state.thread_index() == 0) {
     ArmAbortRow(MakeAbortRow(benchmark, state, instance));
     armed_ = true;
+    // The set-up that follows is part of the instance's work signature.
+    BeginCallWork();
   }
 }
 
 InstanceScope::~InstanceScope() {
   if (armed_) DisarmAbortRow();
+  EndCallWork();  // a call whose loop never ran (or failed before its body) leaves it on
   if (!runs_) {
     current_instance = CurrentInstance();
     return;

@@ -19,6 +19,7 @@
 #include "common/environment.hpp"
 #include "config/run_plan.hpp"
 #include "config/settings_parse.hpp"
+#include "config/settings_table.hpp"
 #include "frontend/hooks/gpubench_counts.hpp"
 #include "frontend/setup/context.hpp"
 #include "frontend/setup/devices.hpp"
@@ -29,6 +30,7 @@
 #include "gpu/nvml/gpu_identity.hpp"
 #include "gpubench/main.hpp"
 #include "measure/process/process_state.hpp"
+#include "schema/context_keys.hpp"
 
 namespace gpubench {
 namespace detail {
@@ -185,6 +187,71 @@ std::optional<InitResult> SetUpProfiling(const std::optional<detail::ProfilingCh
   return std::nullopt;
 }
 
+// The work signature's run-level lines, and --gpubench_reuse's source with the run-level check
+// (said once on stderr when it makes every row measured).
+void SetUpReuse(const detail::DeviceFacts& facts, detail::ReuseState* reuse) {
+  const Settings& settings = detail::ProcessState::Get().harness.settings();
+  reuse->identity.settings_fingerprint = detail::SettingsFingerprint(settings);
+  reuse->identity.gpu_uuid =
+      facts.identity.uuid.value.empty() ? facts.cuda_uuid : facts.identity.uuid.value;
+  reuse->identity.driver_version = facts.identity.driver_version.value.empty()
+                                       ? std::to_string(facts.driver_version)
+                                       : facts.identity.driver_version.value;
+  reuse->identity.method_version = std::to_string(detail::kMethodVersion);
+  reuse->run_lines = {"settings " + reuse->identity.settings_fingerprint,
+                      "gpu " + reuse->identity.gpu_uuid,
+                      "driver " + reuse->identity.driver_version,
+                      "method " + reuse->identity.method_version};
+  if (settings.reuse_path.empty()) return;
+  reuse->on = true;
+  reuse->rules.max_runs = settings.reuse_max_runs;
+  reuse->rules.max_age_seconds = settings.reuse_max_age_seconds;
+  detail::Result<detail::ReuseSource> source =
+      detail::LoadReuseSource(settings.reuse_path, detail::SystemFileCalls());
+  const bool child = detail::ProcessState::Get().harness.plan().is_profiling_child();
+  if (!source.ok()) {
+    reuse->source_error = source.status().message();
+    if (!child) {
+      std::cerr << "gpubench: --gpubench_reuse: every benchmark is measured: "
+                << reuse->source_error << "\n";
+    }
+    return;
+  }
+  reuse->source = std::move(source).value();
+  reuse->run_difference = detail::RunDifference(reuse->source->identity, reuse->identity);
+  if (!reuse->run_difference.empty() && !child) {
+    std::cerr << "gpubench: --gpubench_reuse: every benchmark is measured: "
+              << reuse->run_difference << "\n";
+  }
+}
+
+// What the signature covers, and the reuse source.
+std::vector<std::pair<std::string, std::string>> ReuseContext(const detail::ReuseState& reuse,
+                                                              const std::string& unavailable,
+                                                              bool device) {
+  std::vector<std::pair<std::string, std::string>> keys;
+  std::string covers =
+      "set-up and first body of each instance: each kernel's own machine code (with the device "
+      "functions it calls and the initialised data it reads), grid, block, cluster, dynamic "
+      "shared memory and argument bytes (a device address as its allocation's size and the "
+      "offset in it); each copy's direction and size, with a hash of the host bytes copied from "
+      "pageable or pinned memory; each set's size and value; a graph's nodes as read at its "
+      "instantiation; the settings fingerprint, GPU UUID, driver and method version. Not seen: "
+      "memory the host writes and the GPU reads without a copy (pinned, mapped, managed), data "
+      "made on the host and never copied, the host's own code and timing, other processes";
+  if (!device) {
+    covers = "none: no usable CUDA device";
+  } else if (!unavailable.empty()) {
+    covers = "none: " + unavailable;
+  }
+  keys.emplace_back(context_key::kSignatureCovers, covers);
+  if (reuse.on) {
+    keys.emplace_back(context_key::kReuseSource,
+                      reuse.source ? reuse.source->Describe() : "none: " + reuse.source_error);
+  }
+  return keys;
+}
+
 void AddContext(const detail::DeviceFacts& facts, const std::string& lock_note,
                 std::optional<int> tagged_device) {
   detail::ProcessState& process = detail::ProcessState::Get();
@@ -193,17 +260,17 @@ void AddContext(const detail::DeviceFacts& facts, const std::string& lock_note,
   if (!lock_note.empty()) gpu_sharing += "; exclusive=wait: " + lock_note;
   // The physical GPU, read here and not with the other facts: only the process that writes the
   // context needs it, and the sharing check above holds NVML initialised, so reading costs little.
-  detail::DeviceFacts described = facts;
-  if (facts.available) {
-    described.identity = detail::ReadGpuIdentity(facts.pci_bus_id, facts.cuda_uuid);
-  }
   for (const auto& [key, value] : detail::BuildContext(
-           harness.settings(), described, harness.profiler_status(), harness.metric_units(),
+           harness.settings(), facts, harness.profiler_status(), harness.metric_units(),
            gpu_sharing, tagged_device,
            facts.available ? harness.streams().UnavailableReason() : "no usable CUDA device")) {
     benchmark::AddCustomContext(key, value);
   }
   for (const auto& [key, value] : process.route().BusyContext(harness.profiler_status())) {
+    benchmark::AddCustomContext(key, value);
+  }
+  for (const auto& [key, value] : ReuseContext(process.reuse, harness.work().UnavailableReason(),
+                                               facts.available)) {
     benchmark::AddCustomContext(key, value);
   }
   // The GPU before any benchmark: also the first reference of --gpubench_thermal=wait.
@@ -316,6 +383,11 @@ InitResult Initialize(int* argc, char** argv) {
   // while the child still held GPU memory, the context's own memory and every buffer after it
   // landed elsewhere than with metrics off, and a short kernel's time depends on where its data
   // lies: the held tiny kernel then timed 4-6% apart (docs/accuracy.md "Metrics on and off").
+  // Module loads are read from the context's creation on (an eager module loading loads every
+  // module now): each kernel's machine code goes into the work signature.
+  const bool watches_modules = facts.available && !command_line.list_metrics &&
+                               plan.cuda_tool.empty() && !nothing_measured;
+  if (watches_modules) process.harness.work().WatchModules(true);
   if (facts.available && !command_line.list_metrics) SetCurrentDevice(plan.settings.device, &facts);
 
   if (command_line.list_metrics) {
@@ -349,6 +421,9 @@ InitResult Initialize(int* argc, char** argv) {
                 << status.message() << "); each benchmark makes them when it first needs them\n";
     }
   }
+  if (watches_modules) process.harness.work().WatchModules(false);
+  if (facts.available) facts.identity = detail::ReadGpuIdentity(facts.pci_bus_id, facts.cuda_uuid);
+  SetUpReuse(facts, &process.reuse);
   process.ChooseRoute();  // the loop and its stages ask the route from here on
   AddContext(facts, lock_note, tagged_device);
   return {true, 0};

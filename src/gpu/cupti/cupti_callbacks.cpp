@@ -44,19 +44,49 @@ void DriverCallbacks::RemoveListener(void* self) {
                    listeners_.end());
 }
 
+void DriverCallbacks::SetResourceListener(void* self, ResourceListener listener) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  resource_listener_ = {self, listener};
+}
+
+bool DriverCallbacks::Subscribe() {
+  if (subscriber_ != nullptr) return true;
+  // Subscribed only while some callback is wanted: the timed iterations run with no CUPTI
+  // subscriber at all.
+  CuptiAttachment::Acquire();
+  if (cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&Dispatch), this) !=
+      CUPTI_SUCCESS) {
+    subscriber_ = nullptr;
+    CuptiAttachment::Release();
+    return false;
+  }
+  return true;
+}
+
+void DriverCallbacks::UnsubscribeIfUnused() {
+  if (total_ != 0 || resource_users_ != 0 || subscriber_ == nullptr) return;
+  cuptiUnsubscribe(subscriber_);
+  subscriber_ = nullptr;
+  enabled_.clear();
+  CuptiAttachment::Release();
+}
+
+bool DriverCallbacks::EnableResources(bool on) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (on && !Subscribe()) return false;
+  if (subscriber_ == nullptr) return false;
+  const int before = resource_users_;
+  resource_users_ = std::max(0, resource_users_ + (on ? 1 : -1));
+  if ((before == 0) != (resource_users_ == 0)) {
+    cuptiEnableDomain(resource_users_ > 0 ? 1 : 0, subscriber_, CUPTI_CB_DOMAIN_RESOURCE);
+  }
+  UnsubscribeIfUnused();
+  return true;
+}
+
 bool DriverCallbacks::Enable(const std::vector<CUpti_CallbackId>& ids, bool on) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (on && subscriber_ == nullptr) {
-    // Subscribed only while some callback is wanted: the timed iterations run with no CUPTI
-    // subscriber at all.
-    CuptiAttachment::Acquire();
-    if (cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&Dispatch), this) !=
-        CUPTI_SUCCESS) {
-      subscriber_ = nullptr;
-      CuptiAttachment::Release();
-      return false;
-    }
-  }
+  if (on && !Subscribe()) return false;
   if (subscriber_ == nullptr) return false;
   for (CUpti_CallbackId id : ids) {
     int& users = enabled_[id];
@@ -67,19 +97,25 @@ bool DriverCallbacks::Enable(const std::vector<CUpti_CallbackId>& ids, bool on) 
       cuptiEnableCallback(users > 0 ? 1 : 0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id);
     }
   }
-  if (total_ == 0) {
-    cuptiUnsubscribe(subscriber_);
-    subscriber_ = nullptr;
-    enabled_.clear();
-    CuptiAttachment::Release();
-  }
+  UnsubscribeIfUnused();
   return true;
 }
 
 void CUPTIAPI DriverCallbacks::Dispatch(void* self, CUpti_CallbackDomain domain,
                                         CUpti_CallbackId id, const void* data) {
-  if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   auto* callbacks = static_cast<DriverCallbacks*>(self);
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    std::pair<void*, ResourceListener> listener;
+    {
+      std::lock_guard<std::mutex> lock(callbacks->mutex_);
+      listener = callbacks->resource_listener_;
+    }
+    if (listener.second != nullptr) {
+      listener.second(listener.first, id, static_cast<const CUpti_ResourceData*>(data));
+    }
+    return;
+  }
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   // Listeners run outside the lock, so that Enable never waits for a callback in flight.
   std::vector<std::pair<void*, Listener>> listeners;
   {

@@ -30,8 +30,17 @@ class DriverCallbacks {
   /// only while some callback is on. False when CUPTI refused the subscription.
   bool Enable(const std::vector<CUpti_CallbackId>& ids, bool on);
 
+  /// The resource domain (module loads, graph instantiations) goes to one listener, the work
+  /// recorder; counted like Enable, and part of the same subscription.
+  using ResourceListener = void (*)(void* self, CUpti_CallbackId id,
+                                    const CUpti_ResourceData* data);
+  void SetResourceListener(void* self, ResourceListener listener);
+  bool EnableResources(bool on);
+
  private:
   DriverCallbacks() = default;
+  bool Subscribe();             ///< under mutex_
+  void UnsubscribeIfUnused();    ///< under mutex_
   static void CUPTIAPI Dispatch(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                                 const void* data);
 
@@ -40,6 +49,8 @@ class DriverCallbacks {
   std::mutex mutex_;
   std::vector<std::pair<void*, Listener>> listeners_;
   std::map<CUpti_CallbackId, int> enabled_;
+  std::pair<void*, ResourceListener> resource_listener_{nullptr, nullptr};
+  int resource_users_ = 0;
   int total_ = 0;  ///< callbacks on, over all ids and users
 };
 

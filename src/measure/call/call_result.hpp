@@ -12,6 +12,7 @@
 #include "gpu/backend.hpp"
 #include "gpu/plan/stream_plan.hpp"
 #include "measure/checks/thermal_watch.hpp"
+#include "measure/reuse/call_reuse.hpp"
 #include "measure/sampling/stopping_rule.hpp"
 
 namespace gpubench::detail {
@@ -100,6 +101,12 @@ struct CallResult {
   /// CounterSink<Writer::kCallEnd>(&measured) (schema/counter_sink.hpp); Publish copies each one.
   /// A new measured counter needs no field here and no line in publish.cpp.
   std::map<std::string, double> measured;
+  /// What the recorder saw of the call's set-up and warm-up body, and false where its set-up ran
+  /// before the recorder began (GB's own macros).
+  WorkRecord work;
+  bool setup_watched = true;
+  /// The call's work signature and, with --gpubench_reuse, whether it reuses its source row.
+  CallReuse reuse;
 };
 
 }  // namespace gpubench::detail

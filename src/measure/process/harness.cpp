@@ -131,6 +131,35 @@ StreamWatch& Harness::streams() {
   return *streams_;
 }
 
+namespace {
+
+// No recorder: under another CUDA tool, and in tests that install no recorder of their own.
+class NoWorkRecorder final : public WorkRecorder {
+ public:
+  explicit NoWorkRecorder(std::string why) : why_(std::move(why)) {}
+  std::string UnavailableReason() const override { return why_; }
+  void Begin() override {}
+  bool recording() const override { return false; }
+  WorkRecord End() override { return {}; }
+  void WatchModules(bool) override {}
+  void Hold(bool) override {}
+
+ private:
+  std::string why_;
+};
+
+}  // namespace
+
+WorkRecorder& Harness::work() {
+  if (!work_) {
+    work_ = plan_.cuda_tool.empty()
+                ? MakeCuptiWorkRecorder()
+                : std::make_unique<NoWorkRecorder>(
+                      "another CUDA tool holds CUPTI (CUDA_INJECTION64_PATH is set)");
+  }
+  return *work_;
+}
+
 BusyTracer& Harness::busy() {
   if (!busy_) {
     busy_ = plan_.cuda_tool.empty()
@@ -149,6 +178,7 @@ void Harness::SetBackendsForTesting(std::unique_ptr<GpuOps> ops,
   profiler_ = std::move(profiler);
   profiler_status_ = profiler_ ? "on: test profiler" : "off: test";
   streams_ = std::make_unique<NoStreamWatch>();
+  work_ = std::make_unique<NoWorkRecorder>("not recorded (test backends)");
   busy_ = std::make_unique<UnavailableBusyTracer>("not measured (test backends)");
   thermal_ = std::make_unique<NoThermalMonitor>();
 }
@@ -168,6 +198,7 @@ Status Harness::PrepareBeforeBenchmarks() {
 
 void Harness::ReleaseBackends() {
   busy_.reset();
+  work_.reset();
   sharing_.reset();
   thermal_.reset();
   streams_.reset();

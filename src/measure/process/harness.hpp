@@ -56,6 +56,10 @@ class Harness {
   StreamWatch& streams();
   /// The busy measurement (CUPTI activity), created on first use unless installed by tests.
   BusyTracer& busy();
+  /// The work recorder (CUPTI callbacks) behind the work signature, created on first use unless
+  /// installed by tests.
+  WorkRecorder& work();
+  void SetWorkRecorderForTesting(std::unique_ptr<WorkRecorder> work) { work_ = std::move(work); }
 
   void SetBackendsForTesting(std::unique_ptr<GpuOps> ops, std::unique_ptr<IterationTimer> timer,
                              std::unique_ptr<Profiler> profiler);
@@ -96,6 +100,7 @@ class Harness {
   std::string profiler_status_ = "off: not initialized";
   std::map<std::string, std::string> metric_units_;
   std::unique_ptr<SharingMonitor> sharing_;
+  std::unique_ptr<WorkRecorder> work_;
   std::unique_ptr<ThermalMonitor> thermal_;
   std::unique_ptr<StreamWatch> streams_;
   std::unique_ptr<BusyTracer> busy_;

@@ -57,6 +57,11 @@ ProfilingPass& ProcessProfilingPass();
 /// The profiler's status and metric units as the profiling child found them.
 void SetProfilerFromChild(std::string status, std::map<std::string, std::string> metric_units);
 
+/// The work recorder around a gpubench form's call: on from before the benchmark function (its
+/// set-up is part of the work signature) to the end of the warm-up body; EndCallWork ends a
+/// recording the call left on. Nothing without a usable device.
+void BeginCallWork();
+void EndCallWork();
 /// Releases GPU resources before the CUDA runtime is torn down at exit.
 void ShutdownProcess();
 

@@ -48,6 +48,7 @@ void ProcessState::ResetForTesting() {
   cost = RunCost();
   sample_counts.clear();
   repetition_means.clear();
+  reuse = ReuseState();
   context_lost_reason.clear();
   active_loop = nullptr;
   thermal_reference_c = -1;
@@ -64,6 +65,18 @@ int64_t LoopsStarted() { return ProcessState::Get().loops_started; }
 
 CallReadings& TimedCpuReadings() { return ProcessState::Get().timed_cpu; }
 CallReadings& TimedGpuReadings() { return ProcessState::Get().timed_gpu; }
+
+void BeginCallWork() {
+  Harness& harness = ProcessState::Get().harness;
+  if (!harness.configured() || !harness.facts().available) return;
+  harness.work().Begin();
+}
+
+void EndCallWork() {
+  Harness& harness = ProcessState::Get().harness;
+  if (!harness.configured() || !harness.facts().available) return;
+  if (harness.work().recording()) (void)harness.work().End();
+}
 
 bool FirstTime(const std::string& message) { return ProcessState::Get().policy.FirstTime(message); }
 

@@ -21,6 +21,7 @@
 #include "measure/publish/profile_log.hpp"
 #include "measure/publish/run_cost.hpp"
 #include "measure/publish/sample_log.hpp"
+#include "measure/reuse/call_reuse.hpp"
 #include "measure/sampling/sample_series.hpp"
 
 namespace gpubench::detail {
@@ -58,6 +59,8 @@ struct ProcessState {
   /// Each instance's repetitions so far: their means and own variances, for the spread between
   /// calls in precision_pct (sample_series.hpp).
   std::map<std::string, std::vector<RepetitionMean>> repetition_means;
+  /// The work signature's run-level lines and --gpubench_reuse's source (call_reuse.hpp).
+  ReuseState reuse;
 
   /// After a sticky CUDA error nothing more can run on the GPU in this process.
   void MarkContextLost(const std::string& reason) {

@@ -247,6 +247,7 @@ void PublishSampling(const CallResult& call, benchmark::State& state,
   const bool grown = !current.gpubench_stops && !current.own_iterations;
   const bool trial = grown && services.policy.trials().IsDiscarded(call.gpu_seconds);
   PublishPrecision(call, trial, state, services);
+  PublishSignature(call, trial, state, services);
   CallEnd(state).Set<counter::kWallWarmup>(call.wall_warmup_seconds);
   CallEnd(state).Set<counter::kWallTimed>(call.wall_timed_seconds);
   CallEnd(state).Set<counter::kWallProfiling>(call.wall_profiling_seconds);

@@ -31,11 +31,22 @@ struct PublishServices {
   RunCost& cost;            ///< what the run and each row cost in wall time
   CallReadings& timed_cpu;  ///< for the reporters' PauseTiming check
   CallReadings& timed_gpu;  ///< for the reporters' check of a body that times itself
+  ReuseState& reuse;        ///< --gpubench_reuse: the rows published so far per instance
 };
 
 /// Writes `call`'s counters into `state` and records it through `services` (the profiled-call
 /// cache for trials, the trial detector's note of copied counters, the profile log).
 void Publish(const CallResult& call, benchmark::State& state, const PublishServices& services);
+
+/// --gpubench_reuse, a reused call (call.reuse): the source row's values, the reuse counters, and
+/// what this call cost (its set-up and its signature's body). publish_reuse.cpp.
+void PublishReused(const CallResult& call, benchmark::State& state,
+                   const PublishServices& services);
+
+/// Every call measured here: work_signature, measured_at and, with --gpubench_reuse, the reason
+/// it was measured (reuse_status, reused_runs 0). `trial`: GB discards the call. publish_reuse.cpp.
+void PublishSignature(const CallResult& call, bool trial, benchmark::State& state,
+                      const PublishServices& services);
 
 /// The profiling pass's counterpart: keeps `call`'s session (and who else used the GPU around it,
 /// asked of `monitor` now) for the instance's timed calls, and writes the profile log.

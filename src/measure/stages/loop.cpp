@@ -25,7 +25,7 @@ AdmissionServices AdmissionOf(ProcessState& process) {
   return {process.harness, process.policy, process.tagged_device, process.context_lost_reason};
 }
 WarmupServices WarmupOf(ProcessState& process) {
-  return {process.harness, process.route(), AdmissionOf(process)};
+  return {process.harness, process.route(), AdmissionOf(process), process.reuse};
 }
 TimingServices TimingOf(ProcessState& process) {
   return {process.harness,       process.policy.trials(), process.thermal_reference_c,
@@ -36,7 +36,8 @@ CounterServices CountersOf(ProcessState& process) {
 }
 PublishServices PublishOf(ProcessState& process) {
   return {process.route(),          process.policy, process.profile_log, process.harness.facts(),
-          process.repetition_means, process.cost,   process.timed_cpu,   process.timed_gpu};
+          process.repetition_means, process.cost,   process.timed_cpu,   process.timed_gpu,
+          process.reuse};
 }
 
 }  // namespace
@@ -154,7 +155,17 @@ class IterationController {
         return RunTimedBody(timed_.Begin(&call_));
       case WarmupStages::Next::kCounters:
         return RunCounterBody(counters_.Begin(&call_));
+      case WarmupStages::Next::kReused:
+        return Reuse();
     }
+    return false;
+  }
+
+  // --gpubench_reuse: GB's iterations get the source row's time; no body runs again.
+  bool Reuse() {
+    if (Status status = timed_.Reuse(&call_); !status.ok()) return Fail(status);
+    PublishReused(call_, state_, PublishOf(process_));
+    step_ = Step::kDone;
     return false;
   }
 

@@ -7,8 +7,25 @@
 
 namespace gpubench::detail {
 
+namespace {
+
+double UnixNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
 Status WarmupStages::Begin(CallResult* call) {
   Harness& harness = services_.harness;
+  // The set-up of a gpubench form's call was recorded from its start (InstanceScope); a loop of
+  // GB's own macros starts recording here, after its set-up.
+  WorkRecorder& work = harness.work();
+  if (!work.recording()) {
+    call->setup_watched = false;
+    work.Begin();
+  }
+  work.Hold(true);  // gpubench's own work until the body (warmup_.Before releases it)
   // The profiling pass's calls are not GB's iteration-count trials: the detector skips them.
   GPUBENCH_RETURN_IF_ERROR(
       AdmitCall(state_, services_.admission, /*count_call=*/times_calls(), &call->instance));
@@ -65,6 +82,8 @@ Status WarmupStages::EndTrace(CallResult* call) {
 }
 
 void WarmupStages::Abort() {
+  // A call that failed before its warm-up body ended leaves no recording on.
+  (void)services_.harness.work().End();
   if (!tracing_) return;
   tracing_ = false;
   BusyTracer& tracer = services_.harness.busy();
@@ -86,6 +105,13 @@ Result<WarmupStages::Next> WarmupStages::AfterWarmup(CallResult* call) {
   // It waited for the GPU: what one body takes, for the profiling pass's share of bodies.
   call->warmup_body_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - warmup_start_).count();
+  call->reuse = SignCall(services_.reuse, call->work, call->setup_watched, call->instance,
+                         UnixNow());
+  if (call->reuse.reused()) {
+    // The profiling child profiles nothing the timing process will not measure.
+    if (!times_calls()) return Status::Error(kProfilingPassSkip);
+    return Next::kReused;
+  }
   if (!times_calls()) {
     GPUBENCH_RETURN_IF_ERROR(EndTrace(call));
     return Next::kCounters;  // nothing is timed in the profiling pass

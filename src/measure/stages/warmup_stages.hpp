@@ -25,6 +25,7 @@ struct WarmupServices {
   Harness& harness;           ///< the cache strategy, GPU operations, timer and sharing monitor
   const CounterRoute& route;  ///< whether calls are timed here, and which are already profiled
   AdmissionServices admission;
+  const ReuseState& reuse;  ///< the work signature's run lines and --gpubench_reuse's source
 };
 
 class WarmupStages {
@@ -34,6 +35,7 @@ class WarmupStages {
     kHoldCheck,  ///< the hold-check body
     kTimed,      ///< GB's timed iterations (call->launch_hold says whether they are held)
     kCounters,   ///< the profiling child times nothing: the counter stages (counter_stages.hpp)
+    kReused,     ///< --gpubench_reuse: the source row's values (call->reuse), nothing measured
   };
 
   WarmupStages(benchmark::State& state, const WarmupServices& services, cudaStream_t stream)

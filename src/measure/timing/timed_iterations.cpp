@@ -1,5 +1,6 @@
 #include "measure/timing/timed_iterations.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -45,6 +46,29 @@ Result<bool> TimedIterations::Begin(CallResult* call) {
     watch_.emplace(WatchHeldIterations(services_.harness.sharing(), services_.harness.facts()));
   }
   return BeforeBody(call);
+}
+
+Status TimedIterations::Reuse(CallResult* call) {
+  const ReuseDecision& decision = *call->reuse.decision;
+  const double seconds = decision.row->real_time_seconds;
+  int64_t iterations = 0;
+  // Under gpubench's count the row keeps the source's iterations; under GB's own rule GB decides
+  // them from the time, as it would have for a measured call.
+  if (services_.harness.settings().stopping == Stopping::kPrecision &&
+      GetCurrentInstance().gpubench_stops && state_.max_iterations == kGpubenchIterations) {
+    const int64_t count = std::max<int64_t>(1, decision.row->iterations);
+    ClaimIterations(state_, 1);
+    if (count > 1) ClaimIterations(state_, count - 1);
+    state_.SetIterationTime(seconds * static_cast<double>(count));
+    iterations = count;
+  }
+  while (state_.KeepRunning()) {
+    state_.SetIterationTime(seconds);
+    ++iterations;
+  }
+  call->iterations = iterations;
+  call->gpu_seconds = seconds * static_cast<double>(iterations);
+  return Status::Ok();
 }
 
 std::optional<StopReason> TimedIterations::Decide(const CallResult& call) const {

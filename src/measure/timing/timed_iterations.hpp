@@ -52,6 +52,9 @@ class TimedIterations {
   Result<bool> Begin(CallResult* call);
   /// After each timed body: whether another one runs, as in Begin.
   Result<bool> AfterBody(CallResult* call);
+  /// --gpubench_reuse, instead of Begin: GB's iterations run without a body, each with the
+  /// source row's time (call->reuse), as many as the source row's under gpubench's count.
+  Status Reuse(CallResult* call);
 
   /// gpubench::UntimedScope inside a timed body.
   Status Pause() { return timed_->Pause(); }

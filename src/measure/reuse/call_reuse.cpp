@@ -1,0 +1,41 @@
+#include "measure/reuse/call_reuse.hpp"
+
+#include "gpu/plan/work_signature.hpp"
+#include "gpubench/counters.hpp"
+
+namespace gpubench::detail {
+
+bool CallReuse::reused() const {
+  return decision.has_value() && decision->status == kReuseStatusReused;
+}
+
+CallReuse SignCall(const ReuseState& reuse, const WorkRecord& work, bool setup_watched,
+                   const std::string& instance, double now_unix) {
+  CallReuse result;
+  if (!work.watched) {
+    result.unsigned_why = "the work was not recorded (no CUPTI callbacks)";
+  } else if (!setup_watched) {
+    result.unsigned_why =
+        "the set-up ran before gpubench watched (a benchmark registered with GB's own macros)";
+  } else if (!work.unsigned_why.empty()) {
+    result.unsigned_why = work.unsigned_why;
+  }
+  if (work.watched) {
+    std::vector<std::string> lines = reuse.run_lines;
+    lines.insert(lines.end(), work.items.begin(), work.items.end());
+    // A signature of work that could not be signed whole is still written (it tells two runs
+    // apart), but it never makes a row reused.
+    result.signature = SignatureOf(lines);
+  }
+  if (!reuse.on) return result;
+  const auto published = reuse.rows_published.find(instance);
+  const int repetition = published == reuse.rows_published.end() ? 0 : published->second;
+  const std::optional<uint64_t> signed_value =
+      result.unsigned_why.empty() ? result.signature : std::nullopt;
+  result.decision =
+      DecideReuse(reuse.source ? &*reuse.source : nullptr, reuse.run_difference, instance,
+                  repetition, signed_value, result.unsigned_why, reuse.rules, now_unix);
+  return result;
+}
+
+}  // namespace gpubench::detail

@@ -1,0 +1,44 @@
+// Each call's work signature and, with --gpubench_reuse, whether it reuses its source row: the
+// process-wide part (the source, the run's own lines) and the step the warm-up takes after its
+// body (docs/user_guide.md "Reusing unchanged work").
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpu/backend.hpp"
+#include "measure/reuse/reuse_decision.hpp"
+
+namespace gpubench::detail {
+
+/// What the whole process signs and reuses with; set by Initialize.
+struct ReuseState {
+  /// The signature's run-level lines: settings fingerprint, GPU, driver, method version.
+  std::vector<std::string> run_lines;
+  bool on = false;                     ///< --gpubench_reuse was given
+  std::optional<ReuseSource> source;   ///< the source run, when it could be read
+  std::string source_error;            ///< why it could not
+  std::string run_difference;          ///< RunDifference's line ("" when the runs agree)
+  ReuseRules rules;
+  RunIdentity identity;                ///< this run's
+  /// Rows published so far per instance (trials left out): the next call's repetition index.
+  std::map<std::string, int> rows_published;
+};
+
+/// What one call's signature and decision came to.
+struct CallReuse {
+  std::optional<uint64_t> signature;  ///< absent: the work could not be signed
+  std::string unsigned_why;
+  std::optional<ReuseDecision> decision;  ///< with --gpubench_reuse only
+  bool reused() const;
+};
+
+/// Signs `work` (what the recorder saw of the call's set-up and first body) with the run's
+/// lines; `setup_watched` false: the call's set-up ran before the recorder began (a benchmark
+/// registered with GB's own macros). With --gpubench_reuse, decides against the source.
+CallReuse SignCall(const ReuseState& reuse, const WorkRecord& work, bool setup_watched,
+                   const std::string& instance, double now_unix);
+
+}  // namespace gpubench::detail
