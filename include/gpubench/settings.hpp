@@ -107,6 +107,15 @@ struct Settings {
   /// stopping=precision: the most wall seconds a repetition spends (its warm-up included); it
   /// ends the repetition before the precision target when it comes first (two samples at least).
   double max_seconds = 0.5;
+  /// --gpubench_reuse: a previous run's JSON file, or a folder of runs (its newest), whose rows
+  /// are carried over where an instance's work signature equals its row's; "" (the default)
+  /// measures everything. Not fingerprinted: a run that reuses compares equal with a full run.
+  std::string reuse_path;
+  /// --gpubench_reuse_max_runs: a row's values are reused at most this many runs in a row, then
+  /// measured again; 0 measures every row (with a source, each row still says why).
+  int reuse_max_runs = 5;
+  /// --gpubench_reuse_max_age: a source row measured longer ago than this is measured again.
+  double reuse_max_age_seconds = 7 * 86400.0;
 };
 
 /// The metrics collected when no --gpubench_metrics is given (one replay pass on Hopper).

@@ -223,6 +223,41 @@ std::string PrintDevices(const CommandLine& line) {
 
 bool Profiling(const Settings& settings) { return settings.profile_iterations > 0; }
 
+// The units of a duration (--gpubench_reuse_max_age), largest first.
+constexpr std::pair<char, double> kDurationUnits[] = {
+    {'d', 86400}, {'h', 3600}, {'m', 60}, {'s', 1}};
+
+// A number of seconds, or a number followed by s, m, h or d ("7d", "36h", "600").
+std::string ParseDuration(std::string_view text, double* seconds) {
+  double unit = 1;
+  std::string_view number = text;
+  for (const auto& [suffix, factor] : kDurationUnits) {
+    if (!text.empty() && text.back() == suffix) {
+      unit = factor;
+      number.remove_suffix(1);
+    }
+  }
+  double value = 0;
+  const std::string error =
+      ParseNumber(number, 0, false, 3650.0 * 86400 / unit, "a duration up to 3650 days", &value);
+  if (!error.empty() || number.find_first_not_of("0123456789.") != std::string_view::npos) {
+    return "'" + std::string(text) +
+           "' is not a duration: give a number above 0 followed by s, m, h or d (e.g. 7d, 36h, "
+           "90m; a bare number is seconds), at most 3650 days";
+  }
+  *seconds = value * unit;
+  return "";
+}
+
+// In the largest unit that holds it whole ("7d" for 604800 s).
+std::string PrintDuration(double seconds) {
+  for (const auto& [suffix, factor] : kDurationUnits) {
+    const double count = seconds / factor;
+    if (count >= 1 && count == std::floor(count)) return PrintNumber(count) + suffix;
+  }
+  return PrintNumber(seconds) + "s";
+}
+
 const std::vector<SettingRow> kSettingRows = {
     {"timer", "events|cupti", "events",
      "GPU time per iteration: CUDA events around the iteration (events) or the sum of its "
@@ -430,6 +465,39 @@ const std::vector<SettingRow> kSettingRows = {
        return std::string();
      },
      [](const CommandLine& line) { return line.samples_out; }, nullptr},
+    // Reuse decides which rows are measured, not what a measured number means: never in the
+    // fingerprint, so that a run that reuses compares equal with a full run.
+    {"reuse", "PATH", "",
+     "a previous run's JSON file, or a folder of runs (its newest is read): an instance whose "
+     "work signature equals its row there is not measured, its row carries that row's values "
+     "(counter reuse_status says which and why)",
+     false, false,
+     [](std::string_view text, CommandLine* line) -> std::string {
+       if (text.empty()) {
+         return "an empty path: give a previous run's JSON file or a folder of runs (leave the "
+                "flag out to measure everything)";
+       }
+       line->settings.reuse_path = std::string(text);
+       return "";
+     },
+     [](const CommandLine& line) { return line.settings.reuse_path; }, nullptr},
+    {"reuse_max_runs", "N>=0", "5",
+     "reuse: a row's values are reused at most N runs in a row, then measured again; 0 measures "
+     "every row",
+     false, false,
+     [](std::string_view text, CommandLine* line) {
+       return ParseInt(text, 0, 1000000, &line->settings.reuse_max_runs);
+     },
+     [](const CommandLine& line) { return std::to_string(line.settings.reuse_max_runs); }, nullptr},
+    {"reuse_max_age", "DURATION", "7d",
+     "reuse: a source row measured longer ago than this is measured again (a number followed by "
+     "s, m, h or d; a bare number is seconds)",
+     false, false,
+     [](std::string_view text, CommandLine* line) {
+       return ParseDuration(text, &line->settings.reuse_max_age_seconds);
+     },
+     [](const CommandLine& line) { return PrintDuration(line.settings.reuse_max_age_seconds); },
+     nullptr},
 };
 
 const std::vector<SettingRow> kActionRows = {

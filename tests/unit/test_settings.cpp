@@ -276,5 +276,94 @@ TEST(SettingsTable, UserGuideTableMatchesIt) {
   }
 }
 
+// --gpubench_reuse and its limits: off by default, every value form, clear refusals, and never
+// in the fingerprint (a run that reuses compares equal with a full run).
+TEST(Settings, ReuseIsOffByDefaultAndTakesAPathAndItsLimits) {
+  ParseResult defaults = Parse({});
+  ASSERT_TRUE(defaults.ok) << defaults.error;
+  EXPECT_EQ(defaults.command_line.settings.reuse_path, "");
+  EXPECT_EQ(defaults.command_line.settings.reuse_max_runs, 5);
+  EXPECT_EQ(defaults.command_line.settings.reuse_max_age_seconds, 7 * 86400.0);
+
+  ParseResult result = Parse(
+      {"--gpubench_reuse=history/", "--gpubench_reuse_max_runs=0", "--gpubench_reuse_max_age=36h"});
+  ASSERT_TRUE(result.ok) << result.error;
+  EXPECT_EQ(result.command_line.settings.reuse_path, "history/");
+  EXPECT_EQ(result.command_line.settings.reuse_max_runs, 0);
+  EXPECT_EQ(result.command_line.settings.reuse_max_age_seconds, 36 * 3600.0);
+
+  ParseResult from_env =
+      Parse({}, {{"GPUBENCH_REUSE", "prev.json"}, {"GPUBENCH_REUSE_MAX_AGE", "90m"}});
+  ASSERT_TRUE(from_env.ok) << from_env.error;
+  EXPECT_EQ(from_env.command_line.settings.reuse_path, "prev.json");
+  EXPECT_EQ(from_env.command_line.settings.reuse_max_age_seconds, 5400.0);
+}
+
+const SettingRow& RowNamed(const std::string& name) {
+  for (const SettingRow& row : SettingRows()) {
+    if (row.name == name) return row;
+  }
+  ADD_FAILURE() << "no setting " << name;
+  return SettingRows().front();
+}
+
+TEST(Settings, ReuseMaxAgeReadsEachUnitAndPrintsInTheLargestWholeOne) {
+  const SettingRow& row = RowNamed("reuse_max_age");
+  const struct {
+    const char* text;
+    double seconds;
+    const char* printed;
+  } cases[] = {
+      {"7d", 7 * 86400.0, "7d"}, {"168h", 7 * 86400.0, "7d"}, {"36h", 129600, "36h"},
+      {"90m", 5400, "90m"},      {"1.5h", 5400, "90m"},       {"600", 600, "10m"},
+      {"45s", 45, "45s"},        {"0.5", 0.5, "0.5s"},        {"3650d", 3650 * 86400.0, "3650d"}};
+  for (const auto& item : cases) {
+    CommandLine line;
+    EXPECT_EQ(row.parse(item.text, &line), "") << item.text;
+    EXPECT_EQ(line.settings.reuse_max_age_seconds, item.seconds) << item.text;
+    EXPECT_EQ(row.print(line), item.printed) << item.text;
+  }
+}
+
+TEST(Settings, BadReuseValuesAreRefusedWithWhatWouldBeRight) {
+  const struct {
+    const char* flag;
+    const char* message;
+  } cases[] = {
+      {"--gpubench_reuse=", "an empty path: give a previous run's JSON file or a folder of runs"},
+      {"--gpubench_reuse_max_runs=-1", "'-1' is not a whole number from 0 to 1000000"},
+      {"--gpubench_reuse_max_runs=five", "'five' is not a whole number from 0 to 1000000"},
+      {"--gpubench_reuse_max_age=7x",
+       "'7x' is not a duration: give a number above 0 followed by "
+       "s, m, h or d (e.g. 7d, 36h, 90m; a bare number is seconds)"},
+      {"--gpubench_reuse_max_age=0d", "'0d' is not a duration"},
+      {"--gpubench_reuse_max_age=-3d", "'-3d' is not a duration"},
+      {"--gpubench_reuse_max_age=d", "'d' is not a duration"},
+      {"--gpubench_reuse_max_age=0x10", "'0x10' is not a duration"},
+      {"--gpubench_reuse_max_age=3651d", "at most 3650 days"},
+  };
+  for (const auto& bad : cases) {
+    ParseResult result = Parse({bad.flag});
+    EXPECT_FALSE(result.ok) << bad.flag;
+    EXPECT_NE(result.error.find(std::string(bad.flag) + ": "), std::string::npos) << result.error;
+    EXPECT_NE(result.error.find(bad.message), std::string::npos) << result.error;
+  }
+}
+
+TEST(Settings, ReuseDoesNotEnterTheFingerprint) {
+  Settings full;
+  full.metrics = DefaultMetrics();
+  Settings reusing = full;
+  reusing.reuse_path = "history/";
+  reusing.reuse_max_runs = 0;
+  reusing.reuse_max_age_seconds = 60;
+  EXPECT_EQ(SettingsFingerprint(reusing), SettingsFingerprint(full));
+  EXPECT_EQ(FingerprintedSettings(reusing), FingerprintedSettings(full));
+  // And the fingerprint still changes with a setting that is in it: the comparison can fail.
+  Settings other = full;
+  other.cache = CachePolicy::kKeep;
+  EXPECT_NE(SettingsFingerprint(other), SettingsFingerprint(full));
+}
+
 }  // namespace
 }  // namespace gpubench::detail

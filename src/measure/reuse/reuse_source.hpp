@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/file_calls.hpp"
 #include "common/status.hpp"
@@ -14,12 +15,18 @@ namespace gpubench::detail {
 
 /// One repetition row of the source run (GB's run_type "iteration"; aggregates are left out).
 struct SourceRow {
-  std::string name;         ///< GB's "name" (gpubench's rows carry no "/iterations:2")
+  std::string name;  ///< GB's "name" (gpubench's rows carry no "/iterations:2")
   int repetition_index = 0;
   int64_t iterations = 0;
   double real_time_seconds = 0;  ///< GB's real_time in seconds (time_unit applied)
-  bool error = false;            ///< GB's error_occurred: never reused
-  std::map<std::string, double> counters;  ///< every numeric field GB wrote beyond its own
+  /// GB's error_occurred, a skip message, a row without a readable real_time, or a second row
+  /// of the same name and repetition: never reused.
+  bool error = false;
+  /// Every numeric field GB wrote beyond its own (GB's own: name, run_name, run_type,
+  /// repetitions, repetition_index, threads, iterations, real_time, cpu_time, time_unit,
+  /// family_index, per_family_instance_index, aggregate_name, aggregate_unit, error_occurred,
+  /// error_message, label, ...): the counters, gpubench's and the user's.
+  std::map<std::string, double> counters;
 };
 
 /// What the run as a whole was measured under; equal in the source and this run, or nothing is
@@ -32,23 +39,36 @@ struct RunIdentity {
 };
 
 struct ReuseSource {
-  std::string path;    ///< the file read (in a folder: the newest run's file)
-  std::string date;    ///< GB's context "date", as written
+  std::string path;      ///< the file read (in a folder: the newest run's file)
+  std::string date;      ///< GB's context "date", as written
   double date_unix = 0;  ///< the same in seconds since 1970, UTC (0 when unreadable)
-  std::string commit;  ///< the context's "commit" (GB's --benchmark_context=commit=...), or ""
+  std::string commit;    ///< the context's "commit" (GB's --benchmark_context=commit=...), or ""
   RunIdentity identity;
   std::map<std::pair<std::string, int>, SourceRow> rows;  ///< by (name, repetition_index)
+  /// What the reader passed over on the way, one line each, for stderr: in a folder, newer
+  /// files that could not be used (cut off, not a gpubench run, another user's) and why; rows
+  /// made unusable (two rows of one name and repetition).
+  std::vector<std::string> notes;
 
   const SourceRow* Find(const std::string& name, int repetition_index) const;
-  /// "FILE (DATE, commit C)" for the context block and the row's mark.
+  /// "FILE (DATE, commit C)" for the context block and the row's mark; "FILE (DATE)" without
+  /// a commit.
   std::string Describe() const;
 };
 
 /// Reads `path`: a GB JSON file written by gpubench, or a folder whose newest *.json run (by
-/// its context's date, then its name) is read. Opened with the same care as the GPU lock
-/// (common/file_calls.hpp: no link followed; a file in a folder another user owns is
-/// refused). Errors name the file and what was wrong: not JSON, cut off mid-write, not written
-/// by gpubench (no gpubench_version in its context), no rows.
+/// its context's date, then its name) is read; a newer file of the folder that cannot be used
+/// is passed over with a note, and the next newest is read. Opened with the same care as the
+/// GPU lock (common/file_calls.hpp): no symbolic link is followed, neither at `path` nor for a
+/// file of the folder; a file must be this user's, and the folder holding it (`path` itself,
+/// or the file's parent) this user's or root's (a link into another user's folder is refused
+/// as a link, a file planted there as another user's). Errors name the file and what was
+/// wrong: missing, not JSON, cut off mid-write, not written by gpubench (no gpubench_version in
+/// its context), no rows; for a folder, no *.json file, or why each one was not used.
 Result<ReuseSource> LoadReuseSource(const std::string& path, FileCalls& calls);
+
+/// GB's context date ("2026-12-06T23:29:43+00:00"; also "Z", "+0100", fractions of a second) in
+/// seconds since 1970, UTC; false when `text` is not such a date.
+bool ParseGbDate(const std::string& text, double* unix_seconds);
 
 }  // namespace gpubench::detail
