@@ -317,7 +317,7 @@ def main():
           "reused: %d verdict cells 'reused', expected 5" % dom.count(">reused</td>"))
     shot = os.path.join(work_dir, "reused.png")
     chromium(browser, "file://" + os.path.abspath(out) + "#all",
-             ["--virtual-time-budget=20000", "--window-size=1400,1200", "--screenshot=" + shot])
+             ["--virtual-time-budget=20000", "--window-size=1400,2300", "--screenshot=" + shot])
     check(os.path.exists(shot) and os.path.getsize(shot) > 20000, "reused: no screenshot")
 
     # 3. No baseline; a throttled repetition and copied counters become warnings.
