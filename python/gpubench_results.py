@@ -52,12 +52,13 @@ __all__ = [
 RUN_COLUMNS = (
     "benchmark", "family", "arguments", "gpu", "run_type", "repetition_index", "aggregate_name",
     "counter", "value", "value_text", "unit", "direction", "gated", "settings_fingerprint",
-    "method_version", "recovered",
+    "method_version", "recovered", "reuse",
 )
 
 COMPARISON_COLUMNS = (
     "benchmark", "status", "benchmark_verdict", "benchmark_worse", "benchmark_fails_gate",
-    "baseline_repetitions", "contender_repetitions", "throttled_baseline", "throttled_contender",
+    "baseline_repetitions", "contender_repetitions", "baseline_reused_repetitions",
+    "contender_reused_repetitions", "throttled_baseline", "throttled_contender",
     "gpu_shared_baseline", "gpu_shared_contender", "failure_message", "benchmark_notes",
     "metric", "unit", "direction", "gated", "threshold_percent", "threshold_source", "floor",
     "noise_percent", "history_runs", "between_run_sd_percent", "statistical", "rule",
@@ -77,7 +78,9 @@ CHANGES_COLUMNS = (
 _RUN_INTEGERS = ("gpu", "repetition_index", "method_version")
 _RUN_FLOATS = ("value",)
 _RUN_BOOLS = ("gated", "recovered")
-_COMPARISON_INTEGERS = ("baseline_repetitions", "contender_repetitions", "history_runs")
+_COMPARISON_INTEGERS = ("baseline_repetitions", "contender_repetitions",
+                        "baseline_reused_repetitions", "contender_reused_repetitions",
+                        "history_runs")
 _COMPARISON_FLOATS = ("threshold_percent", "floor", "noise_percent", "between_run_sd_percent",
                       "baseline_median", "contender_median", "change_percent", "p_value")
 _COMPARISON_BOOLS = ("benchmark_worse", "benchmark_fails_gate", "throttled_baseline",
@@ -94,7 +97,7 @@ _COMPARISON_NOTES = ("benchmark_notes", "notes")
 # history_runs 0, as the CSV has them (pandas then keeps those columns bool and int), the rest
 # None, the lists empty.
 def _no_metric():
-    columns = {key: None for key in COMPARISON_COLUMNS[13:]}
+    columns = {key: None for key in COMPARISON_COLUMNS[COMPARISON_COLUMNS.index("metric"):]}
     columns.update({key: False for key in ("gated", "statistical", "worse", "fails_gate")})
     columns.update({"history_runs": 0, "baseline_values": [], "contender_values": [],
                     "notes": []})
@@ -183,9 +186,12 @@ def read_run(path, export_tool=None):
 
     `path`: a gpubench / GB JSON file, a list of the shards of one run, or a .csv written by
     gpubench-export --to csv. value is a float (ns for real_time and cpu_time, NaN where GB
-    wrote NaN), or None for a counter whose values are codes (unit "reason" or "reasons":
-    stop_reason, clock_event_reasons), which value_text holds in words ("precision",
-    "sw_power_cap|hw_slowdown", "none"); such counters have no aggregate rows. gpu,
+    wrote NaN), or None for a counter whose values are codes (unit "reason", "reasons", "reuse",
+    "signature" or "unix s": stop_reason, clock_event_reasons, reuse_status, work_signature,
+    measured_at), which value_text holds in words ("precision", "sw_power_cap|hw_slowdown",
+    "none", "reused"), in hex ("00c0ffee1234") or as a UTC date ("2026-12-06T23:32:15Z"); such
+    counters have no aggregate rows. reuse is the row's repetition's reuse_status by name
+    ("reused": the values are an earlier run's, not measured in this run), None without it. gpu,
     repetition_index and method_version are ints or None, gated and recovered bools, empty text
     None. gpubench-export's warnings (a cut-off file, benchmarks that failed)
     become Python warnings; rows of a cut-off file have recovered=True. A run without any result
@@ -224,6 +230,11 @@ def _comparison_rows_from_json(report, source):
             "benchmark_fails_gate": benchmark["fails_gate"],
             "baseline_repetitions": benchmark["repetitions"]["baseline"],
             "contender_repetitions": benchmark["repetitions"]["contender"],
+            # Reports of a gpubench-compare from before reuse have no such counts: none reused.
+            "baseline_reused_repetitions":
+                benchmark.get("reused_repetitions", {}).get("baseline", 0),
+            "contender_reused_repetitions":
+                benchmark.get("reused_repetitions", {}).get("contender", 0),
             "throttled_baseline": benchmark["throttled"]["baseline"],
             "throttled_contender": benchmark["throttled"]["contender"],
             "gpu_shared_baseline": benchmark["gpu_shared"]["baseline"],

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 
 #include "gpubench/counters.hpp"
 #include "schema/counter_table.hpp"
@@ -51,6 +52,9 @@ CounterUnit UnitNamed(const std::string& unit) {
   if (unit == "W") return CounterUnit::kWatts;
   if (unit == "reasons") return CounterUnit::kReasons;
   if (unit == "reason") return CounterUnit::kStopReason;
+  if (unit == "reuse") return CounterUnit::kReuse;
+  if (unit == "signature") return CounterUnit::kSignature;
+  if (unit == "unix s") return CounterUnit::kUnixTime;
   return CounterUnit::kPlain;
 }
 
@@ -105,6 +109,15 @@ std::string FormatValue(double value, CounterUnit unit) {
       if (!name.empty()) return std::string(name);
       break;
     }
+    case CounterUnit::kReuse:
+      if (auto words = CodeInWords("reuse", value)) return *words;
+      break;
+    case CounterUnit::kSignature:
+      if (auto words = CodeInWords("signature", value)) return *words;
+      break;
+    case CounterUnit::kUnixTime:
+      if (auto words = CodeInWords("unix s", value)) return *words;
+      break;
     case CounterUnit::kPlain:
       break;
   }
@@ -130,6 +143,16 @@ std::vector<std::string> ClockEventReasonNames(uint64_t reasons) {
 }
 
 std::optional<std::string> CodeInWords(std::string_view unit, double value) {
+  if (unit == "unix s") {
+    // A time of measurement: whole seconds, UTC (a fraction of a second says nothing here).
+    if (!std::isfinite(value) || value < 0 || value >= 253402300800.0) return std::nullopt;
+    const std::time_t seconds = static_cast<std::time_t>(std::floor(value));
+    std::tm utc{};
+    if (gmtime_r(&seconds, &utc) == nullptr) return std::nullopt;
+    char text[32];
+    std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return std::string(text);
+  }
   // Codes are small whole numbers; anything else is no code.
   const bool whole = std::isfinite(value) && value >= 0 && value < 9007199254740992.0 &&
                      value == std::floor(value);
@@ -139,6 +162,15 @@ std::optional<std::string> CodeInWords(std::string_view unit, double value) {
     if (!name.empty()) return std::string(name);
   }
   if (unit == "reasons") return DescribeClockEventReasons(static_cast<uint64_t>(value), "|");
+  if (unit == "reuse") {
+    const std::string_view name = ReuseStatusNameOf(static_cast<int>(value));
+    if (!name.empty()) return std::string(name);
+  }
+  if (unit == "signature" && value < 281474976710656.0) {  // 48 bits
+    char text[16];
+    std::snprintf(text, sizeof(text), "%012llx", static_cast<unsigned long long>(value));
+    return std::string(text);
+  }
   return std::nullopt;
 }
 

@@ -26,6 +26,9 @@ enum class CounterUnit {
   kWatts,
   kReasons,     ///< a bit set of NVML's clock-event reasons, printed by name
   kStopReason,  ///< a code of kStopReasons, printed by name
+  kReuse,       ///< a code of kReuseStatuses, printed by name
+  kSignature,   ///< a 48-bit work signature, printed as 12 lower-case hex digits
+  kUnixTime,    ///< seconds since 1970 (UTC), printed as an ISO 8601 date and time
   kPlain
 };
 
@@ -46,8 +49,10 @@ std::vector<std::string> ClockEventReasonNames(uint64_t reasons);
 std::string DescribeClockEventReasons(uint64_t reasons, const char* separator = ", ");
 
 /// A code in words: unit "reason", a stop reason's name (kStopReasons); unit "reasons", the
-/// clock-event reasons joined with "|" ("none" for 0). Nullopt for another unit, a value that is
-/// no whole number, or an unknown stop reason: the caller shows the number as it is.
+/// clock-event reasons joined with "|" ("none" for 0); unit "reuse", a reuse status's name
+/// (kReuseStatuses); unit "signature", 12 lower-case hex digits; unit "unix s", the UTC date and
+/// time "2026-12-06T23:32:15Z". Nullopt for another unit, a value that is no whole number (a
+/// time may have a fraction), or an unknown code: the caller shows the number as it is.
 std::optional<std::string> CodeInWords(std::string_view unit, double value);
 
 /// "805.3 MB", "4.21 TB/s", "233.1 us", "1980 MHz", "70.1 %", "yes", "3", "41 C", "312 W",

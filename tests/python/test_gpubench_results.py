@@ -346,6 +346,32 @@ class ComparisonTable(unittest.TestCase):
         self.assertIn(f"{run} holds no result (gpubench-export exit 4)", str(raised.exception))
         self.assertIn(first["error_message"], str(raised.exception))
 
+    def test_reused_rows_carry_their_status_in_the_reuse_column(self):
+        # tests/data/reuse/partly_reused.json: Gate_FmaLong measured (changed), the rest reused.
+        reuse = DATA.parent / "reuse"
+        rows = gr.read_run(reuse / "partly_reused.json", export_tool=EXPORT)
+        times = [r for r in rows if r["counter"] == "real_time" and r["run_type"] == "iteration"]
+        self.assertEqual(len(times), 60)
+        for row in times:
+            expected = "changed" if row["benchmark"].startswith("Gate_FmaLong") else "reused"
+            self.assertEqual(row["reuse"], expected, row["benchmark"])
+        signatures = [r for r in rows if r["counter"] == "work_signature"]
+        self.assertTrue(signatures)
+        for row in signatures:
+            self.assertIsNone(row["value"])
+            self.assertRegex(row["value_text"], r"^[0-9a-f]{12}$")
+        runs = {r["value"] for r in rows if r["counter"] == "reused_runs"}
+        self.assertEqual(runs, {0.0, 1.0})
+        plain = gr.read_run(reuse / "measured.json", export_tool=EXPORT)
+        self.assertEqual({r["reuse"] for r in plain}, {None})
+        # The comparison's reused counts, in both formats.
+        compared = self.check_formats_agree(
+            [reuse / "measured.json", reuse / "partly_reused.json"], "partly_reused")
+        status = {r["benchmark"]: (r["status"], r["contender_reused_repetitions"])
+                  for r in compared}
+        self.assertEqual(status.pop("Gate_FmaLong/2112/manual_time"), ("compared", 0))
+        self.assertEqual(set(status.values()), {("reused", 10)})
+
     def test_a_failing_comparison_in_both_formats(self):
         rows = self.check_formats_agree([DATA / "gate_b1.json", DATA / "gate_inject_time.json"],
                                         "inject")

@@ -287,6 +287,39 @@ def main():
     check(fma and "regression (fails)" in fma.group(1), "gate: Gate_Fma row lacks the regression")
     check(dom.count("(fails)") == 1, "gate: %d failing rows, expected 1" % dom.count("(fails)"))
 
+    # 2b. Reused rows (--gpubench_reuse; tests/data/reuse/): Gate_FmaLong measured, the five
+    # others reused from measured.json. Each reused benchmark has the badge, no other one does.
+    reuse_dir = os.path.join(os.path.dirname(os.path.abspath(data_dir)), "reuse")
+    out = os.path.join(work_dir, "reused.html")
+    result = write_report(exe, [os.path.join(reuse_dir, "partly_reused.json"), "--baseline",
+                                os.path.join(reuse_dir, "measured.json")], out)
+    check(result.returncode == 0, "reused: exit %d %s" % (result.returncode, result.stderr))
+    dom, status = render(browser, out)
+    check_rendered("reused", dom, status, 4)
+    with open(os.path.join(reuse_dir, "partly_reused.json")) as handle:
+        reused_rows = [row for row in json.load(handle)["benchmarks"]
+                       if row.get("run_type") == "iteration"]
+    reused_names = {row["run_name"] for row in reused_rows if row.get("reuse_status") == 1}
+    all_names = {row["run_name"] for row in reused_rows}
+    check(len(reused_names) == 5, "reused: the fixture has %d reused benchmarks" % len(reused_names))
+    marked = set(re.findall(r'<tr class="reused"><td class="name">([^<]*) <span class="badge '
+                            r'reused"[^>]*>reused</span></td>', dom))
+    check(marked == reused_names, "reused: badges on %s, expected %s" % (sorted(marked),
+                                                                       sorted(reused_names)))
+    for name in all_names - reused_names:
+        check(re.search(r'<tr><td class="name">' + re.escape(name) + r'</td>', dom),
+              "reused: the measured %s is not a plain row" % name)
+    page = html.unescape(re.sub(r"<[^>]+>", " ", dom))
+    check("%d of %d rows (5 benchmark(s)) carry an earlier run's values" % (
+        sum(1 for row in reused_rows if row.get("reuse_status") == 1), len(reused_rows)) in page,
+        "reused: no line counting the reused rows")
+    check(dom.count(">reused</td>") == 5,
+          "reused: %d verdict cells 'reused', expected 5" % dom.count(">reused</td>"))
+    shot = os.path.join(work_dir, "reused.png")
+    chromium(browser, "file://" + os.path.abspath(out) + "#all",
+             ["--virtual-time-budget=20000", "--window-size=1400,2300", "--screenshot=" + shot])
+    check(os.path.exists(shot) and os.path.getsize(shot) > 20000, "reused: no screenshot")
+
     # 3. No baseline; a throttled repetition and copied counters become warnings.
     with open(data("gate_a1")) as handle:
         gb = json.load(handle)

@@ -101,6 +101,8 @@ inline OrderedJson BenchmarksJson(const ComparisonReport& report) {
     entry["fails_gate"] = benchmark.fails_gate;
     entry["repetitions"] = {{"baseline", benchmark.baseline_repetitions},
                             {"contender", benchmark.contender_repetitions}};
+    entry["reused_repetitions"] = {{"baseline", benchmark.baseline_reused},
+                                   {"contender", benchmark.contender_reused}};
     entry["throttled"] = {{"baseline", benchmark.throttled_baseline},
                           {"contender", benchmark.throttled_contender}};
     entry[counter::kGpuShared] = {{"baseline", benchmark.shared_baseline},
@@ -125,6 +127,7 @@ inline std::string FormatJsonWithDom(const ComparisonReport& report) {
   json["gate"] = report.exit_code == kExitOk                 ? "pass"
                  : report.exit_code == kExitSettingsMismatch ? "settings_mismatch"
                  : report.exit_code == kExitNothingCompared  ? "nothing_compared"
+                 : report.exit_code == kExitAllReused        ? "reused"
                                                              : "fail";
   json["nothing_compared"] =
       report.nothing_compared.empty() ? OrderedJson(nullptr) : OrderedJson(report.nothing_compared);
@@ -183,7 +186,14 @@ inline std::string FormatJsonWithDom(const ComparisonReport& report) {
                      {"throttled", s.throttled},
                      {counter::kGpuShared, s.shared},
                      {"failing", s.failing},
-                     {"undecided", s.undecided}};
+                     {"undecided", s.undecided},
+                     {"reused", s.reused}};
+  json["reuse"] = {{"contender_rows", report.reuse.contender_rows},
+                   {"contender_reused_rows", report.reuse.contender_reused_rows},
+                   {"baseline_reused_rows", report.reuse.baseline_reused_rows},
+                   {"all_reused", report.reuse.AllReused()},
+                   {"source", report.reuse.source.empty() ? OrderedJson(nullptr)
+                                                          : OrderedJson(report.reuse.source)}};
   const Testing& t = report.testing;
   json["testing"] = {{"gated_tests", t.gated_tests},
                      {"history_tests", t.history_tests},

@@ -2426,4 +2426,208 @@ TEST(ExitCode, ThreeWhenAPlainGbFileIsGivenAsAShardOfAGpubenchRun) {
   }
 }
 
+// --- reused rows (--gpubench_reuse) -------------------------------------------------------------
+// tests/data/reuse/ (its README): runs whose rows carry an earlier run's values, made from the
+// committed H200 runs by make_reuse.py. A reused row is never a new sample: not judged, not in
+// the geometric mean, not in a history's spread or a series' change points.
+
+std::vector<std::string> GateHistoryV4Runs(int first, int last) {
+  std::vector<std::string> files;
+  for (int i = first; i <= last; ++i) {
+    files.push_back(Data("h200/history_gate_v4/run_" + std::string(i < 10 ? "0" : "") +
+                         std::to_string(i) + ".json"));
+  }
+  return files;
+}
+
+TEST(Reuse, AContenderOfReusedRowsOnlyEndsWithItsOwnVerdictAndExitFive) {
+  const std::string baseline = Data("reuse/measured.json");
+  const std::string contender = Data("reuse/all_reused.json");
+  const ToolRun json_run = RunTool({baseline, contender, "--format", "json"});
+  ASSERT_EQ(json_run.exit_code, 5) << json_run.err;
+  const nlohmann::json report = nlohmann::json::parse(json_run.out);
+  EXPECT_EQ(report.at("gate"), "reused");
+  EXPECT_EQ(report.at("summary").at("reused"), 6);
+  EXPECT_EQ(report.at("summary").at("compared"), 0);
+  EXPECT_EQ(report.at("reuse").at("contender_rows"), 60);
+  EXPECT_EQ(report.at("reuse").at("contender_reused_rows"), 60);
+  EXPECT_EQ(report.at("reuse").at("all_reused"), true);
+  EXPECT_THAT(report.at("reuse").at("source").get<std::string>(),
+              HasSubstr("measured.json (2026-12-01T20:09:24+00:00, commit run_01)"));
+  EXPECT_TRUE(report.at("nothing_compared").is_null());
+  EXPECT_EQ(report.at("suite").at("benchmarks"), 0);
+  for (const nlohmann::json& benchmark : report.at("benchmarks")) {
+    EXPECT_EQ(benchmark.at("status"), "reused") << benchmark.at("name");
+    EXPECT_EQ(benchmark.at("reused_repetitions").at("contender"), 10);
+    EXPECT_EQ(benchmark.at("fails_gate"), false);
+  }
+  const ToolRun console = RunTool({baseline, contender});
+  EXPECT_EQ(console.exit_code, 5);
+  EXPECT_THAT(console.out, HasSubstr("REUSED (exit 5): every row of the contender (60)"));
+  EXPECT_THAT(console.out, HasSubstr("reused: 60 of 60 contender row(s)"));
+  EXPECT_THAT(console.out, HasSubstr("6 reused (not judged)"));
+  EXPECT_THAT(console.out, Not(HasSubstr("PASS")));
+  const ToolRun markdown = RunTool({baseline, contender, "--format", "markdown"});
+  EXPECT_EQ(markdown.exit_code, 5);
+  EXPECT_THAT(markdown.out, HasSubstr("REUSED (exit 5)"));
+  EXPECT_THAT(markdown.out, HasSubstr("**Reused:** reused: 60 of 60"));
+  const ToolRun csv = RunTool({baseline, contender, "--format", "csv"});
+  EXPECT_EQ(csv.exit_code, 5);
+  EXPECT_THAT(csv.out, HasSubstr(",contender_repetitions,baseline_reused_repetitions,"
+                                 "contender_reused_repetitions,"));
+  EXPECT_THAT(csv.out, HasSubstr("Gate_Tiny/manual_time,reused,,false,false,10,10,0,10,"));
+  // Against a history as well: still nothing measured.
+  std::vector<std::string> args = GateHistoryV4Runs(1, 10);
+  args.push_back(contender);
+  EXPECT_EQ(RunTool(args).exit_code, 5);
+}
+
+TEST(Reuse, ReusedBenchmarksAreNotJudgedNorInTheGeometricMean) {
+  // Gate_FmaLong measured (1.04% more FMA steps), the five others reused from measured.json.
+  std::vector<std::string> args = GateHistoryV4Runs(1, 10);
+  args.insert(args.end(), {Data("reuse/partly_reused.json"), "--format", "json"});
+  const ToolRun run = RunTool(args);
+  ASSERT_EQ(run.exit_code, 1) << run.err;
+  const nlohmann::json report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report.at("summary").at("reused"), 5);
+  EXPECT_EQ(report.at("summary").at("compared"), 1);
+  EXPECT_EQ(report.at("summary").at("regressions"), 1);
+  EXPECT_EQ(report.at("suite").at("benchmarks"), 1);
+  EXPECT_EQ(report.at("reuse").at("contender_reused_rows"), 50);
+  EXPECT_EQ(report.at("reuse").at("all_reused"), false);
+  // The tests that share the suite's level are those of the benchmark judged: 4, not 24.
+  EXPECT_EQ(report.at("testing").at("history_tests"), 4);
+  EXPECT_EQ(BenchmarkEntry(report, "Gate_FmaLong").at("status"), "compared");
+  EXPECT_EQ(BenchmarkEntry(report, "Gate_FmaLong").at("verdict"), "regression");
+  EXPECT_EQ(BenchmarkEntry(report, "Gate_Tiny").at("status"), "reused");
+  EXPECT_TRUE(BenchmarkEntry(report, "Gate_Tiny").at("metrics").empty());
+  EXPECT_THAT(BenchmarkEntry(report, "Gate_Tiny").at("notes").dump(),
+              HasSubstr("measured 2026-12-01T20:09:24Z, reused 1 run(s) in a row"));
+  // One baseline: the same benchmark alone is judged (1.06% is within the 1.75% minimum).
+  const nlohmann::json one = nlohmann::json::parse(
+      RunTool({Data("reuse/measured.json"), Data("reuse/partly_reused.json"), "--format", "json"})
+          .out);
+  EXPECT_EQ(one.at("exit_code"), 0);
+  EXPECT_EQ(one.at("suite").at("benchmarks"), 1);
+  EXPECT_EQ(one.at("summary").at("compared"), 1);
+}
+
+TEST(Reuse, ReusedRunsAreNoSamplesOfAHistorysSpread) {
+  // run_01..05 and two runs that reused run_05's rows: the same thresholds as run_01..05 alone.
+  std::vector<std::string> plain = GateHistoryV4Runs(1, 5);
+  std::vector<std::string> with_reused = plain;
+  with_reused.push_back(Data("reuse/history/reused_06.json"));
+  with_reused.push_back(Data("reuse/history/reused_07.json"));
+  const std::string contender = Data("h200/history_gate_v4/run_08.json");
+  auto report_of = [&](std::vector<std::string> args) {
+    args.insert(args.end(), {contender, "--format", "json"});
+    const ToolRun run = RunTool(args);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return nlohmann::json::parse(run.out);
+  };
+  const nlohmann::json expected = report_of(plain);
+  const nlohmann::json actual = report_of(with_reused);
+  for (const nlohmann::json& benchmark : expected.at("benchmarks")) {
+    const std::string name = benchmark.at("name");
+    const nlohmann::json& other = BenchmarkEntry(actual, name);
+    for (const char* metric : {"real_time", "bytes_moved"}) {
+      EXPECT_EQ(MetricEntry(other, metric).at("history_runs"), 5) << name << " " << metric;
+      EXPECT_EQ(MetricEntry(other, metric).at("threshold_percent"),
+                MetricEntry(benchmark, metric).at("threshold_percent"))
+          << name << " " << metric;
+    }
+    EXPECT_THAT(other.at("notes").dump(),
+                HasSubstr("2 of 7 baseline runs left out (their values were reused"));
+  }
+}
+
+TEST(Reuse, ReusedRowsAreHeldOutOfChangePoints) {
+  const std::string series = "h200/series_gpu_8f0dca1c/";
+  std::vector<std::string> args = {"--changes"};
+  for (int i = 1; i <= 12; ++i) {
+    args.push_back(Data(series + "plain_" + (i < 10 ? "0" : "") + std::to_string(i) + ".json"));
+  }
+  args.push_back(Data(series + "fma1_1.json"));
+  std::vector<std::string> measured = args, reused = args;
+  for (const char* n : {"2", "3", "4"}) {
+    measured.push_back(Data(series + "fma1_" + n + ".json"));
+    reused.push_back(Data(std::string("reuse/series/reused_fma1_") + n + ".json"));
+  }
+  measured.insert(measured.end(), {"--format", "json"});
+  reused.insert(reused.end(), {"--format", "json"});
+  // Measured, the three runs after fma1_1 make its step (+1.06%) a change point.
+  const ToolRun with_measured = RunTool(measured);
+  ASSERT_EQ(with_measured.exit_code, 0) << with_measured.err;
+  EXPECT_THAT(with_measured.out, HasSubstr("Gate_FmaLong"));
+  // Reused from fma1_1, they are one sample: one run after the step finds nothing.
+  const ToolRun with_reused = RunTool(reused);
+  ASSERT_EQ(with_reused.exit_code, 0) << with_reused.err;
+  const nlohmann::json report = nlohmann::json::parse(with_reused.out);
+  for (const nlohmann::json& change : report.at("changes")) {
+    EXPECT_NE(change.at("benchmark").get<std::string>().rfind("Gate_FmaLong", 0), 0u) << change;
+  }
+  EXPECT_THAT(report.at("notes").dump(), HasSubstr("rows reused from an earlier run"));
+}
+
+TEST(Reuse, CodesAreShownByNameInHexAndAsDatesAndNeverTested) {
+  const ToolRun run =
+      RunTool({Data("reuse/measured.json"), Data("reuse/partly_reused.json"), "--metrics", "all"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // measured.json's work_signature of Gate_FmaLong (make_reuse.py: sha256 of "NAME|")[:12].
+  EXPECT_THAT(run.out, testing::ContainsRegex("work_signature +[0-9a-f]{12} +[0-9a-f]{12} +- +- "));
+  EXPECT_THAT(run.out, HasSubstr("2026-12-01T20:09:24Z"));
+  const nlohmann::json report = nlohmann::json::parse(
+      RunTool({Data("reuse/measured.json"), Data("reuse/partly_reused.json"), "--format", "json"})
+          .out);
+  const nlohmann::json& fma = BenchmarkEntry(report, "Gate_FmaLong");
+  for (const char* metric : {"work_signature", "measured_at"}) {
+    const nlohmann::json& entry = MetricEntry(fma, metric);
+    EXPECT_EQ(entry.at("test"), "none") << metric;
+    EXPECT_TRUE(entry.at("p_value").is_null()) << metric;
+    EXPECT_EQ(entry.at("gated"), false) << metric;
+    EXPECT_TRUE(entry.at("change_percent").is_null() || entry.at("verdict") == "report_only")
+        << metric;
+  }
+  // A --threshold on a code changes nothing.
+  const ToolRun forced = RunTool({Data("reuse/measured.json"), Data("reuse/partly_reused.json"),
+                                  "--threshold", "work_signature=1%", "--format", "json"});
+  EXPECT_EQ(forced.exit_code, 0) << forced.out;
+}
+
+TEST(Reuse, ExportWritesTheReuseColumnAndTheCodesInWords) {
+  const ToolRun run =
+      RunExe(GPUBENCH_EXPORT_EXE, {Data("reuse/partly_reused.json"), "--to", "csv"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string header = run.out.substr(0, run.out.find('\n'));
+  EXPECT_THAT(header, testing::EndsWith(",recovered,reuse"));
+  EXPECT_THAT(run.out, HasSubstr("iteration,0,,reuse_status,,reused,reuse,"));
+  EXPECT_THAT(run.out, HasSubstr("iteration,0,,reuse_status,,changed,reuse,"));
+  EXPECT_THAT(run.out,
+              testing::ContainsRegex("iteration,0,,work_signature,,[0-9a-f]{12},signature,"));
+  EXPECT_THAT(run.out, HasSubstr("iteration,0,,measured_at,,2026-12-01T20:09:24Z,unix s,"));
+  EXPECT_THAT(run.out, testing::ContainsRegex("Gate_Tiny[^\n]*,real_time,[^\n]*,false,reused\n"));
+  EXPECT_THAT(run.out,
+              testing::ContainsRegex("Gate_FmaLong[^\n]*,real_time,[^\n]*,false,changed\n"));
+  // Codes have no aggregate rows: GB's mean of signatures is no signature.
+  EXPECT_THAT(run.out, Not(testing::ContainsRegex("aggregate,,mean,work_signature")));
+  const ToolRun plain = RunExe(GPUBENCH_EXPORT_EXE, {Data("reuse/measured.json"), "--to", "csv"});
+  EXPECT_THAT(plain.out, testing::ContainsRegex("Gate_Tiny[^\n]*,real_time,[^\n]*,false,\n"));
+}
+
+TEST(Reuse, TheReportMarksReusedRows) {
+  const std::string html =
+      ::testing::TempDir() + "/reuse_report_" + std::to_string(::getpid()) + ".html";
+  const ToolRun run = RunExe(GPUBENCH_REPORT_EXE, {Data("reuse/partly_reused.json"), "--baseline",
+                                                   Data("reuse/measured.json"), "-o", html});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string text = ReadFile(html);
+  std::remove(html.c_str());
+  EXPECT_THAT(text, HasSubstr("<tr class=\"reused\"><td class=\"name\">Gate_Tiny/manual_time "
+                              "<span class=\"badge reused\""));
+  EXPECT_THAT(text, HasSubstr("50 of 60 rows (5 benchmark(s)) carry an earlier run&#39;s values"));
+  EXPECT_THAT(text, HasSubstr("5 reused (not judged)"));
+  EXPECT_THAT(text,
+              testing::ContainsRegex("<tr><td class=\"name\">Gate_FmaLong/2112/manual_time</td>"));
+}
+
 }  // namespace

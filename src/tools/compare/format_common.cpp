@@ -86,6 +86,8 @@ std::string StatusLabel(const BenchmarkComparison& benchmark) {
       return "failed in baseline (" + benchmark.failure_message + ")";
     case BenchmarkStatus::kFailedInBoth:
       return "failed in both (" + benchmark.failure_message + ")";
+    case BenchmarkStatus::kReused:
+      return "reused (an earlier run's values: not judged)";
     case BenchmarkStatus::kCompared:
       break;
   }
@@ -132,6 +134,7 @@ Tone StatusTone(const BenchmarkComparison& benchmark) {
     case BenchmarkStatus::kMissing:
       return benchmark.fails_gate ? Tone::kBad : Tone::kWarn;
     case BenchmarkStatus::kNew:
+    case BenchmarkStatus::kReused:
       return Tone::kInfo;
     default:
       return Tone::kWarn;
@@ -175,6 +178,9 @@ bool AnyThrottled(const ComparisonReport& report) {
 std::size_t AppendRows(const BenchmarkComparison& benchmark, TableRows& rows, RowFilter filter) {
   const std::string bench_notes = Join(benchmark.notes, "; ");
   const std::string clock = ThrottleFlag(benchmark);
+  if (benchmark.status == BenchmarkStatus::kReused && filter == RowFilter::kNotable) {
+    return 0;  // no change and no failure: the summary's reuse line counts it
+  }
   if (benchmark.status != BenchmarkStatus::kCompared || benchmark.metrics.empty()) {
     AppendStatusRow(benchmark, clock, bench_notes, rows);
     return 0;
@@ -250,7 +256,29 @@ std::string SummaryLine(const ComparisonReport& report) {
     line += ", " + std::to_string(s.failed_in_baseline) + " failed in baseline";
   }
   if (s.failed_in_both) line += ", " + std::to_string(s.failed_in_both) + " failed in both";
+  if (s.reused) line += ", " + std::to_string(s.reused) + " reused (not judged)";
   if (s.throttled) line += "; " + std::to_string(s.throttled) + " ran with a throttled SM clock";
+  return line;
+}
+
+std::string ReuseLine(const ComparisonReport& report) {
+  const ReuseCount& reuse = report.reuse;
+  std::string line;
+  if (reuse.contender_reused_rows > 0) {
+    line = "reused: " + std::to_string(reuse.contender_reused_rows) + " of " +
+           std::to_string(reuse.contender_rows) +
+           " contender row(s) carry an earlier run's values (reuse_status reused";
+    if (!reuse.source.empty()) line += ", from " + reuse.source;
+    line += "): not new measurements, so not judged, nor in the geometric mean";
+    if (report.summary.reused > 0) {
+      line += " (" + std::to_string(report.summary.reused) + " benchmark(s) entirely)";
+    }
+  }
+  if (reuse.baseline_reused_rows > 0) {
+    line += std::string(line.empty() ? "" : "; ") + std::to_string(reuse.baseline_reused_rows) +
+            " baseline row(s) were reused from an earlier run: they stand for that run's "
+            "measurement";
+  }
   return line;
 }
 
@@ -269,6 +297,10 @@ std::string GateLine(const ComparisonReport& report) {
       return "REFUSED (exit 3): the benchmark settings differ";
     case kExitNothingCompared:
       return "NOTHING COMPARED (exit 4): " + report.nothing_compared;
+    case kExitAllReused:
+      return "REUSED (exit 5): every row of the contender (" +
+             std::to_string(report.reuse.contender_rows) +
+             ") carries an earlier run's values; nothing was measured, so nothing was judged";
     default:
       break;
   }

@@ -96,6 +96,10 @@ std::string SummaryLine(const ComparisonReport& report);
 /// "NOTHING COMPARED (exit 4): ...".
 std::string GateLine(const ComparisonReport& report);
 
+/// How many rows of the contender (and of one baseline file) carry values reused from an earlier
+/// run (--gpubench_reuse), and from which; "" when none.
+std::string ReuseLine(const ComparisonReport& report);
+
 /// Lines that must be seen before any number is trusted (cut-off files, differing settings or
 /// GPU, throttled or shared runs, the loader's warnings), each with its tone.
 std::vector<std::pair<Tone, std::string>> Banners(const ComparisonReport& report);

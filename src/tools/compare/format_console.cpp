@@ -202,6 +202,7 @@ std::string FormatConsole(const ComparisonReport& report, bool color, MetricRows
         report, color, metric_rows == MetricRows::kAll ? RowFilter::kAll : RowFilter::kGated, out);
     out += "\n";
     AppendWrapped(SummaryLine(report), "", kMetricIndent, out);
+    AppendWrapped(internal::ReuseLine(report), "", kMetricIndent, out);
     AppendWrapped(HiddenRowsLine(hidden), "", kMetricIndent, out);
     AppendWrapped(TestingLine(report), "", kMetricIndent, out);
     if (const std::string suite = SuiteLine(report); !suite.empty()) out += suite + "\n";

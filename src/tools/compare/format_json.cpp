@@ -117,6 +117,21 @@ void WriteSummary(JsonWriter& json, const Summary& s) {
   json.Member(counter::kGpuShared, s.shared);
   json.Member("failing", s.failing);
   json.Member("undecided", s.undecided);
+  json.Member("reused", s.reused);
+  json.EndObject();
+}
+
+void WriteReuse(JsonWriter& json, const ReuseCount& reuse) {
+  json.BeginObject();
+  json.Member("contender_rows", reuse.contender_rows);
+  json.Member("contender_reused_rows", reuse.contender_reused_rows);
+  json.Member("baseline_reused_rows", reuse.baseline_reused_rows);
+  json.Member("all_reused", reuse.AllReused());
+  if (reuse.source.empty()) {
+    json.Member("source", nullptr);
+  } else {
+    json.Member("source", reuse.source);
+  }
   json.EndObject();
 }
 
@@ -200,6 +215,7 @@ void WriteBenchmark(JsonWriter& json, const BenchmarkComparison& benchmark) {
   json.Member("fails_gate", benchmark.fails_gate);
   WritePair(json.Key("repetitions"), benchmark.baseline_repetitions,
             benchmark.contender_repetitions);
+  WritePair(json.Key("reused_repetitions"), benchmark.baseline_reused, benchmark.contender_reused);
   WritePair(json.Key("throttled"), benchmark.throttled_baseline, benchmark.throttled_contender);
   WritePair(json.Key(counter::kGpuShared), benchmark.shared_baseline, benchmark.shared_contender);
   if (benchmark.failure_message.empty()) {
@@ -252,6 +268,7 @@ void StreamJson(const ComparisonReport& report, const JsonSink& sink) {
   json.Member("gate", report.exit_code == kExitOk                 ? "pass"
                       : report.exit_code == kExitSettingsMismatch ? "settings_mismatch"
                       : report.exit_code == kExitNothingCompared  ? "nothing_compared"
+                      : report.exit_code == kExitAllReused        ? "reused"
                                                                   : "fail");
   if (report.nothing_compared.empty()) {
     json.Member("nothing_compared", nullptr);
@@ -277,6 +294,7 @@ void StreamJson(const ComparisonReport& report, const JsonSink& sink) {
                                                   : std::nullopt);
   json.Member("warnings", report.warnings);
   WriteSummary(json.Key("summary"), report.summary);
+  WriteReuse(json.Key("reuse"), report.reuse);
   WriteTesting(json.Key("testing"), report);
   WriteSuite(json.Key("suite"), report.suite);
   WriteBenchmarks(json.Key("benchmarks"), report.benchmarks, sink);

@@ -76,7 +76,10 @@ void AppendMarkdownTable(const TableRows& rows, bool with_clock, std::size_t lim
 
 std::string FormatMarkdown(const ComparisonReport& report, MetricRows metric_rows) {
   std::string out;
-  const char* icon = report.exit_code == kExitOk ? "✅" : "❌";
+  // A contender of reused rows only is neither a pass nor a failure: nothing was measured.
+  const char* icon = report.exit_code == kExitOk          ? "✅"
+                     : report.exit_code == kExitAllReused ? "♻️"
+                                                          : "❌";
   out +=
       "## " + std::string(icon) + " gpubench-compare: " + MarkdownCell(GateLine(report)) + "\n\n";
   out += "Baseline " + internal::MarkdownCode(report.baseline_path) + " (" +
@@ -106,6 +109,9 @@ std::string FormatMarkdown(const ComparisonReport& report, MetricRows metric_row
     return out;
   }
   out += "**Summary:** " + MarkdownCell(SummaryLine(report)) + "\n\n";
+  if (const std::string reuse = internal::ReuseLine(report); !reuse.empty()) {
+    out += "**Reused:** " + MarkdownCell(reuse) + "\n\n";
+  }
   out += "**Tests:** " + MarkdownCell(TestingLine(report)) + "\n\n";
   if (const std::string suite = SuiteLine(report); !suite.empty()) {
     out += "**Suite:** " + MarkdownCell(suite) + "\n\n";

@@ -30,7 +30,8 @@ constexpr const char* kDescription =
     "Exit codes: 0 no regression, 1 regression, failed benchmark or a contender file cut off\n"
     "mid-write (a killed run: its complete rows are compared), 2 bad input or usage,\n"
     "3 benchmark settings differ (gpubench_settings_fingerprint), 4 nothing compared (e.g. every\n"
-    "row of the baseline or of both files an error: a runner without a working GPU).\n"
+    "row of the baseline or of both files an error: a runner without a working GPU), 5 every\n"
+    "row of the contender reused an earlier run's values (--gpubench_reuse): nothing measured.\n"
     "With --changes: the change points of a series of runs (RUN_1 ... RUN_N oldest first, or\n"
     "--history DIR ordered by --order-by); exit 0 when the analysis ran, 2 on bad input.";
 

@@ -52,6 +52,8 @@ std::string BenchmarkColumns(const BenchmarkComparison& benchmark) {
   Bool(out, benchmark.fails_gate);
   Count(out, benchmark.baseline_repetitions);
   Count(out, benchmark.contender_repetitions);
+  Count(out, benchmark.baseline_reused);
+  Count(out, benchmark.contender_reused);
   Bool(out, benchmark.throttled_baseline);
   Bool(out, benchmark.throttled_contender);
   Bool(out, benchmark.shared_baseline);

@@ -14,7 +14,7 @@
 namespace gpubench::tools {
 
 /// The table's columns, in order.
-inline constexpr std::array<std::string_view, 37> kComparisonTableColumns = {
+inline constexpr std::array<std::string_view, 39> kComparisonTableColumns = {
     "benchmark",
     "status",
     "benchmark_verdict",
@@ -22,6 +22,8 @@ inline constexpr std::array<std::string_view, 37> kComparisonTableColumns = {
     "benchmark_fails_gate",
     "baseline_repetitions",
     "contender_repetitions",
+    "baseline_reused_repetitions",
+    "contender_reused_repetitions",
     "throttled_baseline",
     "throttled_contender",
     "gpu_shared_baseline",

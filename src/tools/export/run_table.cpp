@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "common/format.hpp"
+#include "gpubench/counters.hpp"
 #include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
 #include "tools/base/csv.hpp"
@@ -174,9 +175,20 @@ void AppendRecordRows(const TableColumns& table, const BenchmarkRecord& record, 
   benchmark += ',';
   if (parts.gpu) benchmark += std::to_string(*parts.gpu);
   benchmark += ',';
-  const std::string_view recovered = record.recovered ? "true\n" : "false\n";
+  const std::string_view recovered = record.recovered ? "true," : "false,";
   const std::size_t rows_before = part.rows;
   const std::vector<int> indices = ValuedRepetitionIndices(record);
+  // The reuse column: each repetition's reuse_status by name ("reused": the values are an
+  // earlier run's), on every row of that repetition; empty without the counter.
+  const MetricSeries* reuse_status =
+      record.aggregates_only ? nullptr : record.FindMetric(counter::kReuseStatus);
+  if (reuse_status != nullptr && reuse_status->values.size() != repetitions) reuse_status = nullptr;
+  std::vector<std::string> reuse_cells(repetitions, "\n");
+  for (std::size_t r = 0; reuse_status != nullptr && r < repetitions; ++r) {
+    std::string cell;
+    AppendCsvField(cell, CodeText(CodeKind::kReuse, reuse_status->values[r]));
+    reuse_cells[r] = cell + '\n';
+  }
   std::string& out = part.out;
   for (std::size_t m = 0; m < table.metrics.size(); ++m) {
     const std::string& metric = table.metrics[m];
@@ -207,9 +219,15 @@ void AppendRecordRows(const TableColumns& table, const BenchmarkRecord& record, 
       }
       out += c.tail;
       out += recovered;
+      out += indexed ? reuse_cells[r] : std::string("\n");
       ++part.rows;
     }
   }
+  // An aggregate of repetitions that were all reused is the earlier run's aggregate.
+  const bool all_reused = reuse_status != nullptr && repetitions > 0 &&
+                          std::all_of(reuse_status->values.begin(), reuse_status->values.end(),
+                                      [](double v) { return v == kReuseStatusReused; });
+  const std::string_view aggregate_reuse = all_reused ? "reused\n" : "\n";
   for (const AggregateRow& aggregate : record.aggregates) {
     for (std::size_t m = 0; m < table.metrics.size(); ++m) {
       // GB's mean, median, stddev and cv of codes (5.5 of 1 and 6 x 9) are no codes at all.
@@ -228,6 +246,7 @@ void AppendRecordRows(const TableColumns& table, const BenchmarkRecord& record, 
       out += ',';
       out += aggregate.ratio ? c.tail_of_cv : c.tail;
       out += recovered;
+      out += aggregate_reuse;
       ++part.rows;
     }
   }
@@ -239,12 +258,18 @@ void AppendRecordRows(const TableColumns& table, const BenchmarkRecord& record, 
 CodeKind CodeKindOfUnit(std::string_view unit) {
   if (unit == "reason") return CodeKind::kStopReason;
   if (unit == "reasons") return CodeKind::kClockEventReasons;
+  if (unit == "reuse") return CodeKind::kReuse;
+  if (unit == "signature") return CodeKind::kSignature;
+  if (unit == "unix s") return CodeKind::kUnixTime;
   return CodeKind::kNone;
 }
 
 std::string CodeText(CodeKind kind, double value) {
   const char* unit = kind == CodeKind::kStopReason          ? "reason"
                      : kind == CodeKind::kClockEventReasons ? "reasons"
+                     : kind == CodeKind::kReuse             ? "reuse"
+                     : kind == CodeKind::kSignature         ? "signature"
+                     : kind == CodeKind::kUnixTime          ? "unix s"
                                                             : "";
   if (std::optional<std::string> words = gpubench::detail::CodeInWords(unit, value)) {
     return *words;

@@ -20,7 +20,7 @@
 namespace gpubench::tools {
 
 /// The table's columns, in order.
-inline constexpr std::array<std::string_view, 16> kRunTableColumns = {
+inline constexpr std::array<std::string_view, 17> kRunTableColumns = {
     "benchmark",      "family",
     "arguments",      "gpu",
     "run_type",       "repetition_index",
@@ -29,6 +29,7 @@ inline constexpr std::array<std::string_view, 16> kRunTableColumns = {
     "unit",           "direction",
     "gated",          "settings_fingerprint",
     "method_version", "recovered",
+    "reuse",
 };
 
 /// A benchmark's GB name in parts: "BM_Copy/1048576/gpu:1/manual_time" is family "BM_Copy",
@@ -42,14 +43,18 @@ struct BenchmarkNameParts {
 BenchmarkNameParts SplitBenchmarkName(std::string_view name);
 
 /// The kind of code a counter's values are, by its unit: "reason" is a code of kStopReasons
-/// (stop_reason), "reasons" a bit set of kClockEventReasons (clock_event_reasons). A code names
-/// something; a mean or median of codes names nothing.
-enum class CodeKind { kNone, kStopReason, kClockEventReasons };
+/// (stop_reason), "reasons" a bit set of kClockEventReasons (clock_event_reasons), "reuse" a
+/// code of kReuseStatuses (reuse_status), "signature" a work signature (work_signature), "unix
+/// s" a time of measurement (measured_at). A code names something; a mean or median of codes
+/// names nothing.
+enum class CodeKind { kNone, kStopReason, kClockEventReasons, kReuse, kSignature, kUnixTime };
 CodeKind CodeKindOfUnit(std::string_view unit);
 
 /// A code in words: a stop_reason's name ("precision"), a clock_event_reasons bit set as its
 /// names joined by '|' ("sw_power_cap|hw_slowdown", "none" for 0, "0x200" for a bit without a
-/// name); a value the vocabulary does not name as its number ("7").
+/// name), a reuse_status's name ("reused"), a work_signature as 12 lower-case hex digits
+/// ("00c0ffee1234"), a measured_at as an ISO date and time, UTC ("2026-12-06T23:32:15Z"); a
+/// value the vocabulary does not name as its number ("7").
 std::string CodeText(CodeKind kind, double value);
 
 /// Receives the table's text piece by piece, in order (a large table is never held whole).

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/status.hpp"
+#include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
 #include "tools/base/halves.hpp"
 #include "tools/gate/gate_tuning.hpp"
@@ -67,7 +68,10 @@ std::size_t CountHistoryTests(const BenchmarkFile& baseline, const BenchmarkFile
   for (const BenchmarkRecord& base : baseline.benchmarks) {
     const BenchmarkRecord* cont = contender.Find(base.name);
     const auto found = history->find(base.name);
-    if (cont == nullptr || base.failed || cont->failed || found == history->end()) continue;
+    if (cont == nullptr || base.failed || cont->failed || found == history->end() ||
+        AllReused(*cont)) {
+      continue;  // a reused contender is not judged: no test
+    }
     for (const MetricSeries& series : base.metrics) {
       if (cont->FindMetric(series.name) != nullptr &&
           judge.HistoryTest(series.name, &found->second)) {
@@ -92,6 +96,24 @@ void SummariseSuite(ComparisonReport& report) {
     }
   }
   report.suite = GeometricMeanRatio(ratios);
+}
+
+// The rows reused in the contender (and in one baseline file), and where they came from.
+void CountReuse(const BenchmarkFile& baseline, const BenchmarkFile& contender, bool one_baseline,
+                ReuseCount& reuse) {
+  for (const BenchmarkRecord& record : contender.benchmarks) {
+    if (record.aggregates_only) continue;
+    reuse.contender_rows += record.RepetitionCount();
+    reuse.contender_reused_rows += CountReused(record);
+  }
+  if (one_baseline) {
+    for (const BenchmarkRecord& record : baseline.benchmarks) {
+      reuse.baseline_reused_rows += CountReused(record);
+    }
+  }
+  if (const std::string* source = contender.ContextValue(context_key::kReuseSource)) {
+    reuse.source = *source;
+  }
 }
 
 // Whether every benchmark of `file` errored or was skipped (false for a file without any).
@@ -179,11 +201,16 @@ Status CompareBenchmarks(const BenchmarkFile& baseline, const BenchmarkFile& con
     CountInSummary(benchmark, report.summary);
   }
   SummariseSuite(report);
+  CountReuse(baseline, contender, history == nullptr, report.reuse);
   // A cut-off contender never passes: the benchmarks after its cut were never measured, and a
   // run killed by a timeout must not look like a run without regressions.
   const bool failing = report.summary.failing > 0 || !contender.cut_off.empty();
-  report.nothing_compared = NothingCompared(report, baseline, contender);
+  // A contender of reused rows only measured nothing: its own verdict, neither a pass nor
+  // "nothing compared" (its benchmarks matched; their work is unchanged).
+  const bool all_reused = report.reuse.AllReused();
+  report.nothing_compared = all_reused ? "" : NothingCompared(report, baseline, contender);
   report.exit_code = failing                            ? kExitRegression
+                     : all_reused                       ? kExitAllReused
                      : !report.nothing_compared.empty() ? kExitNothingCompared
                                                         : kExitOk;
   return Status::Ok();
@@ -314,6 +341,8 @@ const char* StatusName(BenchmarkStatus status) {
       return "failed_in_baseline";
     case BenchmarkStatus::kFailedInBoth:
       return "failed_in_both";
+    case BenchmarkStatus::kReused:
+      return "reused";
   }
   return "?";
 }

@@ -24,6 +24,10 @@ inline constexpr int kExitSettingsMismatch = 3;
 /// No benchmark was compared (every row an error in one file or both, no common names, an empty
 /// file): nothing was tested, so this must not read as a pass, nor as a regression of the code.
 inline constexpr int kExitNothingCompared = 4;
+/// Every row of the contender carries values reused from an earlier run (--gpubench_reuse):
+/// nothing was measured, so nothing was judged. Not a pass (no new evidence), not a failure (the
+/// work is unchanged: its signatures matched).
+inline constexpr int kExitAllReused = 5;
 
 /// Whether a change beyond the threshold that statistics could not confirm
 /// (too few repetitions) fails the gate.
@@ -53,6 +57,9 @@ enum class BenchmarkStatus {
   kFailedInContender,  ///< errored or skipped in the contender only: fails the gate
   kFailedInBaseline,   ///< nothing to compare against
   kFailedInBoth,
+  /// Every repetition of the contender was reused from an earlier run (reuse_status "reused"):
+  /// its values are that run's, not a new measurement, so it is not judged.
+  kReused,
 };
 
 struct MetricComparison {
@@ -97,6 +104,9 @@ struct BenchmarkComparison {
   bool worse = false;
   bool fails_gate = false;
   std::size_t baseline_repetitions = 0, contender_repetitions = 0;
+  /// Of those, the repetitions whose values were reused from an earlier run (reuse_status
+  /// "reused"): the contender's are never judged; one baseline file's are that run's values.
+  std::size_t baseline_reused = 0, contender_reused = 0;
   bool throttled_baseline = false, throttled_contender = false;
   /// gpu_shared = 1 in a repetition: another process used the GPU; changes are not judged.
   bool shared_baseline = false, shared_contender = false;
@@ -110,6 +120,18 @@ struct Summary {
               unconfirmed_improvements = 0, improvements = 0, same = 0, report_only = 0,
               missing = 0, added = 0, failed_in_contender = 0, failed_in_baseline = 0,
               failed_in_both = 0, throttled = 0, shared = 0, failing = 0, undecided = 0;
+  std::size_t reused = 0;  ///< benchmarks of status kReused
+};
+
+/// The contender's rows reused from an earlier run (--gpubench_reuse), and the baseline's.
+struct ReuseCount {
+  std::size_t contender_rows = 0, contender_reused_rows = 0;  ///< rows with values
+  std::size_t baseline_reused_rows = 0;  ///< one baseline file's (0 with a history: left out)
+  /// The contender's gpubench_reuse_source: "FILE (DATE, commit C)", or why none was used; ""
+  /// when the run did not reuse.
+  std::string source;
+  /// Whether every row of the contender with values was reused (exit kExitAllReused).
+  bool AllReused() const { return contender_rows > 0 && contender_reused_rows == contender_rows; }
 };
 
 /// How many tests the comparison made, and at what level (docs/compare.md "A suite").
@@ -142,6 +164,7 @@ struct ComparisonReport {
   Testing testing;
   /// The contender's real_time over the baseline's, over the benchmarks compared and judged.
   SuiteRatio suite;
+  ReuseCount reuse;
   std::vector<std::string> warnings;
   /// Why no benchmark was compared (exit kExitNothingCompared); empty when one was.
   std::string nothing_compared;

@@ -2,9 +2,12 @@
 // (MetricJudge) into the benchmark's worst verdict; and its part of the summary's counts.
 #include "tools/gate/judging.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string_view>
 
+#include "common/format.hpp"
 #include "schema/counter_table.hpp"
 #include "tools/gate/gate_tuning.hpp"
 
@@ -103,6 +106,25 @@ Status CompareMetrics(const BenchmarkRecord& base, const BenchmarkRecord& cont,
   return Status::Ok();
 }
 
+// "measured 2026-12-01T10:00:00Z, reused 2 run(s) in a row" for a record's reused rows, from
+// their measured_at and reused_runs; "" when it has neither.
+std::string ReuseFacts(const BenchmarkRecord& record) {
+  std::string facts;
+  if (const MetricSeries* at = record.FindMetric(counter::kMeasuredAt);
+      at != nullptr && !at->values.empty()) {
+    if (auto when = detail::CodeInWords("unix s", at->values.front())) facts = "measured " + *when;
+  }
+  if (const MetricSeries* runs = record.FindMetric(counter::kReusedRuns);
+      runs != nullptr && !runs->values.empty()) {
+    const double most = *std::max_element(runs->values.begin(), runs->values.end());
+    if (std::isfinite(most) && most > 0) {
+      facts += (facts.empty() ? "" : ", ") + std::string("reused ") +
+               std::to_string(static_cast<long long>(most)) + " run(s) in a row";
+    }
+  }
+  return facts;
+}
+
 std::string FailureText(const BenchmarkRecord& record) {
   std::string text = record.skipped ? "skipped" : "error";
   if (!record.failure_message.empty()) text += ": " + record.failure_message;
@@ -127,6 +149,9 @@ void CountInSummary(const BenchmarkComparison& benchmark, Summary& summary) {
       break;
     case BenchmarkStatus::kFailedInBoth:
       ++summary.failed_in_both;
+      break;
+    case BenchmarkStatus::kReused:
+      ++summary.reused;
       break;
     case BenchmarkStatus::kCompared:
       ++summary.compared;
@@ -182,6 +207,8 @@ Status CompareBenchmark(const BenchmarkRecord& base, const BenchmarkFile& conten
     }
   } else {
     out.contender_repetitions = cont->RepetitionCount();
+    out.contender_reused = CountReused(*cont);
+    out.baseline_reused = history_index == nullptr ? CountReused(base) : 0;
     out.throttled_contender = AnyFlagSet(*cont, counter::kSmClockThrottled);
     out.shared_baseline = AnyFlagSet(base, counter::kGpuShared);
     out.shared_contender = AnyFlagSet(*cont, counter::kGpuShared);
@@ -196,6 +223,17 @@ Status CompareBenchmark(const BenchmarkRecord& base, const BenchmarkFile& conten
       out.status = BenchmarkStatus::kFailedInBaseline;
       out.failure_message = FailureText(base);
       out.notes.push_back("failed in the baseline: nothing to compare against");
+    } else if (AllReused(*cont)) {
+      // The contender's values are an earlier run's row of the same work (its signature
+      // matched): judging them would judge that run, not this one. Its flags are that run's too.
+      out.status = BenchmarkStatus::kReused;
+      out.shared_contender = out.throttled_contender = false;
+      const std::string facts = ReuseFacts(*cont);
+      out.notes.push_back(
+          "reused: the contender's values are an earlier run's (reuse_status "
+          "reused" +
+          (facts.empty() ? std::string() : "; " + facts) +
+          "), not measured in this run, so not judged");
     } else if (!out.shared_baseline && !out.shared_contender && LaunchHeld(base) == true &&
                LaunchHeld(*cont) == false) {
       // A body that starts waiting for the GPU is a change of the benchmark's code, and its
@@ -207,7 +245,27 @@ Status CompareBenchmark(const BenchmarkRecord& base, const BenchmarkFile& conten
           "with the baseline's (see docs/compare.md, \"launch_held\")";
       out.fails_gate = true;
     } else {
-      GPUBENCH_RETURN_IF_ERROR(CompareMetrics(base, *cont, judge, history, out));
+      // Reused repetitions of the contender are no new samples: judged on the measured ones.
+      const std::size_t reused = CountReused(*cont);
+      const BenchmarkRecord measured = reused > 0 ? MeasuredRepetitions(*cont) : BenchmarkRecord{};
+      if (reused > 0) {
+        out.notes.push_back(std::to_string(reused) + " of " +
+                            std::to_string(cont->RepetitionCount()) +
+                            " contender repetitions reused from an earlier run: left out, "
+                            "judged on the measured ones");
+      }
+      if (history == nullptr) {
+        if (const std::size_t base_reused = CountReused(base); base_reused > 0) {
+          const std::string facts = ReuseFacts(base);
+          out.notes.push_back("the baseline's values (" + std::to_string(base_reused) + " of " +
+                              std::to_string(base.RepetitionCount()) +
+                              " repetitions) were reused from an earlier run" +
+                              (facts.empty() ? std::string() : " (" + facts + ")") +
+                              ": they are that run's measurement of the same work");
+        }
+      }
+      GPUBENCH_RETURN_IF_ERROR(
+          CompareMetrics(base, reused > 0 ? measured : *cont, judge, history, out));
     }
   }
   if (out.throttled_baseline || out.throttled_contender) {
@@ -227,6 +285,7 @@ BenchmarkComparison CompareNewBenchmark(const BenchmarkRecord& cont,
   out.name = cont.name;
   out.status = BenchmarkStatus::kNew;
   out.contender_repetitions = cont.RepetitionCount();
+  out.contender_reused = CountReused(cont);
   out.throttled_contender = AnyFlagSet(cont, counter::kSmClockThrottled);
   if (!baseline.cut_off.empty()) {
     out.notes.push_back(

@@ -107,7 +107,10 @@ const DeclaredCounter* FindDeclared(const DeclaredCounters& declared, std::strin
   return nullptr;
 }
 
-bool IsCodeUnit(std::string_view unit) { return unit == "reason" || unit == "reasons"; }
+bool IsCodeUnit(std::string_view unit) {
+  return unit == "reason" || unit == "reasons" || unit == "reuse" || unit == "signature" ||
+         unit == "unix s";
+}
 
 MetricPolicy ResolveMetricPolicy(std::string_view metric, const PolicyOverrides& overrides,
                                  const DeclaredCounters& declared) {

@@ -32,8 +32,9 @@ struct MetricPolicy {
   /// judged on medians (with noise-aware thresholds and floors).
   bool statistical = true;
   std::string unit;  ///< "" when unknown
-  /// A code (unit "reason" or "reasons": stop_reason, clock_event_reasons), not a measurement:
-  /// never tested or gated, and shown by name.
+  /// A code (unit "reason", "reasons", "reuse", "signature" or "unix s": stop_reason,
+  /// clock_event_reasons, reuse_status, work_signature, measured_at), not a measurement: never
+  /// tested or gated, and shown by name, in hex or as a date.
   bool code = false;
   /// Why the metric got this policy, for reports ("vocabulary", "--threshold", ...).
   std::string rule;
@@ -55,8 +56,10 @@ using DeclaredCounters = std::map<std::string, DeclaredCounter>;
 DeclaredCounters ParseCounterUnits(std::string_view text);
 const DeclaredCounter* FindDeclared(const DeclaredCounters& declared, std::string_view metric);
 
-/// Whether values of `unit` are codes rather than quantities: "reason" (a code of kStopReasons)
-/// or "reasons" (a bit set of kClockEventReasons). Their median, mean or change means nothing.
+/// Whether values of `unit` are codes rather than quantities: "reason" (a code of kStopReasons),
+/// "reasons" (a bit set of kClockEventReasons), "reuse" (a code of kReuseStatuses), "signature"
+/// (a work signature) or "unix s" (when a value was measured). Their median, mean or change means
+/// nothing.
 bool IsCodeUnit(std::string_view unit);
 
 MetricPolicy ResolveMetricPolicy(std::string_view metric, const PolicyOverrides& overrides,

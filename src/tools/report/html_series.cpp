@@ -17,6 +17,7 @@
 
 #include "schema/counter_table.hpp"
 #include "tools/base/text.hpp"
+#include "tools/gate/history/history.hpp"
 #include "tools/gate/history/series_changes.hpp"
 #include "tools/report/html_cells.hpp"
 #include "tools/report/html_report.hpp"
@@ -41,12 +42,17 @@ std::string FileName(const std::string& path) {
 }
 
 // The run's value of `metric` as the analysis takes it: the median of its repetitions, without
-// those marked gpu_shared or sm_clock_throttled; NaN when none is left or the benchmark failed.
+// those marked gpu_shared or sm_clock_throttled or reused from an earlier run (reuse_status
+// reused); NaN when none is left or the benchmark failed.
 double RunMedian(const BenchmarkRecord& record, std::string_view metric) {
   if (record.failed) return kNaN;
   const MetricSeries* series = record.FindMetric(metric);
   if (!series || series->values.empty()) return kNaN;
   std::vector<bool> keep(series->values.size(), true);
+  const std::vector<bool> reused = ReusedRepetitions(record);
+  if (reused.size() == keep.size()) {
+    for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = !reused[i];
+  }
   for (const char* flag : {counter::kGpuShared, counter::kSmClockThrottled}) {
     const MetricSeries* marks = record.FindMetric(flag);
     if (!marks) continue;

@@ -6,9 +6,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "schema/context_keys.hpp"
 #include "schema/counter_table.hpp"
 #include "tools/base/text.hpp"
 #include "tools/gate/comparison.hpp"
+#include "tools/gate/history/history.hpp"
 #include "tools/gate/run_summary.hpp"
 #include "tools/gate/suite_summary.hpp"
 #include "tools/report/html_cells.hpp"
@@ -75,12 +77,18 @@ std::string GateOutcome(const ComparisonReport& report) {
   if (report.exit_code == kExitNothingCompared) {
     return "NOTHING COMPARED" + exit + ": " + report.nothing_compared;
   }
+  if (report.exit_code == kExitAllReused) {
+    return "REUSED" + exit + ": every row carries an earlier run's values; nothing was judged";
+  }
   return "FAIL" + exit;
 }
 
 std::string GateBanner(const ComparisonReport& report) {
   const Summary& s = report.summary;
-  std::string html = "<p class=\"gate " + std::string(report.exit_code == kExitOk ? "ok" : "bad") +
+  const char* tone = report.exit_code == kExitOk          ? "ok"
+                     : report.exit_code == kExitAllReused ? "warn"
+                                                          : "bad";
+  std::string html = "<p class=\"gate " + std::string(tone) +
                      "\"><b>gpubench-compare: " + HtmlEscape(GateOutcome(report)) +
                      "</b> &middot; ";
   html += std::to_string(s.compared) + " compared, " + std::to_string(s.regressions) +
@@ -89,6 +97,7 @@ std::string GateBanner(const ComparisonReport& report) {
           std::to_string(s.same) + " same, " + std::to_string(s.undecided) + " undecided, " +
           std::to_string(s.missing) + " missing, " + std::to_string(s.added) + " new, " +
           std::to_string(s.failed_in_contender) + " failed in this run";
+  if (s.reused > 0) html += ", " + std::to_string(s.reused) + " reused (not judged)";
   if (!report.contender_cut_off.empty()) {
     html += " &middot; this run was cut off mid-write: a cut-off run never passes";
   }
@@ -108,7 +117,8 @@ struct CodeColumn {
 std::vector<CodeColumn> CodeColumns(const BenchmarkFile& run) {
   std::vector<CodeColumn> columns;
   for (const CodeColumn& column : {CodeColumn{counter::kStopReason, "Stopped by"},
-                                   CodeColumn{counter::kClockEventReasons, "Clock events"}}) {
+                                   CodeColumn{counter::kClockEventReasons, "Clock events"},
+                                   CodeColumn{counter::kReuseStatus, "Reuse"}}) {
     for (const BenchmarkRecord& record : run.benchmarks) {
       if (!record.aggregates_only && record.FindMetric(column.metric) != nullptr) {
         columns.push_back(column);
@@ -179,6 +189,39 @@ std::string BaselineCells(const BenchmarkComparison* compared) {
          (compared->fails_gate ? " (fails)" : "") + "</td>";
 }
 
+// The mark of a benchmark whose values were reused from an earlier run (--gpubench_reuse): a
+// badge after its name, "reused" when every repetition was, "reused 3/10" when some were.
+std::string ReuseBadge(const BenchmarkRecord& record) {
+  const std::size_t reused = CountReused(record);
+  if (reused == 0) return "";
+  const std::size_t repetitions = record.RepetitionCount();
+  const std::string text = reused == repetitions ? std::string("reused")
+                                                 : "reused " + std::to_string(reused) + "/" +
+                                                       std::to_string(repetitions);
+  return " <span class=\"badge reused\" title=\"not measured in this run: the values are an "
+         "earlier run&#39;s row of the same work (its work signature matched)\">" +
+         text + "</span>";
+}
+
+// The line above the table when rows were reused: how many, and from which run.
+std::string ReuseParagraph(const BenchmarkFile& run) {
+  std::size_t rows = 0, reused_rows = 0, benchmarks = 0;
+  for (const BenchmarkRecord& record : run.benchmarks) {
+    if (record.aggregates_only) continue;
+    rows += record.RepetitionCount();
+    const std::size_t reused = CountReused(record);
+    reused_rows += reused;
+    if (reused > 0) ++benchmarks;
+  }
+  if (reused_rows == 0) return "";
+  const std::string* source = run.ContextValue(context_key::kReuseSource);
+  return "<p class=\"reuse-note\" id=\"reuse-line\"><span class=\"badge reused\">reused</span> " +
+         std::to_string(reused_rows) + " of " + std::to_string(rows) + " rows (" +
+         std::to_string(benchmarks) + " benchmark(s)) carry an earlier run&#39;s values" +
+         (source != nullptr ? " (" + HtmlEscape(*source) + ")" : std::string()) +
+         ": they were not measured in this run, and a comparison does not judge them.</p>";
+}
+
 // Rows for the benchmarks only the baseline has.
 std::string MissingRows(const ComparisonReport& comparison, const BenchmarkFile& run,
                         std::size_t code_columns) {
@@ -211,6 +254,7 @@ std::string SummaryTable(const ReportInputs& inputs, double peak) {
   const std::vector<CodeColumn> codes = CodeColumns(run);
   std::string html = "<section><h2>Summary</h2>";
   if (baseline) html += GateBanner(*inputs.comparison);
+  html += ReuseParagraph(run);
   html +=
       "<p class=\"muted\">Medians over the repetitions; cv is the coefficient of variation of the "
       "GPU time." +
@@ -230,7 +274,9 @@ std::string SummaryTable(const ReportInputs& inputs, double peak) {
   }
   html += "</tr></thead><tbody>\n";
   for (const BenchmarkRecord& record : run.benchmarks) {
-    html += "<tr><td class=\"name\">" + HtmlEscape(record.name) + "</td>" +
+    const std::string badge = ReuseBadge(record);
+    html += std::string(AllReused(record) ? "<tr class=\"reused\">" : "<tr>") +
+            "<td class=\"name\">" + HtmlEscape(record.name) + badge + "</td>" +
             MeasuredCells(record, peak, codes);
     if (baseline) {
       const auto it = verdicts.find(record.name);

@@ -4,6 +4,7 @@
 #include <functional>
 #include <unordered_map>
 
+#include "gpubench/counters.hpp"
 #include "schema/counter_table.hpp"
 #include "tools/base/text.hpp"
 #include "tools/gate/comparison.hpp"
@@ -32,6 +33,40 @@ void LeaveOut(std::vector<RunRecord>& records,
   records = std::move(kept);
 }
 
+// A run's reused rows (reuse_status reused) equal their source's: never a new sample of the
+// between-run spread. A run whose rows were all reused is left out, as long as a run that measured
+// remains; where every run reused, one run per measurement (measured_at) is kept. Runs that reused
+// some repetitions keep their measured ones (Pool).
+void LeaveOutReused(std::vector<RunRecord>& records, std::vector<std::string>& notes) {
+  const std::size_t before = records.size();
+  const bool any_measured = std::any_of(records.begin(), records.end(),
+                                        [](const RunRecord& r) { return !AllReused(*r.record); });
+  std::vector<RunRecord> kept;
+  std::vector<double> measurements;  // measured_at of the reused runs kept
+  for (const RunRecord& entry : records) {
+    if (!AllReused(*entry.record)) {
+      kept.push_back(entry);
+      continue;
+    }
+    if (any_measured) continue;
+    const MetricSeries* at = entry.record->FindMetric(counter::kMeasuredAt);
+    const double when = at != nullptr && !at->values.empty() ? at->values.front() : -1;
+    if (when >= 0 &&
+        std::find(measurements.begin(), measurements.end(), when) != measurements.end()) {
+      continue;  // another copy of a measurement already kept
+    }
+    measurements.push_back(when);
+    kept.push_back(entry);
+  }
+  if (kept.size() == before) return;
+  notes.push_back("history: " + std::to_string(before - kept.size()) + " of " +
+                  std::to_string(before) +
+                  " baseline runs left out (their values were reused from an earlier run: "
+                  "reuse_status reused, not a new sample" +
+                  (any_measured ? std::string(")") : "; one run kept per measurement)"));
+  records = std::move(kept);
+}
+
 // One benchmark's records from the runs that have it (in run order) as one record.
 BenchmarkRecord Pool(const std::vector<RunRecord>& records, BenchmarkHistory& history) {
   BenchmarkRecord pooled = *records.front().record;
@@ -39,7 +74,14 @@ BenchmarkRecord Pool(const std::vector<RunRecord>& records, BenchmarkHistory& hi
   pooled.aggregates.clear();  // GB's aggregates of one run describe no pool
   pooled.seen_repetition_indices.clear();
   pooled.failed_repetition_indices.clear();
-  for (const auto& [run, record] : records) {
+  for (const auto& [run, original] : records) {
+    // A run that reused some repetitions (and measured others) counts only the measured ones.
+    BenchmarkRecord measured;
+    const BenchmarkRecord* record = original;
+    if (!AllReused(*original) && CountReused(*original) > 0) {
+      measured = MeasuredRepetitions(*original);
+      record = &measured;
+    }
     pooled.aggregates_only = pooled.aggregates_only || record->aggregates_only;
     for (const MetricSeries& series : record->metrics) {
       if (series.values.empty()) continue;
@@ -115,6 +157,50 @@ bool AnyFlagSet(const BenchmarkRecord& record, std::string_view counter) {
                      [](double v) { return v >= 0.5; });
 }
 
+std::vector<bool> ReusedRepetitions(const BenchmarkRecord& record) {
+  std::vector<bool> reused(record.RepetitionCount(), false);
+  const MetricSeries* status = record.FindMetric(counter::kReuseStatus);
+  if (!status || record.aggregates_only) return reused;  // GB's mean of codes is no code
+  if (status->values.size() != reused.size()) {
+    // Not one code per repetition: only a benchmark whose every code says reused is reused.
+    const bool all =
+        !status->values.empty() && std::all_of(status->values.begin(), status->values.end(),
+                                               [](double v) { return v == kReuseStatusReused; });
+    std::fill(reused.begin(), reused.end(), all);
+    return reused;
+  }
+  for (std::size_t i = 0; i < reused.size(); ++i) {
+    reused[i] = status->values[i] == kReuseStatusReused;
+  }
+  return reused;
+}
+
+std::size_t CountReused(const BenchmarkRecord& record) {
+  const std::vector<bool> reused = ReusedRepetitions(record);
+  return static_cast<std::size_t>(std::count(reused.begin(), reused.end(), true));
+}
+
+bool AllReused(const BenchmarkRecord& record) {
+  const std::size_t reused = CountReused(record);
+  return reused > 0 && reused == record.RepetitionCount();
+}
+
+BenchmarkRecord MeasuredRepetitions(const BenchmarkRecord& record) {
+  const std::vector<bool> reused = ReusedRepetitions(record);
+  if (std::find(reused.begin(), reused.end(), true) == reused.end()) return record;
+  BenchmarkRecord measured = record;
+  measured.aggregates.clear();  // GB's aggregates took the reused rows in too
+  for (MetricSeries& series : measured.metrics) {
+    if (series.values.size() != reused.size()) continue;
+    std::vector<double> kept;
+    for (std::size_t i = 0; i < reused.size(); ++i) {
+      if (!reused[i]) kept.push_back(series.values[i]);
+    }
+    series.values = std::move(kept);
+  }
+  return measured;
+}
+
 std::optional<bool> LaunchHeld(const BenchmarkRecord& record) {
   const MetricSeries* series = record.FindMetric(counter::kLaunchHeld);
   if (!series || series->values.empty()) return std::nullopt;
@@ -185,6 +271,7 @@ PooledBaseline PoolBaselineRuns(const std::vector<const BenchmarkFile*>& runs,
     LeaveOut(
         records, [](const BenchmarkRecord& r) { return !AnyFlagSet(r, counter::kGpuShared); },
         "another process used the GPU: gpu_shared", notes);
+    LeaveOutReused(records, notes);
     const BenchmarkRecord* rival = contender.Find(name);
     if (rival && !AnyFlagSet(*rival, counter::kGpuShared)) {
       if (const std::optional<bool> held = LaunchHeld(*rival)) {

@@ -46,6 +46,18 @@ std::string DescribePooledValue(const BenchmarkHistory& history, const std::stri
 /// A 0/1 flag counter (gpu_shared, sm_clock_throttled, ...) set in any repetition.
 bool AnyFlagSet(const BenchmarkRecord& record, std::string_view counter);
 
+/// Which repetitions of `record` carry values reused from an earlier run (reuse_status
+/// "reused", --gpubench_reuse): one entry per repetition with values; all false without the
+/// counter. A reused row equals its source row: it is never a new sample.
+std::vector<bool> ReusedRepetitions(const BenchmarkRecord& record);
+/// How many repetitions of `record` were reused (ReusedRepetitions).
+std::size_t CountReused(const BenchmarkRecord& record);
+/// True when `record` has repetitions and every one of them was reused.
+bool AllReused(const BenchmarkRecord& record);
+/// `record` without its reused repetitions: each metric with one value per repetition loses the
+/// values of the reused ones. `record` itself when none was reused.
+BenchmarkRecord MeasuredRepetitions(const BenchmarkRecord& record);
+
 /// launch_held of a benchmark: true when every repetition was held, false when any was not;
 /// nullopt without the counter (cache=keep, other tools, older gpubench).
 std::optional<bool> LaunchHeld(const BenchmarkRecord& record);

@@ -52,10 +52,14 @@ std::vector<std::string> JudgedMetrics(const std::vector<const BenchmarkFile*>& 
   return metrics;
 }
 
-// The repetitions of a record that count: those not marked gpu_shared or sm_clock_throttled.
-// Empty `keep` means all. Sets *why to the reason when some are held out.
-std::vector<bool> CountingRepetitions(const BenchmarkRecord& record, std::string* why) {
-  std::vector<bool> keep(record.RepetitionCount(), true);
+// The repetitions of a record that count: those not marked gpu_shared or sm_clock_throttled,
+// and not reused from an earlier run (reuse_status reused: its source's value, no new sample).
+// Empty `keep` means all. Sets *why to the reason when some are held out (*reused for reuse).
+std::vector<bool> CountingRepetitions(const BenchmarkRecord& record, std::string* why,
+                                      bool* reused) {
+  std::vector<bool> keep = ReusedRepetitions(record);
+  *reused = std::find(keep.begin(), keep.end(), true) != keep.end();
+  keep.flip();
   bool held = false;
   for (const char* flag : {counter::kGpuShared, counter::kSmClockThrottled}) {
     const MetricSeries* series = record.FindMetric(flag);
@@ -331,6 +335,7 @@ SeriesReport AnalyseSeries(const std::vector<const BenchmarkFile*>& files,
   }
   report.benchmarks = benchmarks.size();
   std::map<std::string, std::vector<std::string>> held_out_by_reason;  // reason -> "run: bench"
+  std::vector<std::string> reused_rows;                                // "run bench (n of m)"
   for (BenchmarkSeries& series : benchmarks) {
     std::vector<bool> present(runs.size(), false);
     for (const std::string& metric : metrics) series.values[metric].assign(runs.size(), kNaN);
@@ -339,7 +344,13 @@ SeriesReport AnalyseSeries(const std::vector<const BenchmarkFile*>& files,
       if (!record || record->failed) continue;
       present[r] = true;
       std::string why;
-      const std::vector<bool> keep = CountingRepetitions(*record, &why);
+      bool reused = false;
+      const std::vector<bool> keep = CountingRepetitions(*record, &why, &reused);
+      if (reused) {
+        reused_rows.push_back(runs[r].file->path + " " + series.name + " (" +
+                              std::to_string(CountReused(*record)) + " of " +
+                              std::to_string(keep.size()) + " repetitions)");
+      }
       if (!why.empty()) {
         const std::size_t kept =
             static_cast<std::size_t>(std::count(keep.begin(), keep.end(), true));
@@ -359,6 +370,17 @@ SeriesReport AnalyseSeries(const std::vector<const BenchmarkFile*>& files,
                        "are held out of the series: ";
     for (std::size_t i = 0; i < rows.size() && i < 4; ++i) text += (i ? "; " : "") + rows[i];
     if (rows.size() > 4) text += "; …";
+    report.notes.push_back(text);
+  }
+  if (!reused_rows.empty()) {
+    std::string text = std::to_string(reused_rows.size()) +
+                       " benchmark run(s) with rows reused from an earlier run (reuse_status "
+                       "reused: the earlier run's values, no new measurement): those rows are "
+                       "held out of the series: ";
+    for (std::size_t i = 0; i < reused_rows.size() && i < 4; ++i) {
+      text += (i ? "; " : "") + reused_rows[i];
+    }
+    if (reused_rows.size() > 4) text += "; …";
     report.notes.push_back(text);
   }
 
