@@ -191,6 +191,8 @@ class Cubin {
   std::vector<size_t> module_banks;                    // IsModuleConstantBank
   uint64_t machine_flags = 0;                          // e_flags, OSABI, ABI version
 
+  // libelf reads the image where it lies and never writes it (a cubin is little-endian like
+  // the host, so nothing is converted in place; checked on a read-only mapping).
   Status Read(const void* image, size_t size) {
     Elf* elf = elf_memory(static_cast<char*>(const_cast<void*>(image)), size);
     if (elf == nullptr) return Status::InvalidInput(std::string("libelf: ") + elf_errmsg(-1));
@@ -260,7 +262,7 @@ class Cubin {
       if (IsModuleConstantBank(sections[s].name)) module_banks.push_back(s);
       const GElf_Shdr& header = sections[s].header;
       if ((header.sh_flags & SHF_INFO_LINK) != 0 && header.sh_info != s &&
-          header.sh_type != SHT_REL && header.sh_type != SHT_RELA)
+          header.sh_type != SHT_REL && header.sh_type != SHT_RELA && header.sh_type != SHT_NOTE)
         linked_to[header.sh_info].push_back(s);
     }
     return Status::Ok();
