@@ -15,11 +15,13 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/gpubenchConfig.cmake.i
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/gpubenchConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/gpubenchConfig.cmake
-  ${PROJECT_BINARY_DIR}/gpubenchConfigVersion.cmake DESTINATION ${GPUBENCH_CMAKE_DIR})
+  ${PROJECT_BINARY_DIR}/gpubenchConfigVersion.cmake ${PROJECT_SOURCE_DIR}/cmake/FindLibElf.cmake
+  DESTINATION ${GPUBENCH_CMAKE_DIR})
 
 # pkg-config: gpubench.pc beside the CMake package, for builds without CMake, e.g. a Makefile:
 #   c++ -std=c++17 my_bench.cpp $(pkg-config --cflags --libs gpubench)
-# It names the CUDA runtime (and, for a static libgpubench, CUPTI) where this build found them.
+# It names the CUDA runtime (and, for a static libgpubench, CUPTI and libelf) where this build
+# found them.
 # GB comes through `Requires: benchmark` when the GB gpubench was built against has a
 # benchmark.pc (Debian's package and GB's own install both ship one; a GB in a prefix of its
 # own then needs that prefix's lib/pkgconfig in PKG_CONFIG_PATH); otherwise its directories are
@@ -43,17 +45,19 @@ else()
     string(APPEND GPUBENCH_PC_CFLAGS "-I${_dir} ")
   endforeach()
 endif()
-# A static libgpubench leaves its private dependency, CUPTI, to the final link.
-set(_gpubench_cupti "-lcupti")
+# A static libgpubench leaves its private dependencies, CUPTI and libelf, to the final link.
+set(_gpubench_private_libs "-lcupti")
 if(NOT _gpubench_cupti_libdir STREQUAL CUDAToolkit_LIBRARY_DIR)
-  set(_gpubench_cupti "-L${_gpubench_cupti_libdir} -lcupti")
+  set(_gpubench_private_libs "-L${_gpubench_cupti_libdir} -lcupti")
 endif()
+get_filename_component(_gpubench_elf_libdir "${LibElf_LIBRARY}" DIRECTORY)
+string(APPEND _gpubench_private_libs " -L${_gpubench_elf_libdir} -lelf")
 string(APPEND GPUBENCH_PC_LIBS "-L\${cudalibdir} ")
 if(_gpubench_type STREQUAL "STATIC_LIBRARY")
-  string(APPEND GPUBENCH_PC_LIBS "${_gpubench_cupti} ")
+  string(APPEND GPUBENCH_PC_LIBS "${_gpubench_private_libs} ")
   set(GPUBENCH_PC_LIBS_PRIVATE "")
 else()
-  set(GPUBENCH_PC_LIBS_PRIVATE "${_gpubench_cupti}")
+  set(GPUBENCH_PC_LIBS_PRIVATE "${_gpubench_private_libs}")
 endif()
 string(APPEND GPUBENCH_PC_LIBS "-lcudart")
 # The prefix is the one the install uses (cmake --install --prefix), known only then.

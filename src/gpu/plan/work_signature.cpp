@@ -33,7 +33,9 @@ inline uint64_t Load64(const unsigned char* p) {
 
 // One 8-byte step of a lane: bijective in the word for a fixed lane state, so two inputs that
 // differ in one word leave the lane in different states.
-inline uint64_t Absorb(uint64_t lane, uint64_t word) { return Rotl(lane ^ (word * kMulB), 29) * kMulA; }
+inline uint64_t Absorb(uint64_t lane, uint64_t word) {
+  return Rotl(lane ^ (word * kMulB), 29) * kMulA;
+}
 
 // Full avalanche of a 64-bit state (xorshift-multiply twice).
 inline uint64_t Avalanche(uint64_t x) {
@@ -101,9 +103,10 @@ constexpr uint16_t kEmCuda = 190;  // EM_CUDA
 constexpr uint32_t kFatbinMagic = 0xBA55ED50;
 // .nv.info attributes (EIATTR_*) whose payload names symbols by their index, which moves when
 // another kernel adds or drops a symbol: the index is replaced by the symbol's name.
-constexpr uint8_t kAttrParamCbank = 0x0a;  // {u32 symbol of .nv.constant0.<f>, u16 offset, u16 size}
-constexpr uint8_t kAttrExterns = 0x0f;     // {u32 symbol}...
-constexpr uint8_t kFormatSval = 0x04;      // {u8 format, u8 attribute, u16 size, payload}
+constexpr uint8_t kAttrParamCbank =
+    0x0a;                               // {u32 symbol of .nv.constant0.<f>, u16 offset, u16 size}
+constexpr uint8_t kAttrExterns = 0x0f;  // {u32 symbol}...
+constexpr uint8_t kFormatSval = 0x04;   // {u8 format, u8 attribute, u16 size, payload}
 
 struct Section {
   std::string name;
@@ -186,8 +189,10 @@ class Cubin {
   std::map<size_t, std::vector<size_t>> linked_to;     // text section -> sections about it
   std::map<size_t, std::vector<size_t>> info_about;    // symbol -> module_info entries
   std::vector<size_t> module_banks;                    // IsModuleConstantBank
-  uint64_t machine_flags = 0;                             // e_flags, OSABI, ABI version
+  uint64_t machine_flags = 0;                          // e_flags, OSABI, ABI version
 
+  // libelf reads the image where it lies and never writes it (a cubin is little-endian like
+  // the host, so nothing is converted in place; checked on a read-only mapping).
   Status Read(const void* image, size_t size) {
     Elf* elf = elf_memory(static_cast<char*>(const_cast<void*>(image)), size);
     if (elf == nullptr) return Status::InvalidInput(std::string("libelf: ") + elf_errmsg(-1));
@@ -250,13 +255,14 @@ class Cubin {
       if (module_info[e].format == kFormatSval && module_info[e].size >= 4)
         info_about[Load32(module_info[e].payload)].push_back(e);
     for (size_t s = 0; s < symbols.size(); ++s)
-      if (GELF_ST_TYPE(symbols[s].sym.st_info) == STT_FUNC) functions_in[symbols[s].sym.st_shndx].push_back(s);
+      if (GELF_ST_TYPE(symbols[s].sym.st_info) == STT_FUNC)
+        functions_in[symbols[s].sym.st_shndx].push_back(s);
     // .nv.info.<f>, .nv.constant0.<f>, .nv.shared.<f>: SHF_INFO_LINK to f's .text section.
     for (size_t s = 0; s < sections.size(); ++s) {
       if (IsModuleConstantBank(sections[s].name)) module_banks.push_back(s);
       const GElf_Shdr& header = sections[s].header;
       if ((header.sh_flags & SHF_INFO_LINK) != 0 && header.sh_info != s &&
-          header.sh_type != SHT_REL && header.sh_type != SHT_RELA)
+          header.sh_type != SHT_REL && header.sh_type != SHT_RELA && header.sh_type != SHT_NOTE)
         linked_to[header.sh_info].push_back(s);
     }
     return Status::Ok();

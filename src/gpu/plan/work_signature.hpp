@@ -28,7 +28,26 @@ std::string SignatureHex(uint64_t signature);
 /// together with those of the functions it calls and the initialised data it references
 /// (followed through the relocations), so that a change to another kernel of the same cubin
 /// does not change it, and a change to a device function it calls or a constant table it reads
-/// does.
+/// does. In detail, a function's hash covers (names, never symbol or section indices, which
+/// move when another kernel adds a symbol):
+///  - the ELF header's e_flags and ABI bytes (the SM the code is for);
+///  - its .text section: flags, alignment, bytes, and the functions defined in it (name, value,
+///    size, st_other: whole-program compilation copies called device functions in);
+///  - the module-wide .nv.info entries about those functions (register count, frame and stack
+///    sizes) and its own .nv.info.<name> (parameter layout, maximum registers, exit offsets...);
+///  - the sections linked to it (SHF_INFO_LINK): the parameter bank .nv.constant0.<name> (its
+///    size says the parameter bytes), .nv.shared.<name> (static shared memory: its size), a
+///    literal bank .nv.constant2.<name>;
+///  - each relocation of those sections (offset, type, addend, symbol name) and its target:
+///    another function's closure (the same, transitively, each once), an object's bytes
+///    [st_value, st_value + st_size), a section symbol's whole section, a NOBITS object's size,
+///    an undefined symbol's name (vprintf);
+///  - every module-wide constant bank .nv.constant<N> (the user's __constant__ data, bank 3;
+///    the address table of globals, bank 4) and what its relocations reach: machine code reads
+///    these as c[bank][offset] with no relocation, so which bytes a function reads cannot be
+///    told from the ELF. A change to a __constant__ initialiser, or to a __device__ global's
+///    initialiser or a string literal reached through bank 4, therefore changes every
+///    function of the cubin: a needless measurement, never a stale reuse.
 struct CubinFunctions {
   std::map<std::string, uint64_t> code_hash;  ///< mangled name -> hash
 };
