@@ -11,6 +11,7 @@
 
 #include "common/environment.hpp"
 #include "gpu/cuda/cuda_status.hpp"
+#include "gpu/cuda/driver_entry.hpp"
 
 namespace gpubench::detail {
 
@@ -42,21 +43,6 @@ bool CudaDriverPresent() {
 }
 
 namespace {
-
-// A driver function through the runtime, which loads the driver already: gpubench links no
-// libcuda of its own. Null where the driver lacks it.
-template <class Function>
-Function DriverFunction(const char* name) {
-  void* function = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  if (cudaGetDriverEntryPointByVersion(name, &function, 12000, cudaEnableDefault, &found) !=
-          cudaSuccess ||
-      found != cudaDriverEntryPointSuccess) {
-    cudaGetLastError();
-    return nullptr;
-  }
-  return reinterpret_cast<Function>(function);
-}
 
 }  // namespace
 

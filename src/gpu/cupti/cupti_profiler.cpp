@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpu/cuda/driver_entry.hpp"
 #include "gpu/backend.hpp"
 #include "gpu/cuda/cuda_status.hpp"
 #include "gpu/cupti/cupti_attach.hpp"
@@ -38,18 +39,9 @@ constexpr double kBusyRetrySeconds = 2;
 
 Status CurrentContext(CUcontext* context) {
   using GetCurrent = CUresult (*)(CUcontext*);
-  void* function = nullptr;
-  cudaDriverEntryPointQueryResult found{};
-  if (Status status = CudaStatus(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &function,
-                                                                  12000, cudaEnableDefault, &found),
-                                 "cudaGetDriverEntryPointByVersion(cuCtxGetCurrent)");
-      !status.ok()) {
-    return status;
-  }
-  if (function == nullptr || found != cudaDriverEntryPointSuccess) {
-    return Status::Error("the CUDA driver has no cuCtxGetCurrent");
-  }
-  if (reinterpret_cast<GetCurrent>(function)(context) != CUDA_SUCCESS || *context == nullptr) {
+  const auto get_current = DriverFunction<GetCurrent>("cuCtxGetCurrent");
+  if (get_current == nullptr) return Status::Error("the CUDA driver has no cuCtxGetCurrent");
+  if (get_current(context) != CUDA_SUCCESS || *context == nullptr) {
     return Status::Error("no current CUDA context for the profiler");
   }
   return Status::Ok();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gpu/backend.hpp"
+#include "gpu/cuda/driver_entry.hpp"
 #include "gpu/cupti/cupti_callbacks.hpp"
 #include "gpu/plan/work_signature.hpp"
 
@@ -77,6 +78,37 @@ const std::vector<CUpti_CallbackId>& RecordedCalls() {
 }
 // clang-format on
 
+// The driver functions the recorder calls, through the runtime (driver_entry.hpp): gpubench
+// links no libcuda. Read once; a missing one leaves the work it reads unsigned.
+struct Driver {
+  decltype(&cuPointerGetAttribute) pointer_attribute =
+      DriverFunction<decltype(&cuPointerGetAttribute)>("cuPointerGetAttribute");
+  decltype(&cuFuncGetName) function_name =
+      DriverFunction<decltype(&cuFuncGetName)>("cuFuncGetName");
+  decltype(&cuFuncGetParamInfo) parameter_info =
+      DriverFunction<decltype(&cuFuncGetParamInfo)>("cuFuncGetParamInfo");
+  decltype(&cuGraphGetNodes) graph_nodes =
+      DriverFunction<decltype(&cuGraphGetNodes)>("cuGraphGetNodes");
+  decltype(&cuGraphNodeGetType) node_type =
+      DriverFunction<decltype(&cuGraphNodeGetType)>("cuGraphNodeGetType");
+  decltype(&cuGraphKernelNodeGetParams) kernel_node =
+      DriverFunction<decltype(&cuGraphKernelNodeGetParams)>("cuGraphKernelNodeGetParams");
+  decltype(&cuGraphMemsetNodeGetParams) memset_node =
+      DriverFunction<decltype(&cuGraphMemsetNodeGetParams)>("cuGraphMemsetNodeGetParams");
+  decltype(&cuGraphMemcpyNodeGetParams) memcpy_node =
+      DriverFunction<decltype(&cuGraphMemcpyNodeGetParams)>("cuGraphMemcpyNodeGetParams");
+};
+
+const Driver& TheDriver() {
+  static const Driver driver;
+  return driver;
+}
+
+CUresult PointerAttribute(void* value, CUpointer_attribute attribute, CUdeviceptr pointer) {
+  const auto call = TheDriver().pointer_attribute;
+  return call != nullptr ? call(value, attribute, pointer) : CUDA_ERROR_NOT_SUPPORTED;
+}
+
 // Device-accessible memory through the driver: an address in an allocation gives its range.
 class DriverAllocations final : public AllocationLookup {
  public:
@@ -86,9 +118,9 @@ class DriverAllocations final : public AllocationLookup {
     CUdeviceptr start = 0;
     size_t bytes = 0;
     const auto pointer = static_cast<CUdeviceptr>(address);
-    if (cuPointerGetAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, pointer) !=
+    if (PointerAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, pointer) !=
             CUDA_SUCCESS ||
-        cuPointerGetAttribute(&bytes, CU_POINTER_ATTRIBUTE_RANGE_SIZE, pointer) != CUDA_SUCCESS) {
+        PointerAttribute(&bytes, CU_POINTER_ATTRIBUTE_RANGE_SIZE, pointer) != CUDA_SUCCESS) {
       return false;
     }
     *base = start;
@@ -100,7 +132,7 @@ class DriverAllocations final : public AllocationLookup {
 // Host memory the driver does not know (pageable) or knows as host memory (pinned, mapped).
 bool IsHostMemory(CUdeviceptr pointer) {
   unsigned int type = 0;
-  if (cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, pointer) != CUDA_SUCCESS) {
+  if (PointerAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, pointer) != CUDA_SUCCESS) {
     return true;  // not the driver's: pageable host memory
   }
   return type == CU_MEMORYTYPE_HOST;
@@ -235,7 +267,11 @@ class CuptiWorkRecorder final : public WorkRecorder {
                          const Dims3& block, unsigned shared, const std::string& cluster,
                          void** params, void** extra, std::string* why) {
     const char* name = symbol;
-    if (name == nullptr && cuFuncGetName(&name, function) != CUDA_SUCCESS) name = nullptr;
+    const Driver& driver = TheDriver();
+    if (name == nullptr &&
+        (driver.function_name == nullptr || driver.function_name(&name, function) != CUDA_SUCCESS)) {
+      name = nullptr;
+    }
     const std::string kernel = name != nullptr ? name : "?";
     std::string line = "kernel " + kernel;
     {
@@ -254,9 +290,14 @@ class CuptiWorkRecorder final : public WorkRecorder {
             " smem=" + std::to_string(shared) + cluster;
     std::vector<ParamSlice> slices;
     size_t end = 0;
-    for (size_t index = 0;; ++index) {
+    if (driver.parameter_info == nullptr) {
+      *why = "the driver cannot say kernel " + kernel + "'s parameters (cuFuncGetParamInfo)";
+    }
+    for (size_t index = 0; driver.parameter_info != nullptr; ++index) {
       ParamSlice slice;
-      if (cuFuncGetParamInfo(function, index, &slice.offset, &slice.size) != CUDA_SUCCESS) break;
+      if (driver.parameter_info(function, index, &slice.offset, &slice.size) != CUDA_SUCCESS) {
+        break;
+      }
       slices.push_back(slice);
       end = std::max(end, slice.offset + slice.size);
     }
@@ -288,18 +329,24 @@ class CuptiWorkRecorder final : public WorkRecorder {
   // A graph's nodes in the order the driver lists them: kernels as launches, sets and copies
   // by their sizes, other nodes by their type.
   std::string DescribeGraph(CUgraph graph) {
+    const Driver& driver = TheDriver();
+    if (driver.graph_nodes == nullptr || driver.node_type == nullptr ||
+        driver.kernel_node == nullptr || driver.memset_node == nullptr ||
+        driver.memcpy_node == nullptr) {
+      return {};
+    }
     size_t count = 0;
-    if (graph == nullptr || cuGraphGetNodes(graph, nullptr, &count) != CUDA_SUCCESS) return {};
+    if (graph == nullptr || driver.graph_nodes(graph, nullptr, &count) != CUDA_SUCCESS) return {};
     std::vector<CUgraphNode> nodes(count);
-    if (cuGraphGetNodes(graph, nodes.data(), &count) != CUDA_SUCCESS) return {};
+    if (driver.graph_nodes(graph, nodes.data(), &count) != CUDA_SUCCESS) return {};
     std::string text = "graph nodes=" + std::to_string(count);
     for (CUgraphNode node : nodes) {
       CUgraphNodeType type;
-      if (cuGraphNodeGetType(node, &type) != CUDA_SUCCESS) return {};
+      if (driver.node_type(node, &type) != CUDA_SUCCESS) return {};
       text += " | ";
       if (type == CU_GRAPH_NODE_TYPE_KERNEL) {
         CUDA_KERNEL_NODE_PARAMS params{};
-        if (cuGraphKernelNodeGetParams(node, &params) != CUDA_SUCCESS) return {};
+        if (driver.kernel_node(node, &params) != CUDA_SUCCESS) return {};
         std::string why;
         text += KernelLine(params.func, nullptr, {params.gridDimX, params.gridDimY, params.gridDimZ},
                            {params.blockDimX, params.blockDimY, params.blockDimZ},
@@ -307,13 +354,13 @@ class CuptiWorkRecorder final : public WorkRecorder {
         if (!why.empty()) return {};
       } else if (type == CU_GRAPH_NODE_TYPE_MEMSET) {
         CUDA_MEMSET_NODE_PARAMS params{};
-        if (cuGraphMemsetNodeGetParams(node, &params) != CUDA_SUCCESS) return {};
+        if (driver.memset_node(node, &params) != CUDA_SUCCESS) return {};
         text += "set element=" + std::to_string(params.elementSize) +
                 " value=" + std::to_string(params.value) + " width=" + std::to_string(params.width) +
                 " height=" + std::to_string(params.height);
       } else if (type == CU_GRAPH_NODE_TYPE_MEMCPY) {
         CUDA_MEMCPY3D params{};
-        if (cuGraphMemcpyNodeGetParams(node, &params) != CUDA_SUCCESS) return {};
+        if (driver.memcpy_node(node, &params) != CUDA_SUCCESS) return {};
         if (params.srcMemoryType == CU_MEMORYTYPE_HOST) return {};  // host bytes: not read here
         text += "copy width=" + std::to_string(params.WidthInBytes) +
                 " height=" + std::to_string(params.Height) +
