@@ -330,7 +330,6 @@ TEST(Settings, BadReuseValuesAreRefusedWithWhatWouldBeRight) {
     const char* flag;
     const char* message;
   } cases[] = {
-      {"--gpubench_reuse=", "an empty path: give a previous run's JSON file or a folder of runs"},
       {"--gpubench_reuse_max_runs=-1", "'-1' is not a whole number from 0 to 1000000"},
       {"--gpubench_reuse_max_runs=five", "'five' is not a whole number from 0 to 1000000"},
       {"--gpubench_reuse_max_age=7x",
@@ -348,6 +347,19 @@ TEST(Settings, BadReuseValuesAreRefusedWithWhatWouldBeRight) {
     EXPECT_NE(result.error.find(std::string(bad.flag) + ": "), std::string::npos) << result.error;
     EXPECT_NE(result.error.find(bad.message), std::string::npos) << result.error;
   }
+}
+
+// An empty path: the flag's syntax (CLI11) refuses it, the variable's value the row's parser.
+TEST(Settings, AnEmptyReusePathIsRefused) {
+  ParseResult flag = Parse({"--gpubench_reuse="});
+  EXPECT_FALSE(flag.ok);
+  EXPECT_NE(flag.error.find("--gpubench_reuse"), std::string::npos) << flag.error;
+  ParseResult variable = Parse({}, {{"GPUBENCH_REUSE", ""}});
+  EXPECT_FALSE(variable.ok);
+  EXPECT_NE(variable.error.find("bad environment variable GPUBENCH_REUSE=: an empty path: give a "
+                                "previous run's JSON file or a folder of runs"),
+            std::string::npos)
+      << variable.error;
 }
 
 TEST(Settings, ReuseDoesNotEnterTheFingerprint) {
