@@ -136,7 +136,7 @@ TEST(ReuseSource, AGoodRunIsReadWithItsIdentityRowsAndCounters) {
   EXPECT_EQ(source.Find("BM_Copy/1048576/manual_time_mean", 0), nullptr);
   const SourceRow* copy = source.Find("BM_Copy/1048576/manual_time", 1);
   ASSERT_NE(copy, nullptr);
-  EXPECT_EQ(copy->repetition_index, 1);
+  EXPECT_EQ(copy->repetition, 1);
   EXPECT_EQ(copy->iterations, 1000);
   EXPECT_DOUBLE_EQ(copy->real_time_seconds, 6342.5e-9);
   EXPECT_FALSE(copy->error);

@@ -85,7 +85,7 @@ std::string RunDifference(const RunIdentity& source, const RunIdentity& current)
 }
 
 ReuseDecision DecideReuse(const ReuseSource* source, const std::string& run_difference,
-                          const std::string& name, int repetition_index,
+                          const std::string& name, int repetition,
                           std::optional<uint64_t> signature, const std::string& unsigned_why,
                           const ReuseRules& rules, double now_unix) {
   if (source == nullptr) return Measured(kNoSource, "no reuse source could be read");
@@ -94,10 +94,9 @@ ReuseDecision DecideReuse(const ReuseSource* source, const std::string& run_diff
     return Measured(kUnsigned, unsigned_why.empty() ? std::string("the work could not be signed")
                                                     : unsigned_why);
   }
-  const SourceRow* row = source->Find(name, repetition_index);
+  const SourceRow* row = source->Find(name, repetition);
   if (row == nullptr) {
-    return Measured(kNew,
-                    "the source run has no row of repetition " + std::to_string(repetition_index));
+    return Measured(kNew, "the source run has no row of repetition " + std::to_string(repetition));
   }
   if (row->error) return Measured(kNew, "the source row has no value (it was skipped or failed)");
 

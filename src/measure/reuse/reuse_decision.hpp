@@ -58,7 +58,7 @@ struct ReuseDecision {
 /// signature, absent when the work could not be signed (`unsigned_why` says why).
 /// `now_unix`: this run's time.
 ReuseDecision DecideReuse(const ReuseSource* source, const std::string& run_difference,
-                          const std::string& name, int repetition_index,
+                          const std::string& name, int repetition,
                           std::optional<uint64_t> signature, const std::string& unsigned_why,
                           const ReuseRules& rules, double now_unix);
 

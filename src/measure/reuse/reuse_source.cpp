@@ -143,12 +143,12 @@ double SecondsPerUnit(const std::string& unit) {
 // name.
 bool ReadRow(const json& item, SourceRow* row) {
   if (!item.is_object()) return false;
-  const std::string run_type = StringField(item, "run_type");
-  if (!run_type.empty() && run_type != "iteration") return false;
+  const std::string kind = StringField(item, "run_type");
+  if (!kind.empty() && kind != "iteration") return false;
   row->name = StringField(item, "name");
   if (row->name.empty()) return false;
   const auto index = item.find("repetition_index");
-  if (index != item.end() && index->is_number_integer()) row->repetition_index = index->get<int>();
+  if (index != item.end() && index->is_number_integer()) row->repetition = index->get<int>();
   const auto iterations = item.find("iterations");
   if (iterations != item.end() && iterations->is_number()) {
     row->iterations = iterations->get<int64_t>();
@@ -224,7 +224,7 @@ Result<ReuseSource> ParseRun(const std::string& path, const std::string& text) {
     for (const json& item : *benchmarks) {
       SourceRow row;
       if (!ReadRow(item, &row)) continue;
-      auto key = std::make_pair(row.name, row.repetition_index);
+      auto key = std::make_pair(row.name, row.repetition);
       const auto [where, inserted] = source.rows.emplace(key, std::move(row));
       if (!inserted) {
         where->second.error = true;  // which of the two would be this run's instance?
@@ -393,8 +393,8 @@ bool ParseGbDate(const std::string& text, double* unix_seconds) {
   return true;
 }
 
-const SourceRow* ReuseSource::Find(const std::string& name, int repetition_index) const {
-  const auto found = rows.find({name, repetition_index});
+const SourceRow* ReuseSource::Find(const std::string& name, int repetition) const {
+  const auto found = rows.find({name, repetition});
   return found == rows.end() ? nullptr : &found->second;
 }
 

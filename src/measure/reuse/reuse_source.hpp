@@ -15,8 +15,8 @@ namespace gpubench::detail {
 
 /// One repetition row of the source run (GB's run_type "iteration"; aggregates are left out).
 struct SourceRow {
-  std::string name;  ///< GB's "name" (gpubench's rows carry no "/iterations:2")
-  int repetition_index = 0;
+  std::string name;    ///< GB's "name" (gpubench's rows carry no "/iterations:2")
+  int repetition = 0;  ///< GB's "repetition_index"
   int64_t iterations = 0;
   double real_time_seconds = 0;  ///< GB's real_time in seconds (time_unit applied)
   /// GB's error_occurred, a skip message, a row without a readable real_time, or a second row
@@ -44,13 +44,13 @@ struct ReuseSource {
   double date_unix = 0;  ///< the same in seconds since 1970, UTC (0 when unreadable)
   std::string commit;    ///< the context's "commit" (GB's --benchmark_context=commit=...), or ""
   RunIdentity identity;
-  std::map<std::pair<std::string, int>, SourceRow> rows;  ///< by (name, repetition_index)
+  std::map<std::pair<std::string, int>, SourceRow> rows;  ///< by (name, repetition)
   /// What the reader passed over on the way, one line each, for stderr: in a folder, newer
   /// files that could not be used (cut off, not a gpubench run, another user's) and why; rows
   /// made unusable (two rows of one name and repetition).
   std::vector<std::string> notes;
 
-  const SourceRow* Find(const std::string& name, int repetition_index) const;
+  const SourceRow* Find(const std::string& name, int repetition) const;
   /// "FILE (DATE, commit C)" for the context block and the row's mark; "FILE (DATE)" without
   /// a commit.
   std::string Describe() const;
