@@ -80,17 +80,21 @@ inline constexpr ReuseStatusName kReuseStatuses[] = {
      "the work signature equals the source row's: the row carries the source row's values; "
      "nothing was timed or profiled (wall_time is what this run spent on the set-up and the "
      "signature's body)"},
-    {2, "new", "measured: the reuse source has no row of this instance and repetition"},
+    {2, "new",
+     "measured: the reuse source has no row of this instance and repetition, or only an error "
+     "row"},
     {3, "changed", "measured: the work signature differs from the source row's"},
     {4, "streak",
      "measured: the source row's value had been reused --gpubench_reuse_max_runs runs in a row"},
     {5, "aged", "measured: the source row's value is older than --gpubench_reuse_max_age"},
     {6, "host_bound",
-     "measured: the source row's gpu_busy_pct is below the cut-off, or absent: the GPU waited "
-     "for the host, whose code the signature does not see"},
+     "measured: the source row was timed without the launch hold and its gpu_busy_pct is below "
+     "99%, or absent: the GPU may have waited for the host, whose code the signature does not "
+     "see"},
     {7, "unsigned",
-     "measured: part of the work cannot be signed (a graph launch, a kernel whose machine code "
-     "was not seen, a set-up that ran outside gpubench's forms)"},
+     "measured: part of the work cannot be signed (a kernel whose machine code was not seen, a "
+     "graph instantiated before the instance or changed after, a host function launched into a "
+     "stream, a 3-D or batched copy, a set-up that ran outside gpubench's forms)"},
     {8, "run_differs",
      "measured: the source run's GPU, driver, settings fingerprint or method version differ "
      "from this run's"},

@@ -218,6 +218,11 @@ void SetUpReuse(const detail::DeviceFacts& facts, detail::ReuseState* reuse) {
     return;
   }
   reuse->source = std::move(source).value();
+  if (!child) {
+    for (const std::string& note : reuse->source->notes) {
+      std::cerr << "gpubench: --gpubench_reuse: " << note << "\n";
+    }
+  }
   reuse->run_difference = detail::RunDifference(reuse->source->identity, reuse->identity);
   if (!reuse->run_difference.empty() && !child) {
     std::cerr << "gpubench: --gpubench_reuse: every benchmark is measured: "

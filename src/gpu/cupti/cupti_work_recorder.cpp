@@ -468,7 +468,10 @@ class CuptiWorkRecorder final : public WorkRecorder {
       case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc:
       case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz: {
         const auto* h = static_cast<const cuLaunchHostFunc_params*>(p);
-        return Add("host function " + HostFunctionName(reinterpret_cast<const void*>(h->fn)), "");
+        // The host function runs inside the stream's timeline: host time in a held span.
+        return Add("host function " + HostFunctionName(reinterpret_cast<const void*>(h->fn)),
+                   "a host function launched into a stream (cudaLaunchHostFunc) runs host code "
+                   "inside the GPU's timeline");
       }
       default:
         break;
