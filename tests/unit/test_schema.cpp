@@ -64,6 +64,11 @@ std::set<std::string> WrittenKeys() {
       add(MakeCounterRoute(role, {pass, policy, log, settings})->BusyContext("on: test"));
     }
   }
+  ReuseState reuse;
+  add(SignatureContext(reuse, "", true));
+  reuse.on = true;
+  reuse.source_error = "no such file";
+  add(SignatureContext(reuse, "", true));
   ThermalSample unknown;
   unknown.unknown_reason = "no NVML";
   add(ThermalContext(unknown));

@@ -232,4 +232,29 @@ KeyValues ThermalContext(const ThermalSample& at_start) {
                start}};
 }
 
+KeyValues SignatureContext(const ReuseState& reuse, const std::string& unavailable, bool device) {
+  KeyValues keys;
+  std::string covers =
+      "set-up and first body of each instance: each kernel's own machine code (with the device "
+      "functions it calls and the initialised data it reads), grid, block, cluster, dynamic "
+      "shared memory and argument bytes (a device address as its allocation's size and the "
+      "offset in it); each copy's direction and size, with a hash of the host bytes copied from "
+      "pageable or pinned memory; each set's size and value; a graph's nodes as read at its "
+      "instantiation; the settings fingerprint, GPU UUID, driver and method version. Not seen: "
+      "memory the host writes and the GPU reads without a copy (pinned, mapped, managed), data "
+      "made on the host and never copied, the host's own code and timing, other processes";
+  if (!device) {
+    covers = "none: no usable CUDA device";
+  } else if (!unavailable.empty()) {
+    covers = "none: " + unavailable;
+  }
+  keys.emplace_back(context_key::kSignatureCovers, covers);
+  if (reuse.on) {
+    keys.emplace_back(context_key::kReuseSource,
+                      reuse.source ? reuse.source->Describe() : "none: " + reuse.source_error);
+  }
+  return keys;
+}
+
+
 }  // namespace gpubench::detail

@@ -12,6 +12,7 @@
 #include "gpu/nvml/gpu_thermal.hpp"
 #include "gpu/plan/flush.hpp"
 #include "gpubench/settings.hpp"
+#include "measure/reuse/call_reuse.hpp"
 
 namespace gpubench::detail {
 
@@ -33,6 +34,10 @@ KeyValues BuildContext(const Settings& settings, const DeviceFacts& facts,
 /// gpubench_gpu_thermal: how the temperature, power and clock-event counters are read, with the
 /// reading `at_start` (before any benchmark), or why there are none.
 KeyValues ThermalContext(const ThermalSample& at_start);
+
+/// The work signature's keys: what it covers (or why no call is signed: `unavailable`, the
+/// recorder's reason, or no `device`), and with --gpubench_reuse the source run.
+KeyValues SignatureContext(const ReuseState& reuse, const std::string& unavailable, bool device);
 
 /// The gpubench_stream_watch context value.
 std::string StreamWatchDescription(const std::string& unavailable_reason);

@@ -230,33 +230,6 @@ void SetUpReuse(const detail::DeviceFacts& facts, detail::ReuseState* reuse) {
   }
 }
 
-// What the signature covers, and the reuse source.
-std::vector<std::pair<std::string, std::string>> ReuseContext(const detail::ReuseState& reuse,
-                                                              const std::string& unavailable,
-                                                              bool device) {
-  std::vector<std::pair<std::string, std::string>> keys;
-  std::string covers =
-      "set-up and first body of each instance: each kernel's own machine code (with the device "
-      "functions it calls and the initialised data it reads), grid, block, cluster, dynamic "
-      "shared memory and argument bytes (a device address as its allocation's size and the "
-      "offset in it); each copy's direction and size, with a hash of the host bytes copied from "
-      "pageable or pinned memory; each set's size and value; a graph's nodes as read at its "
-      "instantiation; the settings fingerprint, GPU UUID, driver and method version. Not seen: "
-      "memory the host writes and the GPU reads without a copy (pinned, mapped, managed), data "
-      "made on the host and never copied, the host's own code and timing, other processes";
-  if (!device) {
-    covers = "none: no usable CUDA device";
-  } else if (!unavailable.empty()) {
-    covers = "none: " + unavailable;
-  }
-  keys.emplace_back(context_key::kSignatureCovers, covers);
-  if (reuse.on) {
-    keys.emplace_back(context_key::kReuseSource,
-                      reuse.source ? reuse.source->Describe() : "none: " + reuse.source_error);
-  }
-  return keys;
-}
-
 void AddContext(const detail::DeviceFacts& facts, const std::string& lock_note,
                 std::optional<int> tagged_device) {
   detail::ProcessState& process = detail::ProcessState::Get();
@@ -274,8 +247,8 @@ void AddContext(const detail::DeviceFacts& facts, const std::string& lock_note,
   for (const auto& [key, value] : process.route().BusyContext(harness.profiler_status())) {
     benchmark::AddCustomContext(key, value);
   }
-  for (const auto& [key, value] : ReuseContext(process.reuse, harness.work().UnavailableReason(),
-                                               facts.available)) {
+  for (const auto& [key, value] : detail::SignatureContext(
+           process.reuse, harness.work().UnavailableReason(), facts.available)) {
     benchmark::AddCustomContext(key, value);
   }
   // The GPU before any benchmark: also the first reference of --gpubench_thermal=wait.
