@@ -1,7 +1,7 @@
 // What gpubench writes into a benchmark row as a code, and what each code means: the bits of
-// counter clock_event_reasons and the codes of counters stop_reason and reuse_status. Header-only and constexpr:
-// code that reads gpubench's rows decodes them without linking the library. (Every counter's
-// name, unit and meaning is in docs/user_guide.md "Counters".)
+// counter clock_event_reasons and the codes of counters stop_reason and reuse_status. Header-only
+// and constexpr: code that reads gpubench's rows decodes them without linking the library. (Every
+// counter's name, unit and meaning is in docs/user_guide.md "Counters".)
 #pragma once
 
 #include <cstdint>

@@ -256,5 +256,4 @@ KeyValues SignatureContext(const ReuseState& reuse, const std::string& unavailab
   return keys;
 }
 
-
 }  // namespace gpubench::detail

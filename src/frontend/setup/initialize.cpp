@@ -199,8 +199,7 @@ void SetUpReuse(const detail::DeviceFacts& facts, detail::ReuseState* reuse) {
                                        : facts.identity.driver_version.value;
   reuse->identity.method_version = std::to_string(detail::kMethodVersion);
   reuse->run_lines = {"settings " + reuse->identity.settings_fingerprint,
-                      "gpu " + reuse->identity.gpu_uuid,
-                      "driver " + reuse->identity.driver_version,
+                      "gpu " + reuse->identity.gpu_uuid, "driver " + reuse->identity.driver_version,
                       "method " + reuse->identity.method_version};
   if (settings.reuse_path.empty()) return;
   reuse->on = true;
@@ -363,8 +362,8 @@ InitResult Initialize(int* argc, char** argv) {
   // lies: the held tiny kernel then timed 4-6% apart (docs/accuracy.md "Metrics on and off").
   // Module loads are read from the context's creation on (an eager module loading loads every
   // module now): each kernel's machine code goes into the work signature.
-  const bool watches_modules = facts.available && !command_line.list_metrics &&
-                               plan.cuda_tool.empty() && !nothing_measured;
+  const bool watches_modules =
+      facts.available && !command_line.list_metrics && plan.cuda_tool.empty() && !nothing_measured;
   if (watches_modules) process.harness.work().WatchModules(true);
   if (facts.available && !command_line.list_metrics) SetCurrentDevice(plan.settings.device, &facts);
 

@@ -42,10 +42,6 @@ bool CudaDriverPresent() {
   return !devices.empty() && devices != "-1" && devices != "NoDevFiles";
 }
 
-namespace {
-
-}  // namespace
-
 bool ContextExistsBeforeGpubench(int ordinal) {
   using Init = CUresult (*)(unsigned);
   using DeviceGet = CUresult (*)(CUdevice*, int);

@@ -14,8 +14,8 @@ template <class Function>
 Function DriverFunction(const char* name) {
   void* function = nullptr;
   cudaDriverEntryPointQueryResult found{};
-  if (cudaGetDriverEntryPointByVersion(name, &function, CUDA_VERSION, cudaEnableDefault,
-                                       &found) != cudaSuccess ||
+  if (cudaGetDriverEntryPointByVersion(name, &function, CUDA_VERSION, cudaEnableDefault, &found) !=
+          cudaSuccess ||
       found != cudaDriverEntryPointSuccess) {
     cudaGetLastError();
     return nullptr;

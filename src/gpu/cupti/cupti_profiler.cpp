@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include "gpu/cuda/driver_entry.hpp"
 #include "gpu/backend.hpp"
 #include "gpu/cuda/cuda_status.hpp"
+#include "gpu/cuda/driver_entry.hpp"
 #include "gpu/cupti/cupti_attach.hpp"
 #include "gpu/cupti/cupti_metric_config.hpp"
 #include "gpu/cupti/cupti_params.hpp"

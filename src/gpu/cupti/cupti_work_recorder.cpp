@@ -118,8 +118,7 @@ class DriverAllocations final : public AllocationLookup {
     CUdeviceptr start = 0;
     size_t bytes = 0;
     const auto pointer = static_cast<CUdeviceptr>(address);
-    if (PointerAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, pointer) !=
-            CUDA_SUCCESS ||
+    if (PointerAttribute(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, pointer) != CUDA_SUCCESS ||
         PointerAttribute(&bytes, CU_POINTER_ATTRIBUTE_RANGE_SIZE, pointer) != CUDA_SUCCESS) {
       return false;
     }
@@ -268,8 +267,8 @@ class CuptiWorkRecorder final : public WorkRecorder {
                          void** params, void** extra, std::string* why) {
     const char* name = symbol;
     const Driver& driver = TheDriver();
-    if (name == nullptr &&
-        (driver.function_name == nullptr || driver.function_name(&name, function) != CUDA_SUCCESS)) {
+    if (name == nullptr && (driver.function_name == nullptr ||
+                            driver.function_name(&name, function) != CUDA_SUCCESS)) {
       name = nullptr;
     }
     const std::string kernel = name != nullptr ? name : "?";
@@ -348,15 +347,17 @@ class CuptiWorkRecorder final : public WorkRecorder {
         CUDA_KERNEL_NODE_PARAMS params{};
         if (driver.kernel_node(node, &params) != CUDA_SUCCESS) return {};
         std::string why;
-        text += KernelLine(params.func, nullptr, {params.gridDimX, params.gridDimY, params.gridDimZ},
-                           {params.blockDimX, params.blockDimY, params.blockDimZ},
-                           params.sharedMemBytes, "", params.kernelParams, params.extra, &why);
+        text +=
+            KernelLine(params.func, nullptr, {params.gridDimX, params.gridDimY, params.gridDimZ},
+                       {params.blockDimX, params.blockDimY, params.blockDimZ},
+                       params.sharedMemBytes, "", params.kernelParams, params.extra, &why);
         if (!why.empty()) return {};
       } else if (type == CU_GRAPH_NODE_TYPE_MEMSET) {
         CUDA_MEMSET_NODE_PARAMS params{};
         if (driver.memset_node(node, &params) != CUDA_SUCCESS) return {};
         text += "set element=" + std::to_string(params.elementSize) +
-                " value=" + std::to_string(params.value) + " width=" + std::to_string(params.width) +
+                " value=" + std::to_string(params.value) +
+                " width=" + std::to_string(params.width) +
                 " height=" + std::to_string(params.height);
       } else if (type == CU_GRAPH_NODE_TYPE_MEMCPY) {
         CUDA_MEMCPY3D params{};
@@ -402,9 +403,10 @@ class CuptiWorkRecorder final : public WorkRecorder {
       case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
       case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
         const auto* k = static_cast<const cuLaunchKernel_params*>(p);
-        std::string line = KernelLine(k->f, data->symbolName, {k->gridDimX, k->gridDimY, k->gridDimZ},
-                                      {k->blockDimX, k->blockDimY, k->blockDimZ},
-                                      k->sharedMemBytes, "", k->kernelParams, k->extra, &why);
+        std::string line =
+            KernelLine(k->f, data->symbolName, {k->gridDimX, k->gridDimY, k->gridDimZ},
+                       {k->blockDimX, k->blockDimY, k->blockDimZ}, k->sharedMemBytes, "",
+                       k->kernelParams, k->extra, &why);
         return Add(std::move(line), why);
       }
       case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
@@ -426,8 +428,8 @@ class CuptiWorkRecorder final : public WorkRecorder {
           const CUlaunchAttribute& a = c.attrs[index];
           attributes += " attr" + std::to_string(static_cast<int>(a.id));
           if (a.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
-            attributes += "=" + Dims(a.value.clusterDim.x, a.value.clusterDim.y,
-                                     a.value.clusterDim.z);
+            attributes +=
+                "=" + Dims(a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z);
           } else if (a.id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) {
             attributes += "=" + std::to_string(a.value.cooperative);
           } else if (a.id == CU_LAUNCH_ATTRIBUTE_PRIORITY) {
@@ -461,8 +463,8 @@ class CuptiWorkRecorder final : public WorkRecorder {
       case CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams: {
         std::lock_guard<std::mutex> lock(mutex_);
         items_.push_back(std::string("graph update ") + data->functionName);
-        Unsigned(std::string("a graph was changed after its instantiation (") +
-                 data->functionName + ")");
+        Unsigned(std::string("a graph was changed after its instantiation (") + data->functionName +
+                 ")");
         return;
       }
       case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc:
@@ -507,13 +509,14 @@ class CuptiWorkRecorder final : public WorkRecorder {
     const CUDA_MEMCPY2D* c = static_cast<const Params*>(p)->pCopy;
     if (c == nullptr) return;
     std::string line = std::string("copy ") + call + " width=" + std::to_string(c->WidthInBytes) +
-                       " height=" + std::to_string(c->Height) + " kinds=" +
-                       std::to_string(c->srcMemoryType) + "," + std::to_string(c->dstMemoryType);
+                       " height=" + std::to_string(c->Height) +
+                       " kinds=" + std::to_string(c->srcMemoryType) + "," +
+                       std::to_string(c->dstMemoryType);
     if (c->srcMemoryType == CU_MEMORYTYPE_HOST && c->srcHost != nullptr) {
       uint64_t hash = 0;
       for (size_t row = 0; row < c->Height; ++row) {
-        hash = HashBytes(static_cast<const char*>(c->srcHost) + row * c->srcPitch,
-                         c->WidthInBytes, hash);
+        hash = HashBytes(static_cast<const char*>(c->srcHost) + row * c->srcPitch, c->WidthInBytes,
+                         hash);
       }
       line += " host=" + Hex(hash);
     }
@@ -586,8 +589,7 @@ class CuptiWorkRecorder final : public WorkRecorder {
         return Copy("peer", 0, nullptr, static_cast<const cuMemcpyPeer_params*>(p)->ByteCount);
       case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync:
       case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync_ptsz:
-        return Copy("peer", 0, nullptr,
-                    static_cast<const cuMemcpyPeerAsync_params*>(p)->ByteCount);
+        return Copy("peer", 0, nullptr, static_cast<const cuMemcpyPeerAsync_params*>(p)->ByteCount);
       case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
       case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds:
         return Set(p, &cuMemsetD8_v2_params::uc, "8");
@@ -642,9 +644,9 @@ class CuptiWorkRecorder final : public WorkRecorder {
   bool modules_watched_ = false;
   std::vector<std::string> items_;
   std::string unsigned_why_;
-  std::map<std::string, std::set<uint64_t>> code_;   // kernel name -> its code's hashes seen
-  std::vector<std::string> unreadable_modules_;       // why a module's cubin could not be read
-  std::map<CUgraphExec, std::string> graphs_;         // instantiated graphs, as described
+  std::map<std::string, std::set<uint64_t>> code_;  // kernel name -> its code's hashes seen
+  std::vector<std::string> unreadable_modules_;     // why a module's cubin could not be read
+  std::map<CUgraphExec, std::string> graphs_;       // instantiated graphs, as described
 };
 
 }  // namespace
