@@ -119,7 +119,7 @@ TEST(RunTable, RowsOfRepetitionsAndAggregatesWithTheirUnitsAndNotesForWhatIsLeft
   EXPECT_EQ(Lines(text), result.rows + 1);
   EXPECT_EQ(result.benchmarks, 1u);
   EXPECT_NE(text.find("BM_A/8/manual_time,BM_A,8,,iteration,1,,real_time,1700,,ns,"
-                      "lower_is_better,true,00ab,4,false\n"),
+                      "lower_is_better,true,00ab,4,false,\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("BM_A/8/manual_time,BM_A,8,,aggregate,,cv,real_time,0.088,,ratio,"),
@@ -228,7 +228,7 @@ TEST(RunTable, CodesAreWrittenInWordsAndNeverAsAggregates) {
   const auto row = [](int repetition, const std::string& counter, const std::string& words,
                       const std::string& unit) {
     return "BM_C/manual_time,BM_C,,,iteration," + std::to_string(repetition) + ",," + counter +
-           ",," + words + "," + unit + ",neither,false,00ab,5,false\n";
+           ",," + words + "," + unit + ",neither,false,00ab,5,false,\n";
   };
   EXPECT_NE(text.find(row(0, counter::kStopReason, "precision", "reason")), std::string::npos)
       << text;
