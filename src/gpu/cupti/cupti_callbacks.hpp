@@ -39,8 +39,8 @@ class DriverCallbacks {
 
  private:
   DriverCallbacks() = default;
-  bool Subscribe();             ///< under mutex_
-  void UnsubscribeIfUnused();    ///< under mutex_
+  bool Subscribe();            ///< under mutex_
+  void UnsubscribeIfUnused();  ///< under mutex_
   static void CUPTIAPI Dispatch(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                                 const void* data);
 

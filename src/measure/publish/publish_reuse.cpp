@@ -14,18 +14,13 @@
 namespace gpubench::detail {
 namespace {
 
-double UnixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // What a reused row does not copy from its source: what this run spent, the reuse counters
 // themselves, and what GB and the benchmark function write again after the loop.
 bool WrittenByThisRun(const std::string& name) {
   static const std::set<std::string> names = {
-      counter::kWallTime,       counter::kSamples,      counter::kWallWarmup,
-      counter::kWallTimed,      counter::kWallProfiling, counter::kWorkSignature,
-      counter::kReuseStatus,    counter::kReusedRuns,   counter::kMeasuredAt,
+      counter::kWallTime,       counter::kSamples,        counter::kWallWarmup,
+      counter::kWallTimed,      counter::kWallProfiling,  counter::kWorkSignature,
+      counter::kReuseStatus,    counter::kReusedRuns,     counter::kMeasuredAt,
       counter::kBytesPerSecond, counter::kItemsPerSecond, counter::kTimingPaused};
   return names.count(name) != 0;
 }
@@ -42,7 +37,7 @@ void PublishSignature(const CallResult& call, bool trial, benchmark::State& stat
   if (call.reuse.signature) {
     out.Set<counter::kWorkSignature>(static_cast<double>(*call.reuse.signature));
   }
-  out.Set<counter::kMeasuredAt>(UnixNow());
+  out.Set<counter::kMeasuredAt>(UnixSeconds());
   if (const auto& decision = call.reuse.decision) {
     out.Set<counter::kReuseStatus>(decision->status);
     out.Set<counter::kReusedRuns>(0);

@@ -1,9 +1,15 @@
 #include "measure/reuse/call_reuse.hpp"
 
+#include <chrono>
+
 #include "gpu/plan/work_signature.hpp"
 #include "gpubench/counters.hpp"
 
 namespace gpubench::detail {
+
+double UnixSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 bool CallReuse::reused() const {
   return decision.has_value() && decision->status == kReuseStatusReused;

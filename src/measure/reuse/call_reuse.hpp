@@ -17,12 +17,12 @@ namespace gpubench::detail {
 struct ReuseState {
   /// The signature's run-level lines: settings fingerprint, GPU, driver, method version.
   std::vector<std::string> run_lines;
-  bool on = false;                     ///< --gpubench_reuse was given
-  std::optional<ReuseSource> source;   ///< the source run, when it could be read
-  std::string source_error;            ///< why it could not
-  std::string run_difference;          ///< RunDifference's line ("" when the runs agree)
+  bool on = false;                    ///< --gpubench_reuse was given
+  std::optional<ReuseSource> source;  ///< the source run, when it could be read
+  std::string source_error;           ///< why it could not
+  std::string run_difference;         ///< RunDifference's line ("" when the runs agree)
   ReuseRules rules;
-  RunIdentity identity;                ///< this run's
+  RunIdentity identity;  ///< this run's
   /// Rows published so far per instance (trials left out): the next call's repetition index.
   std::map<std::string, int> rows_published;
 };
@@ -34,6 +34,9 @@ struct CallReuse {
   std::optional<ReuseDecision> decision;  ///< with --gpubench_reuse only
   bool reused() const;
 };
+
+/// Now, in seconds since 1970 (UTC): a row's measured_at.
+double UnixSeconds();
 
 /// Signs `work` (what the recorder saw of the call's set-up and first body) with the run's
 /// lines; `setup_watched` false: the call's set-up ran before the recorder began (a benchmark

@@ -35,9 +35,9 @@ CounterServices CountersOf(ProcessState& process) {
   return {process.harness, process.route(), process.policy};
 }
 PublishServices PublishOf(ProcessState& process) {
-  return {process.route(),          process.policy, process.profile_log, process.harness.facts(),
-          process.repetition_means, process.cost,   process.timed_cpu,   process.timed_gpu,
-          process.reuse};
+  return {process.route(),         process.policy,           process.profile_log,
+          process.harness.facts(), process.repetition_means, process.cost,
+          process.timed_cpu,       process.timed_gpu,        process.reuse};
 }
 
 }  // namespace

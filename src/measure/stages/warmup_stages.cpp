@@ -7,15 +7,6 @@
 
 namespace gpubench::detail {
 
-namespace {
-
-double UnixNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
 Status WarmupStages::Begin(CallResult* call) {
   Harness& harness = services_.harness;
   // The set-up of a gpubench form's call was recorded from its start (InstanceScope); a loop of
@@ -105,8 +96,8 @@ Result<WarmupStages::Next> WarmupStages::AfterWarmup(CallResult* call) {
   // It waited for the GPU: what one body takes, for the profiling pass's share of bodies.
   call->warmup_body_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - warmup_start_).count();
-  call->reuse = SignCall(services_.reuse, call->work, call->setup_watched, call->instance,
-                         UnixNow());
+  call->reuse =
+      SignCall(services_.reuse, call->work, call->setup_watched, call->instance, UnixSeconds());
   if (call->reuse.reused()) {
     // The profiling child profiles nothing the timing process will not measure.
     if (!times_calls()) return Status::Error(kProfilingPassSkip);
