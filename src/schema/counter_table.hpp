@@ -307,10 +307,10 @@ inline constexpr CounterInfo kCounters[] = {
     // The work signature and reuse (--gpubench_reuse, docs/user_guide.md "Reusing unchanged
     // work").
     {counter::kWorkSignature, Writer::kCallEnd, "signature", Better::kNeither,
-     "a 48-bit hash of what the instance asked the GPU to do in its set-up and one body (each "
-     "kernel's machine code, launch geometry and arguments, each copy and set), with the "
-     "settings fingerprint, the GPU, the driver and the method version; an integer in JSON, 12 "
-     "hex digits in the tools; absent where the work could not be watched"},
+     "with --gpubench_reuse: a 48-bit hash of what the instance asked the GPU to do in its set-up "
+     "and one body (each kernel's machine code, launch geometry and arguments, each copy and "
+     "set), with the settings fingerprint, the GPU, the driver and the method version; an "
+     "integer in JSON, 12 hex digits in the tools; absent where the work could not be watched"},
     {counter::kReuseStatus, Writer::kCallEnd, "reuse", Better::kNeither,
      "with --gpubench_reuse: whether the values were reused or measured and why, a code of "
      "kReuseStatuses: 1 reused, 2 new, 3 changed, 4 streak, 5 aged, 6 host_bound, 7 unsigned, "
@@ -319,8 +319,8 @@ inline constexpr CounterInfo kCounters[] = {
      "with --gpubench_reuse: how many runs in a row the row's values have been reused (0: "
      "measured in this run)"},
     {counter::kMeasuredAt, Writer::kCallEnd, "unix s", Better::kNeither,
-     "when the row's values were measured, in seconds since 1970 (UTC): this run's call, or the "
-     "reuse source's measurement for a reused row"},
+     "with --gpubench_reuse: when the row's values were measured, in seconds since 1970 (UTC): "
+     "this run's call, or the reuse source's measurement for a reused row"},
     // timer=cupti: one counter per kernel name.
     {counter::kKernelTimePrefix, Writer::kCallEnd, "s", Better::kLower,
      "per iteration, per kernel name (timer=cupti only)"},

@@ -67,9 +67,17 @@ def main():
     edits = sys.argv[3:]
     os.makedirs(out_dir, exist_ok=True)
     source = os.path.join(out_dir, "full.json")
-    _, full_rows, _ = run(base, out_dir, "full")
+    # Without the flag a run is as before: no signature, no reuse counters.
+    _, plain_rows, _ = run(base, out_dir, "plain")
+    for name, row in plain_rows.items():
+        if "work_signature" in row or "reuse_status" in row or "measured_at" in row:
+            FAILURES.append("plain run: %s has reuse counters" % name)
+    # The first run of a CI job: a folder that holds no run yet; every row measured and signed.
+    empty = os.path.join(out_dir, "empty_history")
+    os.makedirs(empty, exist_ok=True)
+    _, full_rows, _ = run(base, out_dir, "full", "--gpubench_reuse=" + empty)
     for name, row in full_rows.items():
-        if "work_signature" not in row or "reuse_status" in row:
+        if "work_signature" not in row or row.get("reuse_status") != 9:
             FAILURES.append("full run: %s has work_signature %s, reuse_status %s" %
                             (name, row.get("work_signature"), row.get("reuse_status")))
     # Nothing changed: every row reused but the host-bound one, with the source's values.

@@ -360,10 +360,11 @@ InitResult Initialize(int* argc, char** argv) {
   // while the child still held GPU memory, the context's own memory and every buffer after it
   // landed elsewhere than with metrics off, and a short kernel's time depends on where its data
   // lies: the held tiny kernel then timed 4-6% apart (docs/accuracy.md "Metrics on and off").
-  // Module loads are read from the context's creation on (an eager module loading loads every
-  // module now): each kernel's machine code goes into the work signature.
-  const bool watches_modules =
-      facts.available && !command_line.list_metrics && plan.cuda_tool.empty() && !nothing_measured;
+  // With --gpubench_reuse, module loads are read from the context's creation on (an eager module
+  // loading loads every module now): each kernel's machine code goes into the work signature.
+  const bool watches_modules = facts.available && !command_line.list_metrics &&
+                               plan.cuda_tool.empty() && !nothing_measured &&
+                               !plan.settings.reuse_path.empty();
   if (watches_modules) process.harness.work().WatchModules(true);
   if (facts.available && !command_line.list_metrics) SetCurrentDevice(plan.settings.device, &facts);
 

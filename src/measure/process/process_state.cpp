@@ -67,8 +67,11 @@ CallReadings& TimedCpuReadings() { return ProcessState::Get().timed_cpu; }
 CallReadings& TimedGpuReadings() { return ProcessState::Get().timed_gpu; }
 
 void BeginCallWork() {
-  Harness& harness = ProcessState::Get().harness;
-  if (!harness.configured() || !harness.facts().available) return;
+  ProcessState& process = ProcessState::Get();
+  Harness& harness = process.harness;
+  // Only a run that reuses records: a run without --gpubench_reuse takes no CUPTI callbacks
+  // before its warm-up body, as before the signature existed.
+  if (!process.reuse.on || !harness.configured() || !harness.facts().available) return;
   harness.work().Begin();
 }
 

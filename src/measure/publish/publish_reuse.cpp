@@ -33,6 +33,7 @@ void CountRow(const CallResult& call, bool trial, ReuseState& reuse) {
 
 void PublishSignature(const CallResult& call, bool trial, benchmark::State& state,
                       const PublishServices& services) {
+  if (!services.reuse.on) return;  // a run without --gpubench_reuse writes none of these
   CounterSink<Writer::kCallEnd> out(state.counters);
   if (call.reuse.signature) {
     out.Set<counter::kWorkSignature>(static_cast<double>(*call.reuse.signature));

@@ -24,7 +24,7 @@ Status BodyError(const std::string& instance, const Status& status) {
 Status WarmupPhase::Before() {
   GPUBENCH_RETURN_IF_ERROR(harness_.cache().BeforeWarmupBody(harness_.ops(), stream_));
   // Last, so that only the body's own work is seen.
-  harness_.work().Hold(false);
+  if (harness_.work().recording()) harness_.work().Hold(false);
   harness_.streams().BeginBody();
   return Status::Ok();
 }
@@ -33,7 +33,7 @@ Status WarmupPhase::After(const std::string& instance, CallResult* call) {
   StreamWatch& watch = harness_.streams();
   const std::vector<StreamUse> uses = watch.EndBody();
   // Before the watch detaches CUPTI (AfterBodyFinished): the recorder's callbacks end here too.
-  call->work = harness_.work().End();
+  if (harness_.work().recording()) call->work = harness_.work().End();
   GpuOps& ops = harness_.ops();
   if (Status status = ops.CheckLaunch(); !status.ok()) return BodyError(instance, status);
   // Waiting here surfaces the body's asynchronous errors before anything is timed.

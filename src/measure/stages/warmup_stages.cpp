@@ -11,12 +11,14 @@ Status WarmupStages::Begin(CallResult* call) {
   Harness& harness = services_.harness;
   // The set-up of a gpubench form's call was recorded from its start (InstanceScope); a loop of
   // GB's own macros starts recording here, after its set-up.
-  WorkRecorder& work = harness.work();
-  if (!work.recording()) {
-    call->setup_watched = false;
-    work.Begin();
+  if (services_.reuse.on) {
+    WorkRecorder& work = harness.work();
+    if (!work.recording()) {
+      call->setup_watched = false;
+      work.Begin();
+    }
+    work.Hold(true);  // gpubench's own work until the body (warmup_.Before releases it)
   }
-  work.Hold(true);  // gpubench's own work until the body (warmup_.Before releases it)
   // The profiling pass's calls are not GB's iteration-count trials: the detector skips them.
   GPUBENCH_RETURN_IF_ERROR(
       AdmitCall(state_, services_.admission, /*count_call=*/times_calls(), &call->instance));
@@ -74,7 +76,7 @@ Status WarmupStages::EndTrace(CallResult* call) {
 
 void WarmupStages::Abort() {
   // A call that failed before its warm-up body ended leaves no recording on.
-  (void)services_.harness.work().End();
+  if (services_.reuse.on) (void)services_.harness.work().End();
   if (!tracing_) return;
   tracing_ = false;
   BusyTracer& tracer = services_.harness.busy();
