@@ -1,5 +1,5 @@
 // The work signature's lines of copies and sets (cupti_work_lines.hpp).
-#include "gpu/cupti/cupti_work_lines.hpp"
+#include "gpu/cupti/work/cupti_work_lines.hpp"
 
 #include <cuda.h>
 

@@ -18,7 +18,7 @@
 #include "gpu/backend.hpp"
 #include "gpu/cuda/driver_entry.hpp"
 #include "gpu/cupti/cupti_callbacks.hpp"
-#include "gpu/cupti/cupti_work_lines.hpp"
+#include "gpu/cupti/work/cupti_work_lines.hpp"
 #include "gpu/plan/work_signature.hpp"
 
 namespace gpubench::detail {
