@@ -9,6 +9,9 @@ namespace gpubench::detail {
 
 Status WarmupStages::Begin(CallResult* call) {
   Harness& harness = services_.harness;
+  // The profiling pass's calls are not GB's iteration-count trials: the detector skips them.
+  GPUBENCH_RETURN_IF_ERROR(
+      AdmitCall(state_, services_.admission, /*count_call=*/times_calls(), &call->instance));
   // The set-up of a gpubench form's call was recorded from its start (InstanceScope); a loop of
   // GB's own macros starts recording here, after its set-up.
   if (services_.reuse.on) {
@@ -19,9 +22,6 @@ Status WarmupStages::Begin(CallResult* call) {
     }
     work.Hold(true);  // gpubench's own work until the body (warmup_.Before releases it)
   }
-  // The profiling pass's calls are not GB's iteration-count trials: the detector skips them.
-  GPUBENCH_RETURN_IF_ERROR(
-      AdmitCall(state_, services_.admission, /*count_call=*/times_calls(), &call->instance));
   const std::string& name = call->instance;
   // One session per instance: GB's repetitions and later calls of it are skipped at once.
   if (services_.route.AlreadyProfiled(name)) {
