@@ -17,6 +17,13 @@ Status AdmitCall(benchmark::State& state, const AdmissionServices& services, boo
         "gpubench::Initialize(&argc, argv) before benchmark::Initialize, so that the settings "
         "are recorded in the context block");
   }
+  // Before anything shared is written: GB's threads of such a call all arrive here at once.
+  if (state.threads() > 1) {
+    return Status::Error(
+        "->Threads(" + std::to_string(state.threads()) +
+        ") is not supported: GPU time of one stream cannot be split between host threads; "
+        "register GPU benchmarks with one thread (launch more work per iteration instead)");
+  }
   // GB's name for the instance (State::name() from GB 1.8, so a later ->Name() is seen) with
   // its arguments: the NVTX ranges, the profile records and the trial detector all key on it.
   const CurrentInstance& current = GetCurrentInstance();
@@ -31,12 +38,6 @@ Status AdmitCall(benchmark::State& state, const AdmissionServices& services, boo
   if (count_call) {
     std::cerr << services.policy.trials().BeginCall(*name, state.max_iterations,
                                                     current.own_min_time_seconds);
-  }
-  if (state.threads() > 1) {
-    return Status::Error(
-        "->Threads(" + std::to_string(state.threads()) +
-        ") is not supported: GPU time of one stream cannot be split between host threads; "
-        "register GPU benchmarks with one thread (launch more work per iteration instead)");
   }
   const DeviceFacts& facts = services.harness.facts();
   if (!facts.available) return Status::Error("no usable CUDA device: " + facts.unavailable_reason);

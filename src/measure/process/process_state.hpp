@@ -6,6 +6,8 @@
 #pragma once
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +41,9 @@ struct ProcessState {
   /// Chosen once, by gpubench::Initialize when the profiler and the profiling pass are set up
   /// (ChooseRoute); a test that sets them up itself gets the choice at its first call.
   const CounterRoute& route() {
+    // A test that skips Initialize gets the route at its first call, and GB's threads of a
+    // ->Threads(n) benchmark ask for it at once: one of them chooses it.
+    std::lock_guard<std::mutex> lock(route_mutex_);
     if (!route_) ChooseRoute();
     return *route_;
   }
@@ -90,6 +95,7 @@ struct ProcessState {
 
  private:
   std::unique_ptr<CounterRoute> route_;
+  std::mutex route_mutex_;
 };
 
 }  // namespace gpubench::detail
