@@ -159,6 +159,51 @@ TEST(ReuseSource, AGoodRunIsReadWithItsIdentityRowsAndCounters) {
   EXPECT_TRUE(source.notes.empty());
 }
 
+TEST(ReuseSource, ARowNameIsReadAsGpubenchNamesItsInstance) {
+  EXPECT_EQ(InstanceOfRowName("BM_Copy/1048576/manual_time"), "BM_Copy/1048576");
+  EXPECT_EQ(InstanceOfRowName("BM_Copy/1048576"), "BM_Copy/1048576");
+  EXPECT_EQ(InstanceOfRowName("BM_TinyKernel/manual_time"), "BM_TinyKernel");
+  EXPECT_EQ(InstanceOfRowName("CopyOnStream/Copy/67108864/manual_time"),
+            "CopyOnStream/Copy/67108864");
+  EXPECT_EQ(InstanceOfRowName("BM_Sum/n:400/block:256/repeats:3/manual_time"), "BM_Sum/400/256");
+  EXPECT_EQ(InstanceOfRowName("BM_Plain/8/min_time:0.500/iterations:10/real_time/threads:1"),
+            "BM_Plain/8");
+  // A tagged device reads the same from the instance and from the row.
+  EXPECT_EQ(InstanceOfRowName("BM_Copy/8/gpu:1"),
+            InstanceOfRowName("BM_Copy/n:8/gpu:1/manual_time"));
+  // A C++ name in the first part keeps its "::"; a later "::" part is no named argument.
+  EXPECT_EQ(InstanceOfRowName("ns::BM_Copy/8/manual_time"), "ns::BM_Copy/8");
+  EXPECT_EQ(InstanceOfRowName("Fixture/ns::Method/8"), "Fixture/ns::Method/8");
+  // A family that is itself called like a GB suffix keeps its name.
+  EXPECT_EQ(InstanceOfRowName("manual_time"), "manual_time");
+}
+
+// A real first run of a series (the examples on an H100 with --gpubench_reuse=EMPTY_FOLDER): the
+// loop asks for each row by its instance's name, which GB's row names extend.
+TEST(ReuseSource, EachRowOfARealRunIsFoundByItsInstanceName) {
+  Result<ReuseSource> loaded = Load(kData + "h100_examples_first.json");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const ReuseSource& source = loaded.value();
+  EXPECT_EQ(source.rows.size(), 8u);
+  EXPECT_TRUE(source.notes.empty());
+  const double now = source.date_unix + 60;
+  for (const char* instance :
+       {"BM_Copy/1048576", "BM_Copy/536870912", "CopyOnStream/Copy/67108864", "BM_Saxpy/536870912",
+        "BM_Unfused/536870912", "BM_Fused/536870912", "BM_Fma/2112", "BM_TinyKernel"}) {
+    const SourceRow* row = source.Find(instance, 0);
+    ASSERT_NE(row, nullptr) << instance;
+    EXPECT_EQ(row->name, std::string(instance) + "/manual_time");
+    ASSERT_EQ(row->counters.count("work_signature"), 1u) << instance;
+    const auto signature = static_cast<uint64_t>(row->counters.at("work_signature"));
+    const ReuseDecision decision =
+        DecideReuse(&source, RunDifference(source.identity, source.identity), instance, 0,
+                    signature, "", ReuseRules{}, now);
+    EXPECT_EQ(std::string(ReuseStatusNameOf(decision.status)), "reused")
+        << instance << ": " << decision.why;
+    EXPECT_EQ(source.Find(instance, 1), nullptr) << instance;
+  }
+}
+
 TEST(ReuseSource, TwoRowsOfOneNameAndRepetitionAreNeitherReused) {
   TempFolder folder;
   std::string text = ReadText(kData + "good_run.json");
@@ -321,7 +366,7 @@ ReuseSource OneRowSource() {
   row.counters = {{"work_signature", static_cast<double>(kSignature)},
                   {"launch_held", 1},
                   {"gpu_busy_pct", 67.6}};
-  source.rows[{row.name, 0}] = row;
+  source.rows[{InstanceOfRowName(row.name), 0}] = row;
   return source;
 }
 

@@ -44,17 +44,28 @@ struct ReuseSource {
   double date_unix = 0;  ///< the same in seconds since 1970, UTC (0 when unreadable)
   std::string commit;    ///< the context's "commit" (GB's --benchmark_context=commit=...), or ""
   RunIdentity identity;
-  std::map<std::pair<std::string, int>, SourceRow> rows;  ///< by (name, repetition)
+  /// by (InstanceOfRowName(name), repetition)
+  std::map<std::pair<std::string, int>, SourceRow> rows;
   /// What the reader passed over on the way, one line each, for stderr: in a folder, newer
   /// files that could not be used (cut off, not a gpubench run, another user's) and why; rows
   /// made unusable (two rows of one name and repetition).
   std::vector<std::string> notes;
 
+  /// The row of an instance ("BM_Copy/1048576", as gpubench names it) or of a row's name as GB
+  /// wrote it ("BM_Copy/1048576/manual_time"): both are read through InstanceOfRowName.
   const SourceRow* Find(const std::string& name, int repetition) const;
   /// "FILE (DATE, commit C)" for the context block and the row's mark; "FILE (DATE)" without
   /// a commit.
   std::string Describe() const;
 };
+
+/// A row's name as GB writes it, as gpubench names the instance: GB appends "/min_time:...",
+/// "/min_warmup_time:...", "/iterations:N", "/repeats:N", "/manual_time" (or "/real_time",
+/// "/process_time") and "/threads:N" after the arguments, and writes a named argument as
+/// "n:1024" where the instance has "1024". Each "name:value" part after the first becomes its
+/// value, a tagged device's "gpu:1" too, so the instance "BM/8/gpu:1" and the row
+/// "BM/n:8/gpu:1/manual_time" both read "BM/8/1".
+std::string InstanceOfRowName(const std::string& name);
 
 /// Reads `path`: a GB JSON file written by gpubench, or a folder whose newest *.json run (by
 /// its context's date, then its name) is read; a newer file of the folder that cannot be used

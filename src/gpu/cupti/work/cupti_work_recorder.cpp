@@ -86,6 +86,8 @@ struct Driver {
       DriverFunction<decltype(&cuFuncGetName)>("cuFuncGetName");
   decltype(&cuFuncGetParamInfo) parameter_info =
       DriverFunction<decltype(&cuFuncGetParamInfo)>("cuFuncGetParamInfo");
+  decltype(&cuKernelGetFunction) kernel_function =
+      DriverFunction<decltype(&cuKernelGetFunction)>("cuKernelGetFunction");
   decltype(&cuGraphGetNodes) graph_nodes =
       DriverFunction<decltype(&cuGraphGetNodes)>("cuGraphGetNodes");
   decltype(&cuGraphNodeGetType) node_type =
@@ -184,8 +186,25 @@ class CuptiWorkRecorder final : public WorkRecorder {
 
  private:
   static void OnCall(void* self, CUpti_CallbackId id, const CUpti_CallbackData* data) {
-    if (data->callbackSite != CUPTI_API_ENTER) return;
+    // A kernel is read when its launch returns: under lazy loading its module is loaded inside
+    // the launch (the resource callback hashes its code then). Everything else is read as it
+    // is called, before the host may change the bytes it copies.
+    const CUpti_ApiCallbackSite site = IsKernelLaunch(id) ? CUPTI_API_EXIT : CUPTI_API_ENTER;
+    if (data->callbackSite != site) return;
     static_cast<CuptiWorkRecorder*>(self)->Record(id, data);
+  }
+  static bool IsKernelLaunch(CUpti_CallbackId id) {
+    switch (id) {
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+      case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+        return true;
+      default:
+        return false;
+    }
   }
   static void OnResource(void* self, CUpti_CallbackId id, const CUpti_ResourceData* data) {
     static_cast<CuptiWorkRecorder*>(self)->Resource(id, data);
@@ -221,12 +240,30 @@ class CuptiWorkRecorder final : public WorkRecorder {
     }
   }
 
+  // The runtime launches through a context-independent kernel handle (a CUkernel passed as the
+  // CUfunction), which the cuFunc* calls refuse as an invalid handle: its function in the current
+  // context answers them.
+  static CUfunction FunctionInContext(CUfunction function) {
+    const Driver& driver = TheDriver();
+    size_t offset = 0, size = 0;
+    if (driver.parameter_info(function, 0, &offset, &size) != CUDA_ERROR_INVALID_HANDLE ||
+        driver.kernel_function == nullptr) {
+      return function;
+    }
+    CUfunction in_context = nullptr;
+    if (driver.kernel_function(&in_context, reinterpret_cast<CUkernel>(function)) != CUDA_SUCCESS) {
+      return function;
+    }
+    return in_context;
+  }
+
   // A kernel's line; `why` gets the reason when part of it cannot be signed.
   std::string KernelLine(CUfunction function, const char* symbol, const Dims3& grid,
                          const Dims3& block, unsigned shared, const std::string& cluster,
                          void** params, void** extra, std::string* why) {
     const char* name = symbol;
     const Driver& driver = TheDriver();
+    if (driver.parameter_info != nullptr) function = FunctionInContext(function);
     if (name == nullptr && (driver.function_name == nullptr ||
                             driver.function_name(&name, function) != CUDA_SUCCESS)) {
       name = nullptr;
@@ -254,7 +291,13 @@ class CuptiWorkRecorder final : public WorkRecorder {
     }
     for (size_t index = 0; driver.parameter_info != nullptr; ++index) {
       ParamSlice slice;
-      if (driver.parameter_info(function, index, &slice.offset, &slice.size) != CUDA_SUCCESS) {
+      const CUresult read = driver.parameter_info(function, index, &slice.offset, &slice.size);
+      if (read == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
+      if (read != CUDA_SUCCESS) {
+        // Arguments left out would make two launches that differ in them look alike.
+        *why = "the driver could not say kernel " + kernel +
+               "'s parameters (cuFuncGetParamInfo: " + "error " +
+               std::to_string(static_cast<int>(read)) + ")";
         break;
       }
       slices.push_back(slice);
