@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include "common/environment.hpp"
 
@@ -252,6 +253,43 @@ std::string InstanceNameOfRun(const GbRun& run) {
     name += "/" + (colon == std::string::npos ? arg : arg.substr(colon + 1));
   }
   return name;
+}
+
+std::string InstanceOfRowName(const std::string& name) {
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    const size_t slash = name.find('/', start);
+    parts.push_back(name.substr(start, slash == std::string::npos ? slash : slash - start));
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  const auto starts = [](const std::string& text, const char* prefix) {
+    return text.rfind(prefix, 0) == 0;
+  };
+  while (parts.size() > 1) {
+    const std::string& last = parts.back();
+    if (last == "manual_time" || last == "real_time" || last == "process_time" ||
+        starts(last, "min_time:") || starts(last, "min_warmup_time:") ||
+        starts(last, "iterations:") || starts(last, "repeats:") || starts(last, "threads:")) {
+      parts.pop_back();
+    } else {
+      break;
+    }
+  }
+  // The first part is the function's (or fixture's) name, which may hold "::".
+  std::string instance = parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) {
+    std::string part = parts[i];
+    const size_t colon = part.find(':');
+    const bool named = colon != std::string::npos && colon > 0 && colon + 1 < part.size() &&
+                       part[colon + 1] != ':' &&
+                       std::all_of(part.begin(), part.begin() + colon, [](char c) {
+                         return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                       });
+    if (named) part = part.substr(colon + 1);
+    instance += "/" + part;
+  }
+  return instance;
 }
 
 bool IsAggregate(const GbRun& run) { return run.run_type == GbRun::RT_Aggregate; }

@@ -201,6 +201,13 @@ bool IsProcessTime(const GbRun& run);
 /// The instance name gpubench's loop gave the row's call ("BM_Copy/1048576"): GB's family name
 /// and arguments, without argument names, time type or repetition count.
 std::string InstanceNameOfRun(const GbRun& run);
+/// A row's name as GB writes it, as gpubench names the instance: GB appends "/min_time:...",
+/// "/min_warmup_time:...", "/iterations:N", "/repeats:N", "/manual_time" (or "/real_time",
+/// "/process_time") and "/threads:N" after the arguments, and writes a named argument as
+/// "n:1024" where the instance has "1024". Each "name:value" part after the first becomes its
+/// value, a tagged device's "gpu:1" too, so the instance "BM/8/gpu:1" and the row
+/// "BM/n:8/gpu:1/manual_time" both read "BM/8/1".
+std::string InstanceOfRowName(const std::string& name);
 /// An aggregate row (mean, median, stddev, cv, or the user's statistics).
 bool IsAggregate(const GbRun& run);
 /// A repetition's own row.

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/file_calls.hpp"
+#include "gb/gb_internals.hpp"
 #include "gpubench/counters.hpp"
 #include "measure/reuse/reuse_decision.hpp"
 #include "measure/reuse/reuse_source.hpp"

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +14,8 @@
 #include <set>
 #include <string_view>
 #include <tuple>
+
+#include "gb/gb_internals.hpp"
 
 namespace gpubench::detail {
 namespace {
@@ -393,43 +394,6 @@ bool ParseGbDate(const std::string& text, double* unix_seconds) {
       static_cast<double>(days * 86400 + hour * 3600 + minute * 60 + second - offset_seconds) +
       fraction;
   return true;
-}
-
-std::string InstanceOfRowName(const std::string& name) {
-  std::vector<std::string> parts;
-  for (size_t start = 0;;) {
-    const size_t slash = name.find('/', start);
-    parts.push_back(name.substr(start, slash == std::string::npos ? slash : slash - start));
-    if (slash == std::string::npos) break;
-    start = slash + 1;
-  }
-  const auto starts = [](const std::string& text, const char* prefix) {
-    return text.rfind(prefix, 0) == 0;
-  };
-  while (parts.size() > 1) {
-    const std::string& last = parts.back();
-    if (last == "manual_time" || last == "real_time" || last == "process_time" ||
-        starts(last, "min_time:") || starts(last, "min_warmup_time:") ||
-        starts(last, "iterations:") || starts(last, "repeats:") || starts(last, "threads:")) {
-      parts.pop_back();
-    } else {
-      break;
-    }
-  }
-  // The first part is the function's (or fixture's) name, which may hold "::".
-  std::string instance = parts[0];
-  for (size_t i = 1; i < parts.size(); ++i) {
-    std::string part = parts[i];
-    const size_t colon = part.find(':');
-    const bool named = colon != std::string::npos && colon > 0 && colon + 1 < part.size() &&
-                       part[colon + 1] != ':' &&
-                       std::all_of(part.begin(), part.begin() + colon, [](char c) {
-                         return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-                       });
-    if (named) part = part.substr(colon + 1);
-    instance += "/" + part;
-  }
-  return instance;
 }
 
 const SourceRow* ReuseSource::Find(const std::string& name, int repetition) const {

@@ -59,14 +59,6 @@ struct ReuseSource {
   std::string Describe() const;
 };
 
-/// A row's name as GB writes it, as gpubench names the instance: GB appends "/min_time:...",
-/// "/min_warmup_time:...", "/iterations:N", "/repeats:N", "/manual_time" (or "/real_time",
-/// "/process_time") and "/threads:N" after the arguments, and writes a named argument as
-/// "n:1024" where the instance has "1024". Each "name:value" part after the first becomes its
-/// value, a tagged device's "gpu:1" too, so the instance "BM/8/gpu:1" and the row
-/// "BM/n:8/gpu:1/manual_time" both read "BM/8/1".
-std::string InstanceOfRowName(const std::string& name);
-
 /// Reads `path`: a GB JSON file written by gpubench, or a folder whose newest *.json run (by
 /// its context's date, then its name) is read; a newer file of the folder that cannot be used
 /// is passed over with a note, and the next newest is read. Opened with the same care as the
