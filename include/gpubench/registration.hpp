@@ -37,8 +37,9 @@ class InstanceScope {
 
   /// Whether the benchmark function (a fixture's SetUp, case and TearDown) is to be called: not
   /// where gpubench::Initialize found no usable CUDA device (its set-up would fail, or abort the
-  /// process in a suite's error check), nor for an instance the profiling child aborted in. The
-  /// row is then already an error that says why.
+  /// process in a suite's error check), nor for an instance the profiling child aborted in (the
+  /// row is then already an error that says why), nor with --gpubench_reuse for one the profiling
+  /// child signed and found unchanged (the row is then already the reused one).
   bool runs() const { return runs_; }
 
  private:
@@ -47,6 +48,7 @@ class InstanceScope {
   int64_t loops_at_start_ = 0;  ///< gpubench::Loop objects made before the call
   bool runs_ = true;
   bool armed_ = false;  ///< an abort writes this instance's row
+  bool reused_from_child_ = false;
 };
 
 struct RegisteredFamily {

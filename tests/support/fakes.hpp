@@ -129,6 +129,30 @@ class FakeOps : public detail::GpuOps {
 
 // The body's streams, scripted: every watched body reports `uses` (the shared log is left
 // alone; fork and join show there when streams are joined).
+// The work signature's recorder: each recording ends with `record` (watched, its items).
+class FakeWorkRecorder : public detail::WorkRecorder {
+ public:
+  explicit FakeWorkRecorder(Log* log) : log_(log) {}
+  detail::WorkRecord record{true, {"kernel fake_kernel grid 1,1,1 block 32,1,1"}, ""};
+  std::string UnavailableReason() const override { return ""; }
+  void Begin() override {
+    recording_ = true;
+    log_->Add("work_begin");
+  }
+  bool recording() const override { return recording_; }
+  detail::WorkRecord End() override {
+    recording_ = false;
+    log_->Add("work_end");
+    return record;
+  }
+  void WatchModules(bool /*on*/) override {}
+  void Hold(bool /*on*/) override {}
+
+ private:
+  Log* log_;
+  bool recording_ = false;
+};
+
 class FakeStreamWatch : public detail::StreamWatch {
  public:
   std::string UnavailableReason() const override { return unavailable; }

@@ -32,6 +32,7 @@
 #include "schema/counter_table.hpp"
 #include "support/fakes.hpp"
 
+#include "gpu/plan/work_signature.hpp"
 #include "measure/call/abort_note.hpp"
 #include "measure/call/instance.hpp"
 #include "measure/checks/paused_timing.hpp"
@@ -301,6 +302,15 @@ BenchmarkHandle* const own_min_time_registration =
       for (auto _ : Loop(state)) Body();
     })->MinTime(0.25);
 
+// Counts its set-ups: a call reused on the profiling child's signature does not run them.
+int g_reusable_setups = 0;
+void LoopTest_Reusable(benchmark::State& state) {
+  ++g_reusable_setups;
+  for (auto _ : Loop(state)) Body();
+  state.SetBytesProcessed(state.iterations() * 1000);
+}
+GPUBENCH_BENCHMARK(LoopTest_Reusable)->Iterations(2);
+
 auto* const lambda_registration =
     gpubench::RegisterBenchmark("LoopTest_Lambda", [](benchmark::State& state) {
       for (auto _ : Loop(state)) Body();
@@ -366,6 +376,8 @@ class LoopTest : public ::testing::Test {
       harness.SetThermalMonitorForTesting(std::move(thermal_owner_));
     }
     if (thermal_reference_) process.thermal_reference_c = *thermal_reference_;
+    if (work_owner_) harness.SetWorkRecorderForTesting(std::move(work_owner_));
+    if (reuse_) process.reuse = *reuse_;
     if (!child_file_.empty()) {
       // This process plays the profiling child.
       EXPECT_TRUE(process.profiling_pass
@@ -418,6 +430,8 @@ class LoopTest : public ::testing::Test {
   std::optional<int> tagged_device_;      // one device of a --gpubench_devices run
   std::string child_file_;                // the next Run() is the profiling child's, writing here
   std::optional<std::string> parent_of_;  // the next Run() times after a child that wrote this
+  std::unique_ptr<FakeWorkRecorder> work_owner_;  // the work signature's recorder of the next Run()
+  std::optional<detail::ReuseState> reuse_;       // --gpubench_reuse's state in the next Run()
   detail::ProfilingPass::Header child_header_;
   FakeSharingMonitor* sharing_ = nullptr;
 };
@@ -2685,6 +2699,112 @@ TEST_F(LoopTest, LambdaRegistrationWorks) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(detail::RunErrorMessage(runs[0]), "");
   EXPECT_EQ(log_.Count("push LoopTest_Lambda"), 1);
+}
+
+// --- Reuse on the profiling child's signature (issue #65) --------------------------------------
+
+constexpr uint64_t kReusableSignature = 0x5eed5eed5eedULL;
+
+// --gpubench_reuse with a source whose LoopTest_Reusable row every check passes, signed
+// `signature`: held, measured a minute ago, 4 us per iteration, 1000 bytes declared.
+detail::ReuseState ReusableSource(uint64_t signature) {
+  detail::ReuseState reuse;
+  reuse.on = true;
+  reuse.run_lines = {"settings fake", "gpu GPU-fake", "driver 1", "method 1"};
+  detail::ReuseSource source;
+  source.path = "prev.json";
+  source.date = "2026-12-07T06:00:00+00:00";
+  source.date_unix = detail::UnixSeconds() - 60;
+  detail::SourceRow row;
+  row.name = "LoopTest_Reusable/iterations:2/manual_time";
+  row.iterations = 2;
+  row.real_time_seconds = 4e-6;
+  row.counters = {{counter::kWorkSignature, static_cast<double>(signature)},
+                  {"launch_held", 1},
+                  {counter::kMeasuredAt, source.date_unix},
+                  {counter::kBytesPerSecond, 2.5e8},
+                  {counter::kDeclaredBytes, 1000},
+                  {counter::kDramReadBytes, 777}};
+  source.rows[{"LoopTest_Reusable", 0}] = row;
+  reuse.source = source;
+  return reuse;
+}
+
+// The parent reuses an instance the child signed and reused, without its set-up or body: the
+// row carries the source's time and counters (GB's byte rate too, which the function that did
+// not run would have declared), and the child's call as its profiling wall.
+TEST_F(LoopTest, ParentReusesWhatTheChildSignedWithoutRunningTheFunction) {
+  settings_.profile_iterations = 3;
+  reuse_ = ReusableSource(kReusableSignature);
+  parent_of_ = std::string(kChildHeader) + "\n" +
+               R"j({"reused":"LoopTest_Reusable","signature":)j" +
+               std::to_string(kReusableSignature) + R"j(,"wall_seconds":0.5})j" + "\n";
+  g_reusable_setups = 0;
+  auto runs = Run("^LoopTest_Reusable/", /*with_profiler=*/false);
+  ASSERT_EQ(runs.size(), 1u);
+  const auto& run = runs[0];
+  EXPECT_EQ(detail::RunErrorMessage(run), "");
+  EXPECT_EQ(g_reusable_setups, 0);
+  EXPECT_EQ(log_.Count("body"), 0);
+  EXPECT_EQ(log_.Count("timer_begin"), 0);
+  EXPECT_EQ(run.iterations, 2);
+  EXPECT_NEAR(run.real_accumulated_time / static_cast<double>(run.iterations), 4e-6, 1e-12);
+  EXPECT_DOUBLE_EQ(run.counters.at(counter::kReuseStatus).value, 1.0);
+  EXPECT_DOUBLE_EQ(run.counters.at(counter::kReusedRuns).value, 1.0);
+  EXPECT_DOUBLE_EQ(run.counters.at(counter::kWorkSignature).value,
+                   static_cast<double>(kReusableSignature));
+  EXPECT_DOUBLE_EQ(run.counters.at(counter::kWallProfiling).value, 0.5);
+  EXPECT_GE(run.counters.at(counter::kWallTime).value, 0.5);
+  EXPECT_DOUBLE_EQ(run.counters.at(counter::kBytesPerSecond).value, 2.5e8);
+  EXPECT_DOUBLE_EQ(run.counters.at(counter::kDeclaredBytes).value, 1000);
+  EXPECT_DOUBLE_EQ(run.counters.at(counter::kDramReadBytes).value, 777);
+}
+
+// A child's line that this process does not reuse on (here the parent's source holds another
+// signature) leaves the call to run and sign its own work: a line never reuses a row on its own.
+TEST_F(LoopTest, ParentRunsACallWhoseChildSignatureItDoesNotReuse) {
+  settings_.profile_iterations = 3;
+  reuse_ = ReusableSource(kReusableSignature + 1);
+  parent_of_ = std::string(kChildHeader) + "\n" +
+               R"j({"reused":"LoopTest_Reusable","signature":)j" +
+               std::to_string(kReusableSignature) + R"j(,"wall_seconds":0.5})j" + "\n";
+  g_reusable_setups = 0;
+  auto runs = Run("^LoopTest_Reusable/", /*with_profiler=*/false);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(g_reusable_setups, 1);
+  EXPECT_GT(log_.Count("body"), 0);
+  EXPECT_GT(log_.Count("timer_begin"), 0);
+  // Unrecorded here (the test's backends): the call is measured, never reused.
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kReuseStatus).value, 7.0);
+}
+
+// The child signs the call (set-up and warm-up body), finds it equal to the source row, hands
+// the signature to the parent in its file and profiles nothing.
+TEST_F(LoopTest, ProfilingChildHandsAReusedCallsSignatureToTheParent) {
+  settings_.profile_iterations = 3;
+  work_owner_ = std::make_unique<FakeWorkRecorder>(&log_);
+  detail::ReuseState probe = ReusableSource(0);
+  std::vector<std::string> lines = probe.run_lines;
+  lines.insert(lines.end(), work_owner_->record.items.begin(), work_owner_->record.items.end());
+  const uint64_t signature = detail::SignatureOf(lines);
+  reuse_ = ReusableSource(signature);
+  child_file_ =
+      ::testing::TempDir() + "/gpubench_child_reused_" + std::to_string(::getpid()) + ".jsonl";
+  std::remove(child_file_.c_str());
+  g_reusable_setups = 0;
+  Run("^LoopTest_Reusable/", /*with_profiler=*/true);
+  EXPECT_EQ(g_reusable_setups, 1);
+  EXPECT_EQ(log_.Count("body"), 1);  // the warm-up body, signed
+  EXPECT_EQ(profiler_->sessions, 0);
+  std::ifstream in(child_file_);
+  std::string text, line;
+  std::getline(in, line);  // the header
+  while (std::getline(in, line)) text += line + "\n";
+  const nlohmann::json reused = nlohmann::json::parse(text);
+  EXPECT_EQ(reused.at("reused"), "LoopTest_Reusable");
+  EXPECT_EQ(reused.at("signature").get<uint64_t>(), signature);
+  EXPECT_GT(reused.at("wall_seconds").get<double>(), 0.0);
+  std::remove(child_file_.c_str());
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "common/file_calls.hpp"
 #include "gb/gb_internals.hpp"
 #include "gpubench/counters.hpp"
+#include "measure/reuse/call_reuse.hpp"
 #include "measure/reuse/reuse_decision.hpp"
 #include "measure/reuse/reuse_source.hpp"
 
@@ -558,6 +559,36 @@ TEST(ReuseDecision, TheCommittedRunDecidesEachOfItsRows) {
   EXPECT_EQ(Name(decide("BM_Sum/400/manual_time", 0, 0xbeeeULL)), "changed");
   EXPECT_EQ(Name(decide("BM_Broken/manual_time", 0, 1)), "new");
   EXPECT_EQ(Name(decide("BM_NotThere/manual_time", 0, 1)), "new");
+}
+
+// The parent's decision on the child's signature: reused only on the instance's first row, only
+// where this process's own check reuses it, and never without a line from the child.
+TEST(ReuseFromChild, ReusesTheFirstRowOnAMatchingSignatureOnly) {
+  ReuseState reuse;
+  reuse.on = true;
+  reuse.source = OneRowSource();
+  const ChildSignature child{kSignature, 0.25};
+  const std::string name = "BM_Copy/manual_time";
+  std::optional<CallReuse> decided = ReuseFromChild(reuse, name, &child, kNow);
+  ASSERT_TRUE(decided.has_value());
+  EXPECT_TRUE(decided->reused());
+  EXPECT_EQ(decided->signature, kSignature);
+  ASSERT_TRUE(decided->from_child.has_value());
+  EXPECT_EQ(decided->from_child->wall_seconds, 0.25);
+  EXPECT_EQ(decided->decision->reused_runs, 1);
+
+  EXPECT_FALSE(ReuseFromChild(reuse, name, nullptr, kNow));  // the child reused nothing of it
+  const ChildSignature other{kSignature + 1, 0.25};
+  EXPECT_FALSE(ReuseFromChild(reuse, name, &other, kNow));  // changed: the call runs and signs
+  ReuseState later = reuse;
+  later.rows_published[name] = 1;  // a second repetition runs its own set-up
+  EXPECT_FALSE(ReuseFromChild(later, name, &child, kNow));
+  ReuseState off = reuse;
+  off.on = false;
+  EXPECT_FALSE(ReuseFromChild(off, name, &child, kNow));
+  ReuseState differs = reuse;
+  differs.run_difference = "the source run's driver is '570.1', this run's '580.2'";
+  EXPECT_FALSE(ReuseFromChild(differs, name, &child, kNow));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "gb/gb_internals.hpp"
 #include "gpu/plan/range_names.hpp"
 #include "gpubench/fixture.hpp"
+#include "gpubench/loop.hpp"
 #include "gpubench/registration.hpp"
 #include "measure/call/abort_note.hpp"
 #include "measure/call/instance.hpp"
@@ -235,6 +236,16 @@ InstanceScope::InstanceScope(const std::string* registered, const BenchmarkHandl
         "and the suite's own message show");
     return;
   }
+  if (std::optional<CallReuse> reused = ReuseFromChildFor(instance)) {
+    // The profiling child signed this call's work and found it equal to the source row's: the
+    // row is the source's, and neither the set-up nor the body runs again here. The loop takes
+    // the decision from the current instance and runs no body.
+    current_instance.reuse_from_child = std::move(reused);
+    runs_ = false;
+    reused_from_child_ = true;
+    for (auto _ : Loop(state)) (void)_;
+    return;
+  }
   if (state.thread_index() == 0) {
     ArmAbortRow(MakeAbortRow(benchmark, state, instance));
     armed_ = true;
@@ -247,6 +258,7 @@ InstanceScope::~InstanceScope() {
   if (armed_) DisarmAbortRow();
   EndCallWork();  // a call whose loop never ran (or failed before its body) leaves it on
   if (!runs_) {
+    if (reused_from_child_) PublishFunctionCost(state_);
     current_instance = CurrentInstance();
     return;
   }

@@ -8,6 +8,7 @@
 
 #include "common/status.hpp"
 #include "gpubench/registration.hpp"
+#include "measure/reuse/call_reuse.hpp"
 
 namespace gpubench::detail {
 
@@ -20,6 +21,9 @@ struct CurrentInstance {
   /// the loop's rule decides how many samples the call takes.
   bool gpubench_stops = false;
   std::chrono::steady_clock::time_point call_start;  ///< as GB called the benchmark function
+  /// --gpubench_reuse, the parent of the profiling child: the call reuses its source row on the
+  /// child's signature (ReuseFromChild), so the scope runs the loop without the function.
+  std::optional<CallReuse> reuse_from_child;
 };
 
 /// The instance running on this thread (set by InstanceScope).

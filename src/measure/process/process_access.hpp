@@ -16,6 +16,7 @@
 #include "measure/checks/call_readings.hpp"
 #include "measure/profiling/profiling_pass.hpp"
 #include "measure/publish/run_cost.hpp"
+#include "measure/reuse/call_reuse.hpp"
 
 namespace gpubench::detail {
 
@@ -62,6 +63,10 @@ void SetProfilerFromChild(std::string status, std::map<std::string, std::string>
 /// recording the call left on. Nothing without a usable device.
 void BeginCallWork();
 void EndCallWork();
+/// --gpubench_reuse, the parent of the profiling child: the call of `instance` that is about to
+/// start reuses its source row on the child's signature (call_reuse.hpp ReuseFromChild), or
+/// nullopt where it runs.
+std::optional<CallReuse> ReuseFromChildFor(const std::string& instance);
 /// Releases GPU resources before the CUDA runtime is torn down at exit.
 void ShutdownProcess();
 

@@ -75,6 +75,13 @@ void BeginCallWork() {
   harness.work().Begin();
 }
 
+std::optional<CallReuse> ReuseFromChildFor(const std::string& instance) {
+  ProcessState& process = ProcessState::Get();
+  if (!process.reuse.on) return std::nullopt;
+  return ReuseFromChild(process.reuse, instance, process.route().ReusedInChild(instance),
+                        UnixSeconds());
+}
+
 void EndCallWork() {
   Harness& harness = ProcessState::Get().harness;
   if (!harness.configured() || !harness.facts().available) return;

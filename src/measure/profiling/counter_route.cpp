@@ -74,7 +74,15 @@ class Child final : public RouteBase {
   ProfilingRole role() const override { return ProfilingRole::kChild; }
   bool TimesCalls() const override { return false; }
   bool AlreadyProfiled(const std::string& instance) const override {
-    return services_.pass.Find(instance) != nullptr;
+    return services_.pass.Find(instance) != nullptr ||
+           services_.pass.ReusedInChild(instance) != nullptr;
+  }
+  Status EndReusedCall(const CallResult& call, double wall_seconds) const override {
+    if (call.reuse.signature) {
+      GPUBENCH_RETURN_IF_ERROR(
+          services_.pass.StoreReused(call.instance, {*call.reuse.signature, wall_seconds}));
+    }
+    return Status::Error(kProfilingPassSkip);
   }
   bool SettleWithoutSession(CallResult* /*call*/) const override { return false; }
   bool ChargesProfilingWall() const override { return true; }
@@ -102,6 +110,9 @@ class Parent final : public RouteBase {
     return true;
   }
   bool LogsFailedSessions() const override { return false; }
+  const ChildSignature* ReusedInChild(const std::string& instance) const override {
+    return services_.pass.ReusedInChild(instance);
+  }
   KeyValues BusyContext(const std::string& /*profiler_status*/) const override {
     std::string calls;
     for (const auto& [instance, entry] : services_.pass.entries()) {

@@ -50,6 +50,16 @@ class CounterRoute {
   virtual Status EndCall(SharingMonitor& /*monitor*/, const CallResult& /*call*/) const {
     return Status::Ok();
   }
+  /// --gpubench_reuse: a call that reused its source row ends here, unprofiled. The child hands
+  /// its signature to the parent (ProfilingPass::StoreReused) and skips the call (the failed
+  /// Status kProfilingPassSkip); Ok elsewhere.
+  virtual Status EndReusedCall(const CallResult& /*call*/, double /*wall_seconds*/) const {
+    return Status::Ok();
+  }
+  /// The parent: the child's signature of an instance the child reused, or null.
+  virtual const ChildSignature* ReusedInChild(const std::string& /*instance*/) const {
+    return nullptr;
+  }
   /// Whether the counters are profiled right after the call's timed iterations, in this process
   /// (profiled_inline; the row's cost counts the session).
   virtual bool ProfilesAfterTiming() const { return false; }

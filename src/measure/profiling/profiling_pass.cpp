@@ -171,6 +171,14 @@ void ProfilingPass::ReadLine(const nlohmann::json& line) {
     aborted_in_child_.insert(line.at("aborted").get<std::string>());
     return;
   }
+  if (line.is_object() && line.contains("reused") && line.at("reused").is_string()) {
+    // A line that does not read leaves the instance to be signed here.
+    if (line.contains("signature") && line.at("signature").is_number_unsigned()) {
+      reused_[line.at("reused").get<std::string>()] = {line.at("signature").get<uint64_t>(),
+                                                       line.value("wall_seconds", 0.0)};
+    }
+    return;
+  }
   if (!line.is_object() || !line.contains("instance") || !line.at("instance").is_string()) return;
   const std::string instance = line.at("instance").get<std::string>();
   try {
@@ -191,6 +199,20 @@ std::string ProfilingPass::AbortedLine(const std::string& instance) {
 const ProfilingPass::Entry* ProfilingPass::Find(const std::string& instance) const {
   const auto found = entries_.find(instance);
   return found == entries_.end() ? nullptr : &found->second;
+}
+
+Status ProfilingPass::StoreReused(const std::string& instance, const ChildSignature& reused) {
+  reused_[instance] = reused;
+  if (output_.get() < 0) return Status::Ok();
+  return AppendLine(output_.get(), output_path_,
+                    {{"reused", instance},
+                     {"signature", reused.signature},
+                     {"wall_seconds", reused.wall_seconds}});
+}
+
+const ChildSignature* ProfilingPass::ReusedInChild(const std::string& instance) const {
+  const auto found = reused_.find(instance);
+  return found == reused_.end() ? nullptr : &found->second;
 }
 
 Status ProfilingPass::Store(const std::string& instance, Entry entry) {

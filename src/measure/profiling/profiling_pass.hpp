@@ -57,6 +57,11 @@ class ProfilingPass {
 
   /// The instance's entry, or null when the pass did not profile it.
   const Entry* Find(const std::string& instance) const;
+  /// --gpubench_reuse, in the child: the instance's call reused its source row, so it is not
+  /// profiled; its signature goes to the parent, which then runs neither its set-up nor its body.
+  Status StoreReused(const std::string& instance, const ChildSignature& reused);
+  /// The child's signature of an instance it reused, or null.
+  const ChildSignature* ReusedInChild(const std::string& instance) const;
   /// Keeps the entry and, in the child, writes it out; an error says the line could not be
   /// written (the parent would then find no session for the instance).
   Status Store(const std::string& instance, Entry entry);
@@ -85,6 +90,7 @@ class ProfilingPass {
   std::string output_path_;  ///< the child's file
   UniqueFd output_;          ///< open on it from BeginProfiling on (no reopening by path)
   std::map<std::string, Entry> entries_;
+  std::map<std::string, ChildSignature> reused_;
   std::set<std::string> charged_;  ///< instances whose profiling wall a row carries already
   std::set<std::string> aborted_in_child_;
 };

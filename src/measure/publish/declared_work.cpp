@@ -52,6 +52,10 @@ void PublishDeclared(benchmark::State& state) {
   for (const auto& [name, value] : DeclaredCounters(call, state.iterations())) {
     state.counters[name] = value;
   }
+  PublishFunctionCost(state);
+}
+
+void PublishFunctionCost(benchmark::State& state) {
   // The whole function's wall time, its set-up and tear-down included.
   const double function_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                                                 GetCurrentInstance().call_start)

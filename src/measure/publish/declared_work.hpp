@@ -23,5 +23,8 @@ std::map<std::string, double> DeclaredCounters(const std::map<std::string, doubl
 /// flop_count_ratio (DeclaredCounters) from what it declared with SetBytesProcessed
 /// and SetFlopsProcessed. Only for a call whose gpubench::Loop finished (Publish ran).
 void PublishDeclared(benchmark::State& state);
+/// The row's cost (wall_time, samples) once the call's function has returned, for a row whose
+/// function did not run (reused on the profiling child's signature), so nothing was declared.
+void PublishFunctionCost(benchmark::State& state);
 
 }  // namespace gpubench::detail

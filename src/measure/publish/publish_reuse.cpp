@@ -57,8 +57,14 @@ void PublishSignature(const CallResult& call, bool trial, benchmark::State& stat
 void PublishReused(const CallResult& call, benchmark::State& state,
                    const PublishServices& services) {
   const ReuseDecision& decision = *call.reuse.decision;
+  const std::optional<ChildSignature>& child = call.reuse.from_child;
   for (const auto& [name, value] : decision.row->counters) {
-    if (!WrittenByThisRun(name)) state.counters[name] = benchmark::Counter(value);
+    // The function that declares its bytes and items after the loop did not run: GB's rates
+    // come from the source too, as values (the declared totals are the source's already).
+    const bool declared_rate = name == counter::kBytesPerSecond || name == counter::kItemsPerSecond;
+    if (!WrittenByThisRun(name) || (child && declared_rate)) {
+      state.counters[name] = benchmark::Counter(value);
+    }
   }
   CounterSink<Writer::kCallEnd> out(state.counters);
   if (call.reuse.signature) {
@@ -72,11 +78,15 @@ void PublishReused(const CallResult& call, benchmark::State& state,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - call.loop_start).count();
   out.Set<counter::kWallWarmup>(spent);
   out.Set<counter::kWallTimed>(0);
-  out.Set<counter::kWallProfiling>(0);
+  // Reused on the child's signature: the child's call (set-up and signature body) is what this
+  // run spent on the row, besides the loop here.
+  CallResult charged = call;
+  charged.wall_profiling_seconds = child ? child->wall_seconds : 0;
+  out.Set<counter::kWallProfiling>(charged.wall_profiling_seconds);
   const CurrentInstance& current = GetCurrentInstance();
   const bool grown = !current.gpubench_stops && !current.own_iterations;
   const bool trial = grown && services.policy.trials().IsDiscarded(call.gpu_seconds);
-  if (const auto row = services.cost.LoopDone(call, trial, current.family != nullptr, false)) {
+  if (const auto row = services.cost.LoopDone(charged, trial, current.family != nullptr, false)) {
     CounterSink<Writer::kRowCost> cost(state.counters);
     cost.Set<counter::kWallTime>(row->wall_seconds);
     cost.Set<counter::kSamples>(static_cast<double>(row->samples));

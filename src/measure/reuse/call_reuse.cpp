@@ -15,6 +15,15 @@ bool CallReuse::reused() const {
   return decision.has_value() && decision->status == kReuseStatusReused;
 }
 
+namespace {
+
+int RepetitionOf(const ReuseState& reuse, const std::string& instance) {
+  const auto published = reuse.rows_published.find(instance);
+  return published == reuse.rows_published.end() ? 0 : published->second;
+}
+
+}  // namespace
+
 CallReuse SignCall(const ReuseState& reuse, const WorkRecord& work, bool setup_watched,
                    const std::string& instance, double now_unix) {
   CallReuse result;
@@ -34,13 +43,24 @@ CallReuse SignCall(const ReuseState& reuse, const WorkRecord& work, bool setup_w
     result.signature = SignatureOf(lines);
   }
   if (!reuse.on) return result;
-  const auto published = reuse.rows_published.find(instance);
-  const int repetition = published == reuse.rows_published.end() ? 0 : published->second;
+  const int repetition = RepetitionOf(reuse, instance);
   const std::optional<uint64_t> signed_value =
       result.unsigned_why.empty() ? result.signature : std::nullopt;
   result.decision =
       DecideReuse(reuse.source ? &*reuse.source : nullptr, reuse.run_difference, instance,
                   repetition, signed_value, result.unsigned_why, reuse.rules, now_unix);
+  return result;
+}
+
+std::optional<CallReuse> ReuseFromChild(const ReuseState& reuse, const std::string& instance,
+                                        const ChildSignature* child, double now_unix) {
+  if (!reuse.on || child == nullptr || RepetitionOf(reuse, instance) != 0) return std::nullopt;
+  CallReuse result;
+  result.signature = child->signature;
+  result.from_child = *child;
+  result.decision = DecideReuse(reuse.source ? &*reuse.source : nullptr, reuse.run_difference,
+                                instance, 0, child->signature, "", reuse.rules, now_unix);
+  if (!result.reused()) return std::nullopt;
   return result;
 }
 

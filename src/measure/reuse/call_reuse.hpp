@@ -27,11 +27,21 @@ struct ReuseState {
   std::map<std::string, int> rows_published;
 };
 
+/// What the profiling child signed of an instance it reused: the parent reuses the instance
+/// without running its set-up or body again (ReuseFromChild).
+struct ChildSignature {
+  uint64_t signature = 0;
+  double wall_seconds = 0;  ///< the child's call of it: its set-up and the signature's body
+};
+
 /// What one call's signature and decision came to.
 struct CallReuse {
   std::optional<uint64_t> signature;  ///< absent: the work could not be signed
   std::string unsigned_why;
   std::optional<ReuseDecision> decision;  ///< with --gpubench_reuse only
+  /// Decided from the profiling child's signature: the benchmark's function (a gpubench form)
+  /// or body (GB's own macros) did not run in this process.
+  std::optional<ChildSignature> from_child;
   bool reused() const;
 };
 
@@ -43,5 +53,13 @@ double UnixSeconds();
 /// registered with GB's own macros). With --gpubench_reuse, decides against the source.
 CallReuse SignCall(const ReuseState& reuse, const WorkRecord& work, bool setup_watched,
                    const std::string& instance, double now_unix);
+
+/// The parent of the profiling child: a call reused on the child's signature of its instance
+/// (`child`; null where the child reused nothing of it), so that neither its set-up nor its body
+/// runs again here. nullopt unless the decision is reused, and for every repetition but the
+/// instance's first: the child signs one call per instance, and a later repetition's set-up may
+/// do other work (that call runs and signs its own work).
+std::optional<CallReuse> ReuseFromChild(const ReuseState& reuse, const std::string& instance,
+                                        const ChildSignature* child, double now_unix);
 
 }  // namespace gpubench::detail

@@ -141,6 +141,7 @@ class IterationController {
   bool Start() {
     call_.loop_start = std::chrono::steady_clock::now();
     if (Status status = warmup_.Begin(&call_); !status.ok()) return Fail(status);
+    if (warmup_.reused_before_body()) return Reuse();
     step_ = Step::kWarmup;
     return true;
   }

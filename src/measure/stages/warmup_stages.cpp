@@ -12,6 +12,12 @@ Status WarmupStages::Begin(CallResult* call) {
   // The profiling pass's calls are not GB's iteration-count trials: the detector skips them.
   GPUBENCH_RETURN_IF_ERROR(
       AdmitCall(state_, services_.admission, /*count_call=*/times_calls(), &call->instance));
+  // Reused on the profiling child's signature (a gpubench form's scope decided it): no body.
+  if (const std::optional<CallReuse>& decided = GetCurrentInstance().reuse_from_child) {
+    call->reuse = *decided;
+    reused_before_body_ = true;
+    return Status::Ok();
+  }
   // The set-up of a gpubench form's call was recorded from its start (InstanceScope); a loop of
   // GB's own macros starts recording here, after its set-up.
   if (services_.reuse.on) {
@@ -36,6 +42,13 @@ Status WarmupStages::Begin(CallResult* call) {
   if (!times_calls() && LongSetUp()) BeginTrace();
   warmup_start_ = std::chrono::steady_clock::now();
   return Status::Ok();
+}
+
+double WarmupStages::CallSeconds(const CallResult& call) const {
+  const CurrentInstance& instance = GetCurrentInstance();
+  // From the function's call where it is known (its set-up included), else from the loop's.
+  const auto start = instance.family != nullptr ? instance.call_start : call.loop_start;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 bool WarmupStages::LongSetUp() const {
@@ -101,8 +114,9 @@ Result<WarmupStages::Next> WarmupStages::AfterWarmup(CallResult* call) {
   call->reuse =
       SignCall(services_.reuse, call->work, call->setup_watched, call->instance, UnixSeconds());
   if (call->reuse.reused()) {
-    // The profiling child profiles nothing the timing process will not measure.
-    if (!times_calls()) return Status::Error(kProfilingPassSkip);
+    // The profiling child profiles nothing the timing process will not measure, and hands the
+    // signature on: the parent then runs neither this set-up nor this body again.
+    if (!times_calls()) return services_.route.EndReusedCall(*call, CallSeconds(*call));
     return Next::kReused;
   }
   if (!times_calls()) {

@@ -47,6 +47,9 @@ class WarmupStages {
   /// After the warm-up body (sets call->streams) or the hold-check body (call->launch_hold).
   Result<Next> AfterBody(CallResult* call);
 
+  /// Begin found the call reused on the profiling child's signature: no body runs, the loop
+  /// goes straight to the reused row.
+  bool reused_before_body() const { return reused_before_body_; }
   /// "warm-up" or "hold-check": the body that runs.
   const char* body_phase() const { return in_hold_check_ ? "hold-check" : "warm-up"; }
   bool in_hold_check() const { return in_hold_check_; }
@@ -66,6 +69,8 @@ class WarmupStages {
   /// long body with a short set-up keeps its own busy iteration. A tracer that fails only leaves
   /// the reading out.
   bool LongSetUp() const;
+  /// The call's wall time so far: from the function's call where it is known, else the loop's.
+  double CallSeconds(const CallResult& call) const;
   void BeginTrace();
   void EndTraceWindow();
   Status EndTrace(CallResult* call);
@@ -77,6 +82,7 @@ class WarmupStages {
   cudaStream_t stream_;
   WarmupPhase warmup_;
   bool in_hold_check_ = false;
+  bool reused_before_body_ = false;
   bool tracing_ = false;      ///< the warm-up body is traced (BeginTrace)
   bool window_open_ = false;  ///< between the traced body's BeginIteration and EndIteration
   std::chrono::steady_clock::time_point warmup_start_;  ///< as the warm-up body began
