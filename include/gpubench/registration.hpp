@@ -51,6 +51,19 @@ class InstanceScope {
   bool reused_from_child_ = false;
 };
 
+/// Zeroes the 64 KiB of stack below its caller's frame. Called right before a benchmark function
+/// runs: bytes that the function never writes (the padding of a struct or lambda it passes to a
+/// kernel by value) are then zero in every process, not what gpubench or GB left there, and do not
+/// change the work signature (--gpubench_reuse) from run to run.
+void ClearStackBelowCaller() noexcept;
+
+/// Calls fn(state) in a frame of its own, which begins where ClearStackBelowCaller's began when
+/// both are called from the same frame: the function's locals start on zeroed stack.
+template <class Function>
+__attribute__((noinline)) void CallInOwnFrame(Function& fn, benchmark::State& state) {
+  fn(state);
+}
+
 struct RegisteredFamily {
   std::string name;
   BenchmarkHandle* benchmark = nullptr;
@@ -78,7 +91,8 @@ BenchmarkHandle* RegisterBenchmark(const std::string& name, Function&& fn) {
         detail::InstanceScope scope(&family->name, *family->benchmark, state);
         if (!scope.runs()) return;
         try {
-          fn(state);
+          detail::ClearStackBelowCaller();
+          detail::CallInOwnFrame(fn, state);
         } catch (...) {
           detail::SkipForException(state);
         }

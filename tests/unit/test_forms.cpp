@@ -474,5 +474,34 @@ TEST(GbCompat, StateNameAndRangeCountWhereThisGbHasThem) {
   if (g_probed_range_count) EXPECT_EQ(*g_probed_range_count, 2);
 }
 
+// Every form calls the benchmark function on zeroed stack (ClearStackBelowCaller), so that bytes it
+// never writes, such as the padding of a lambda passed to a kernel by value, are the same in every
+// process and the work signature reads them alike.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+__attribute__((noinline)) void FillStackBelowCaller() {
+  volatile unsigned char area[16 * 1024];
+  for (size_t i = 0; i < sizeof(area); ++i) area[i] = 0xAB;
+}
+
+__attribute__((noinline)) size_t NonZeroBytesInAFreshFrame() {
+  volatile unsigned char area[16 * 1024];  // never written: what the stack held before
+  size_t nonzero = 0;
+  for (size_t i = 0; i < sizeof(area); ++i) nonzero += area[i] != 0 ? 1 : 0;
+  return nonzero;
+}
+#pragma GCC diagnostic pop
+
+TEST(ClearStack, AFunctionsLocalsStartOnZeroedStack) {
+  FillStackBelowCaller();
+  const size_t left = NonZeroBytesInAFreshFrame();
+  FillStackBelowCaller();
+  detail::ClearStackBelowCaller();
+  EXPECT_EQ(NonZeroBytesInAFreshFrame(), 0u);
+  // Without the clear, the fresh frame sees the filler's bytes: the check above can fail.
+  EXPECT_GT(left, 0u);
+}
+
 }  // namespace
 }  // namespace gpubench::testing

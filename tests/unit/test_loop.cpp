@@ -2807,5 +2807,68 @@ TEST_F(LoopTest, ProfilingChildHandsAReusedCallsSignatureToTheParent) {
   std::remove(child_file_.c_str());
 }
 
+// The parent signs its own call of an instance the child profiled and compares: work that differs
+// between the two processes of one run (padding bytes in an argument, a host address) would read
+// as changed in every later run, so the call is unsigned, and said so.
+uint64_t FakeWorkSignature(const FakeWorkRecorder& recorder) {
+  std::vector<std::string> lines = ReusableSource(0).run_lines;
+  lines.insert(lines.end(), recorder.record.items.begin(), recorder.record.items.end());
+  return detail::SignatureOf(lines);
+}
+
+std::string ChildProfiledLine(uint64_t signature) {
+  return std::string(kChildHeader) + "\n" +
+         R"j({"instance":"LoopTest_Reusable","profiled":true,"passes":1,"seconds":0.01,)j"
+         R"j("counters":{"dram_read_bytes":4096},"signature":)j" +
+         std::to_string(signature) + "}\n";
+}
+
+TEST_F(LoopTest, ParentLeavesUnsignedAWorkTheChildSignedOtherwise) {
+  settings_.profile_iterations = 3;
+  work_owner_ = std::make_unique<FakeWorkRecorder>(&log_);
+  const uint64_t own = FakeWorkSignature(*work_owner_);
+  reuse_ = ReusableSource(own);  // the source matches this process's work
+  parent_of_ = ChildProfiledLine(own + 1);
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Reusable/", /*with_profiler=*/false);
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_GT(log_.Count("timer_begin"), 0);                                  // measured
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kReuseStatus).value, 7.0);  // unsigned
+  EXPECT_NE(messages.find("differs from process to process"), std::string::npos) << messages;
+}
+
+TEST_F(LoopTest, ParentSignsAWorkTheChildSignedAlike) {
+  settings_.profile_iterations = 3;
+  work_owner_ = std::make_unique<FakeWorkRecorder>(&log_);
+  const uint64_t own = FakeWorkSignature(*work_owner_);
+  reuse_ = ReusableSource(own + 2);  // changed: measured, but signed
+  parent_of_ = ChildProfiledLine(own);
+  auto runs = Run("^LoopTest_Reusable/", /*with_profiler=*/false);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kReuseStatus).value, 3.0);  // changed
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kWorkSignature).value, static_cast<double>(own));
+}
+
+// The child writes its signature of a call it profiled into the call's line.
+TEST_F(LoopTest, ProfilingChildWritesTheSignatureOfACallItProfiled) {
+  settings_.profile_iterations = 3;
+  work_owner_ = std::make_unique<FakeWorkRecorder>(&log_);
+  const uint64_t signature = FakeWorkSignature(*work_owner_);
+  reuse_ = ReusableSource(signature + 1);  // changed: profiled
+  child_file_ =
+      ::testing::TempDir() + "/gpubench_child_signed_" + std::to_string(::getpid()) + ".jsonl";
+  std::remove(child_file_.c_str());
+  Run("^LoopTest_Reusable/", /*with_profiler=*/true);
+  std::ifstream in(child_file_);
+  std::string line;
+  std::getline(in, line);  // the header
+  ASSERT_TRUE(std::getline(in, line));
+  const nlohmann::json entry = nlohmann::json::parse(line);
+  EXPECT_EQ(entry.at("instance"), "LoopTest_Reusable");
+  EXPECT_EQ(entry.at("signature").get<uint64_t>(), signature);
+  std::remove(child_file_.c_str());
+}
+
 }  // namespace
 }  // namespace gpubench::testing

@@ -12,6 +12,7 @@
 
 #include "common/file_calls.hpp"
 #include "gb/gb_internals.hpp"
+#include "gpu/plan/work_signature.hpp"
 #include "gpubench/counters.hpp"
 #include "measure/reuse/call_reuse.hpp"
 #include "measure/reuse/reuse_decision.hpp"
@@ -430,6 +431,16 @@ TEST(ReuseDecision, EachCheckMeasuresTheRowAndNamesTheValueThatDecided) {
     EXPECT_TRUE(Contains(decision.why, "skipped or failed")) << decision.why;
   }
   {
+    // A source row whose work was not signed whole: its signature matches by chance only.
+    ReuseSource source = OneRowSource();
+    TheRow(source).counters["reuse_status"] = 7;
+    const ReuseDecision decision = Decide(&source);
+    EXPECT_EQ(Name(decision), "unsigned");
+    EXPECT_TRUE(Contains(decision.why, "not signed whole")) << decision.why;
+    TheRow(source).counters["reuse_status"] = 3;  // changed then, signed whole
+    EXPECT_EQ(Name(Decide(&source)), "reused");
+  }
+  {
     ReuseSource source = OneRowSource();
     const ReuseDecision decision = Decide(&source, {}, kSignature + 1);
     EXPECT_EQ(Name(decision), "changed");
@@ -509,9 +520,9 @@ TEST(ReuseDecision, TheChecksRunInTheirOrder) {
   EXPECT_EQ(Name(Decide(&source, rules, kSignature + 1)), "changed");
   TheRow(source).error = true;
   EXPECT_EQ(Name(Decide(&source, rules, kSignature + 1)), "new");
-  EXPECT_EQ(Name(Decide(&source, rules, std::nullopt)), "unsigned");
-  EXPECT_EQ(Name(Decide(&source, rules, std::nullopt, "the GPU differs")), "run_differs");
-  EXPECT_EQ(Name(Decide(nullptr, rules, std::nullopt, "the GPU differs")), "no_source");
+  EXPECT_EQ(Name(Decide(&source, rules, kSignature + 1, "the GPU differs")), "run_differs");
+  EXPECT_EQ(Name(Decide(nullptr, rules, kSignature + 1, "the GPU differs")), "no_source");
+  EXPECT_EQ(Name(Decide(nullptr, rules, std::nullopt, "the GPU differs")), "unsigned");
 }
 
 TEST(ReuseDecision, RunDifferenceNamesTheFirstPartThatDiffers) {
@@ -589,6 +600,32 @@ TEST(ReuseFromChild, ReusesTheFirstRowOnAMatchingSignatureOnly) {
   ReuseState differs = reuse;
   differs.run_difference = "the source run's driver is '570.1', this run's '580.2'";
   EXPECT_FALSE(ReuseFromChild(differs, name, &child, kNow));
+}
+
+// Work the profiling child signed otherwise differs between two processes of one run: it is
+// unsigned, with both signatures in the reason; the same signature changes nothing.
+TEST(SignCall, AChildSignatureThatDiffersLeavesTheCallUnsigned) {
+  ReuseState reuse;
+  reuse.on = true;
+  reuse.source = OneRowSource();
+  WorkRecord work;
+  work.watched = true;
+  work.items = {"kernel k code=00 grid=1,1,1 block=32,1,1 smem=0 args=00"};
+  const std::string name = "BM_Copy/manual_time";
+  const CallReuse alone = SignCall(reuse, work, true, name, kNow);
+  ASSERT_TRUE(alone.signature.has_value());
+  EXPECT_EQ(alone.unsigned_why, "");
+  const CallReuse alike = SignCall(reuse, work, true, name, kNow, *alone.signature);
+  EXPECT_EQ(alike.unsigned_why, "");
+  EXPECT_EQ(alike.signature, alone.signature);
+  const CallReuse differs = SignCall(reuse, work, true, name, kNow, *alone.signature + 1);
+  EXPECT_EQ(differs.signature, alone.signature);  // still written: it tells runs apart
+  EXPECT_TRUE(Contains(differs.unsigned_why, "differs from process to process"))
+      << differs.unsigned_why;
+  EXPECT_TRUE(Contains(differs.unsigned_why, SignatureHex(*alone.signature + 1)))
+      << differs.unsigned_why;
+  ASSERT_TRUE(differs.decision.has_value());
+  EXPECT_EQ(Name(*differs.decision), "unsigned");
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -307,6 +308,13 @@ std::string DescribeCurrentException() {
 
 }  // namespace
 
+__attribute__((noinline)) void ClearStackBelowCaller() noexcept {
+  unsigned char area[64 * 1024];
+  std::memset(area, 0, sizeof(area));
+  // The stores are the point: nothing reads them, so the compiler must not drop them.
+  asm volatile("" : : "r"(area) : "memory");
+}
+
 void SkipForException(benchmark::State& state) noexcept {
   try {
     std::string message = "gpubench: the benchmark function threw " + DescribeCurrentException() +
@@ -362,12 +370,14 @@ void Fixture::Run(benchmark::State& state) {
   // GB's Fixture::Run is SetUp, BenchmarkCase, TearDown; here an exception from one of them
   // ends the row instead of the process, and TearDown still runs after a case that threw.
   try {
+    detail::ClearStackBelowCaller();  // the set-up's locals start on zeroed stack
     this->SetUp(state);
   } catch (...) {
     detail::SkipForException(state);
     return;
   }
   try {
+    detail::ClearStackBelowCaller();
     this->BenchmarkCase(state);
   } catch (...) {
     detail::SkipForException(state);

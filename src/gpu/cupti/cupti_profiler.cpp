@@ -135,9 +135,13 @@ class CuptiRangeProfiler final : public Profiler {
     if (context.ok()) context = CudaStatus(cudaFree(nullptr), "cudaFree(0) (context creation)");
     if (context.ok()) context = CurrentContext(&context_);
     const Status api = start.done.get();
-    const std::string chip = start.chip;
+    std::string chip = start.chip;
     GPUBENCH_RETURN_IF_ERROR(context);
     GPUBENCH_RETURN_IF_ERROR(api);
+    // Asked before the context exists, CUPTI can answer "Unknown" (seen on an H100 in a suite
+    // that links cuBLAS); with the context made, it knows the chip.
+    if (chip.empty() || chip == "Unknown")
+      GPUBENCH_RETURN_IF_ERROR(DeviceChipName(facts.ordinal, &chip));
     GPUBENCH_RETURN_IF_ERROR(CheckDeviceSupported(facts.ordinal));
     // Another gpubench job's session holds the counters for a few milliseconds at a time.
     std::vector<uint8_t> availability;

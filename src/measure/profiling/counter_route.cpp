@@ -113,6 +113,10 @@ class Parent final : public RouteBase {
   const ChildSignature* ReusedInChild(const std::string& instance) const override {
     return services_.pass.ReusedInChild(instance);
   }
+  std::optional<uint64_t> SignedInChild(const std::string& instance) const override {
+    const ProfilingPass::Entry* entry = services_.pass.Find(instance);
+    return entry != nullptr ? entry->signature : std::nullopt;
+  }
   KeyValues BusyContext(const std::string& /*profiler_status*/) const override {
     std::string calls;
     for (const auto& [instance, entry] : services_.pass.entries()) {

@@ -56,6 +56,10 @@ class CounterRoute {
   virtual Status EndReusedCall(const CallResult& /*call*/, double /*wall_seconds*/) const {
     return Status::Ok();
   }
+  /// The parent: the child's signature of an instance it profiled and signed whole.
+  virtual std::optional<uint64_t> SignedInChild(const std::string& /*instance*/) const {
+    return std::nullopt;
+  }
   /// The parent: the child's signature of an instance the child reused, or null.
   virtual const ChildSignature* ReusedInChild(const std::string& /*instance*/) const {
     return nullptr;

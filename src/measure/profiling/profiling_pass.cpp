@@ -57,6 +57,7 @@ nlohmann::json EntryLine(const std::string& instance, const ProfilingPass::Entry
   if (!profile.error.empty()) line["error"] = profile.error;
   if (!profile.note.empty()) line["note"] = profile.note;
   if (profile.ranges_paused) line["ranges_paused"] = true;
+  if (entry.signature) line["signature"] = *entry.signature;
   if (entry.sharing.shared) line["shared_with"] = entry.sharing.who;
   if (entry.busy.iterations > 0) {
     nlohmann::json calls = nlohmann::json::array();
@@ -90,6 +91,7 @@ ProfilingPass::Entry ReadEntry(const nlohmann::json& line) {
   profile.note = line.value("note", "");
   profile.ranges_paused = line.value("ranges_paused", false);
   entry.wall_seconds = line.value("wall_seconds", 0.0);
+  if (line.contains("signature")) entry.signature = line.at("signature").get<uint64_t>();
   if (line.contains("shared_with")) {
     entry.sharing.known = true;
     entry.sharing.shared = true;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -33,6 +34,8 @@ class ProfilingPass {
     BusyMeasure busy;         ///< the busy measurement's iterations (busy_phase.hpp)
     std::string busy_error;   ///< why there is none, if there is none
     double wall_seconds = 0;  ///< the child's call of it, from its warm-up to its last body
+    /// --gpubench_reuse: the child's work signature of the call, where it signed it whole.
+    std::optional<uint64_t> signature;
   };
 
   /// What the child says about its profiler, before any session.

@@ -287,9 +287,16 @@ void Publish(const CallResult& call, benchmark::State& state, const PublishServi
 Status KeepForTimedPass(SharingMonitor& monitor, const CallResult& call, ProfileLog& profile_log,
                         ProfilingPass& pass) {
   ProfilingPass::Entry entry{
-      call.profile, call.sharing, call.busy, call.busy_error,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - call.loop_start).count()};
+      call.profile,
+      call.sharing,
+      call.busy,
+      call.busy_error,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - call.loop_start).count(),
+      std::nullopt};
   NoteOtherProcesses(monitor, &entry.sharing);
+  // The parent compares it with its own: work that differs between two processes of one run
+  // cannot be told apart from a change in the next (call_reuse.hpp, SignCall).
+  if (call.reuse.unsigned_why.empty()) entry.signature = call.reuse.signature;
   entry.profile.ranges.clear();  // the log keeps them; the timed calls need the counters
   // Iterations 0: the session belongs to no GB call but to every timed call of the instance.
   profile_log.Append(call.instance, 0, call.profile.passes, call.profile.seconds,

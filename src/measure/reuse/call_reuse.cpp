@@ -25,7 +25,8 @@ int RepetitionOf(const ReuseState& reuse, const std::string& instance) {
 }  // namespace
 
 CallReuse SignCall(const ReuseState& reuse, const WorkRecord& work, bool setup_watched,
-                   const std::string& instance, double now_unix) {
+                   const std::string& instance, double now_unix,
+                   std::optional<uint64_t> child_signature) {
   CallReuse result;
   if (!work.watched) {
     result.unsigned_why = "the work was not recorded (no CUPTI callbacks)";
@@ -41,6 +42,13 @@ CallReuse SignCall(const ReuseState& reuse, const WorkRecord& work, bool setup_w
     // A signature of work that could not be signed whole is still written (it tells two runs
     // apart), but it never makes a row reused.
     result.signature = SignatureOf(lines);
+    if (result.unsigned_why.empty() && child_signature && *child_signature != *result.signature) {
+      result.unsigned_why =
+          "the profiling child signed other work for it (" + SignatureHex(*child_signature) +
+          ", here " + SignatureHex(*result.signature) +
+          "): its work differs from process to process, most often a kernel argument that holds "
+          "a host address or padding bytes left as they were";
+    }
   }
   if (!reuse.on) return result;
   const int repetition = RepetitionOf(reuse, instance);

@@ -51,8 +51,12 @@ double UnixSeconds();
 /// Signs `work` (what the recorder saw of the call's set-up and first body) with the run's
 /// lines; `setup_watched` false: the call's set-up ran before the recorder began (a benchmark
 /// registered with GB's own macros). With --gpubench_reuse, decides against the source.
+/// `child_signature`: the profiling child's signature of the same instance, where it signed it
+/// whole; one that differs leaves the call unsigned, since work that differs between two
+/// processes of one run would read as changed in every later run.
 CallReuse SignCall(const ReuseState& reuse, const WorkRecord& work, bool setup_watched,
-                   const std::string& instance, double now_unix);
+                   const std::string& instance, double now_unix,
+                   std::optional<uint64_t> child_signature = std::nullopt);
 
 /// The parent of the profiling child: a call reused on the child's signature of its instance
 /// (`child`; null where the child reused nothing of it), so that neither its set-up nor its body

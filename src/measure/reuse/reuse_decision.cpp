@@ -88,17 +88,26 @@ ReuseDecision DecideReuse(const ReuseSource* source, const std::string& run_diff
                           const std::string& name, int repetition,
                           std::optional<uint64_t> signature, const std::string& unsigned_why,
                           const ReuseRules& rules, double now_unix) {
-  if (source == nullptr) return Measured(kNoSource, "no reuse source could be read");
-  if (!run_difference.empty()) return Measured(kRunDiffers, run_difference);
+  // Unsigned first: the row then says so in every run, also in the first of a series (no source),
+  // and the next run's source row tells that its signature matches nothing.
   if (!signature) {
     return Measured(kUnsigned, unsigned_why.empty() ? std::string("the work could not be signed")
                                                     : unsigned_why);
   }
+  if (source == nullptr) return Measured(kNoSource, "no reuse source could be read");
+  if (!run_difference.empty()) return Measured(kRunDiffers, run_difference);
   const SourceRow* row = source->Find(name, repetition);
   if (row == nullptr) {
     return Measured(kNew, "the source run has no row of repetition " + std::to_string(repetition));
   }
   if (row->error) return Measured(kNew, "the source row has no value (it was skipped or failed)");
+  // A signature of work that was not signed whole matches by chance, never by the work.
+  const double* source_status = CounterOf(*row, counter::kReuseStatus);
+  if (source_status != nullptr && *source_status == kUnsigned) {
+    return Measured(kUnsigned,
+                    "the source row's work was not signed whole (reuse_status "
+                    "unsigned), so no signature can match it");
+  }
 
   const double* source_signature = CounterOf(*row, counter::kWorkSignature);
   uint64_t was = 0;

@@ -111,8 +111,8 @@ Result<WarmupStages::Next> WarmupStages::AfterWarmup(CallResult* call) {
   // It waited for the GPU: what one body takes, for the profiling pass's share of bodies.
   call->warmup_body_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - warmup_start_).count();
-  call->reuse =
-      SignCall(services_.reuse, call->work, call->setup_watched, call->instance, UnixSeconds());
+  call->reuse = SignCall(services_.reuse, call->work, call->setup_watched, call->instance,
+                         UnixSeconds(), services_.route.SignedInChild(call->instance));
   if (call->reuse.reused()) {
     // The profiling child profiles nothing the timing process will not measure, and hands the
     // signature on: the parent then runs neither this set-up nor this body again.

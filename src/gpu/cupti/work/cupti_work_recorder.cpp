@@ -191,7 +191,15 @@ class CuptiWorkRecorder final : public WorkRecorder {
     // is called, before the host may change the bytes it copies.
     const CUpti_ApiCallbackSite site = IsKernelLaunch(id) ? CUPTI_API_EXIT : CUPTI_API_ENTER;
     if (data->callbackSite != site) return;
+    // The subscription is shared: the stream watch's calls (stream creation, events,
+    // synchronisation) arrive here too, and are no work of the signature's.
+    if (!IsRecordedCall(id)) return;
     static_cast<CuptiWorkRecorder*>(self)->Record(id, data);
+  }
+  static bool IsRecordedCall(CUpti_CallbackId id) {
+    static const std::set<CUpti_CallbackId> recorded(RecordedCalls().begin(),
+                                                     RecordedCalls().end());
+    return recorded.count(id) != 0;
   }
   static bool IsKernelLaunch(CUpti_CallbackId id) {
     switch (id) {
