@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""What a rerun with --gpubench_reuse costs, from one GPU call's committed runs.
+
+A FOLDER holds, per suite, three runs made one after the other on one GPU (.h200-style
+walls.txt / md_walls.txt lines `TAG rc=N wall=SECONDS` and TAG.json):
+  plain_<suite>[_i] / md_before_<binary>   the full run without --gpubench_reuse (mdspan: plain GB)
+  new_<suite>[_i]   / md_new_<binary>      the first run of a series (--gpubench_reuse=EMPTY_FOLDER)
+  reuse_<suite>[_i] / md_reuse_<binary>    the rerun, reusing the first run's JSON
+
+Prints each suite's walls, the rerun's share, and the rerun's rows by reuse_status. With
+--check: every reused row equals its source row (real_time to double rounding, the signature
+exactly), and each --max SUITE=RATIO (rerun wall / the reference's) holds.
+
+usage: reuse_cost.py FOLDER [--check] [--max SUITE=RATIO ...]
+"""
+import json
+import math
+import os
+import re
+import sys
+
+STATUS = {1: "reused", 2: "new", 3: "changed", 4: "streak", 5: "aged", 6: "host_bound",
+          7: "unsigned", 8: "run_differs", 9: "no_source"}
+
+
+def walls(folder):
+    found = {}
+    for name in ("walls.txt", "md_walls.txt"):
+        path = os.path.join(folder, name)
+        if not os.path.exists(path):
+            continue
+        for line in open(path):
+            m = re.match(r"(\S+) rc=(\d+) wall=([\d.]+)", line)
+            if m:
+                found[m.group(1)] = (int(m.group(2)), float(m.group(3)))
+    return found
+
+
+def rows(folder, tag):
+    document = json.load(open(os.path.join(folder, tag + ".json")))
+    return {b["name"]: b for b in document["benchmarks"] if b.get("run_type") == "iteration"}
+
+
+def suites(found):
+    """(suite, plain tag, new tag, rerun tag) for every complete trio."""
+    out = []
+    for tag in sorted(found):
+        m = re.match(r"reuse_(.+)$", tag) or re.match(r"md_reuse_(.+)$", tag)
+        if not m:
+            continue
+        suite = m.group(1)
+        if tag.startswith("md_"):
+            plain, new = "md_before_" + suite, "md_new_" + suite
+        else:
+            plain, new = "plain_" + suite, "new_" + suite
+        if plain in found and new in found:
+            out.append((suite, plain, new, tag))
+    return out
+
+
+def main(argv):
+    folder = argv[1]
+    check = "--check" in argv
+    limits = {}
+    for i, arg in enumerate(argv):
+        if arg == "--max":
+            suite, ratio = argv[i + 1].split("=")
+            limits[suite] = float(ratio)
+    found = walls(folder)
+    failures = []
+    print("| suite | plain | first run (signed) | rerun | rerun / first | rerun / plain | rerun's rows |")
+    print("|---|---|---|---|---|---|---|")
+    md_plain = md_rerun = 0.0
+    for suite, plain, new, rerun in suites(found):
+        for tag in (plain, new, rerun):
+            if found[tag][0] != 0:
+                failures.append("%s exited %d" % (tag, found[tag][0]))
+        source, again = rows(folder, new), rows(folder, rerun)
+        counts = {}
+        for name, row in again.items():
+            status = STATUS.get(int(row.get("reuse_status", 0)), "absent")
+            counts[status] = counts.get(status, 0) + 1
+            if status != "reused":
+                continue
+            was = source.get(name)
+            if was is None:
+                failures.append("%s: %s reused, but the first run has no such row" % (rerun, name))
+            elif not math.isclose(row["real_time"], was["real_time"], rel_tol=1e-12) or \
+                    row.get("work_signature") != was.get("work_signature"):
+                failures.append("%s: %s reused real_time %r (signature %r), source %r (%r)" % (
+                    rerun, name, row["real_time"], row.get("work_signature"), was["real_time"],
+                    was.get("work_signature")))
+        p, n, r = found[plain][1], found[new][1], found[rerun][1]
+        if plain.startswith("md_"):
+            md_plain += p
+            md_rerun += r
+        shown = ", ".join("%d %s" % (v, k) for k, v in sorted(counts.items(), key=lambda x: -x[1]))
+        print("| %s | %.3f s | %.3f s | %.3f s | %.2f | %.2f | %s |" % (
+            suite, p, n, r, r / n, r / p, shown))
+        base = suite.rstrip("_0123456789") if not plain.startswith("md_") else suite
+        if base in limits and r / (p if plain.startswith("md_") else n) > limits[base]:
+            failures.append("%s: rerun %.3f s is %.2f of its reference, over %.2f" % (
+                suite, r, r / (p if plain.startswith("md_") else n), limits[base]))
+    if md_plain > 0:
+        print("\nmdspan, the binaries above together: plain GB %.1f s, rerun %.1f s (%.2fx)" % (
+            md_plain, md_rerun, md_rerun / md_plain))
+        if "mdspan" in limits and md_rerun / md_plain > limits["mdspan"]:
+            failures.append("mdspan: rerun %.2fx plain GB, over %.2f" % (
+                md_rerun / md_plain, limits["mdspan"]))
+    if check and failures:
+        print("FAIL:\n  " + "\n  ".join(failures))
+        return 1
+    if check:
+        print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
