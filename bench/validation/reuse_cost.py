@@ -9,9 +9,11 @@ walls.txt / md_walls.txt lines `TAG rc=N wall=SECONDS` and TAG.json):
 
 Prints each suite's walls, the rerun's share, and the rerun's rows by reuse_status. With
 --check: every reused row equals its source row (real_time to double rounding, the signature
-exactly), and each --max SUITE=RATIO (rerun wall / the reference's) holds.
+exactly), each --max SUITE=RATIO (rerun wall over the full run's: plain GB's for mdspan, the
+signed first run's otherwise; `mdspan`: its binaries together) holds, and each --all-reused
+SUITE's rerun reused every row.
 
-usage: reuse_cost.py FOLDER [--check] [--max SUITE=RATIO ...]
+usage: reuse_cost.py FOLDER [--check] [--max SUITE=RATIO ...] [--all-reused SUITE ...]
 """
 import json
 import math
@@ -61,11 +63,13 @@ def suites(found):
 def main(argv):
     folder = argv[1]
     check = "--check" in argv
-    limits = {}
+    limits, all_reused = {}, set()
     for i, arg in enumerate(argv):
         if arg == "--max":
             suite, ratio = argv[i + 1].split("=")
             limits[suite] = float(ratio)
+        if arg == "--all-reused":
+            all_reused.add(argv[i + 1])
     found = walls(folder)
     failures = []
     print("| suite | plain | first run (signed) | rerun | rerun / first | rerun / plain | rerun's rows |")
@@ -90,6 +94,8 @@ def main(argv):
                 failures.append("%s: %s reused real_time %r (signature %r), source %r (%r)" % (
                     rerun, name, row["real_time"], row.get("work_signature"), was["real_time"],
                     was.get("work_signature")))
+        if suite in all_reused and counts.get("reused", 0) != len(again):
+            failures.append("%s: %d of %d rows reused" % (rerun, counts.get("reused", 0), len(again)))
         p, n, r = found[plain][1], found[new][1], found[rerun][1]
         if plain.startswith("md_"):
             md_plain += p
