@@ -2730,15 +2730,19 @@ detail::ReuseState ReusableSource(uint64_t signature) {
   return reuse;
 }
 
+// The child's file after it reused LoopTest_Reusable on `signature`, its call taking 0.5 s.
+std::string ChildReusedLine(uint64_t signature) {
+  return std::string(kChildHeader) + "\n" + R"j({"reused":"LoopTest_Reusable","signature":)j" +
+         std::to_string(signature) + R"j(,"wall_seconds":0.5})j" + "\n";
+}
+
 // The parent reuses an instance the child signed and reused, without its set-up or body: the
 // row carries the source's time and counters (GB's byte rate too, which the function that did
 // not run would have declared), and the child's call as its profiling wall.
 TEST_F(LoopTest, ParentReusesWhatTheChildSignedWithoutRunningTheFunction) {
   settings_.profile_iterations = 3;
   reuse_ = ReusableSource(kReusableSignature);
-  parent_of_ = std::string(kChildHeader) + "\n" +
-               R"j({"reused":"LoopTest_Reusable","signature":)j" +
-               std::to_string(kReusableSignature) + R"j(,"wall_seconds":0.5})j" + "\n";
+  parent_of_ = ChildReusedLine(kReusableSignature);
   g_reusable_setups = 0;
   auto runs = Run("^LoopTest_Reusable/", /*with_profiler=*/false);
   ASSERT_EQ(runs.size(), 1u);
@@ -2765,9 +2769,7 @@ TEST_F(LoopTest, ParentReusesWhatTheChildSignedWithoutRunningTheFunction) {
 TEST_F(LoopTest, ParentRunsACallWhoseChildSignatureItDoesNotReuse) {
   settings_.profile_iterations = 3;
   reuse_ = ReusableSource(kReusableSignature + 1);
-  parent_of_ = std::string(kChildHeader) + "\n" +
-               R"j({"reused":"LoopTest_Reusable","signature":)j" +
-               std::to_string(kReusableSignature) + R"j(,"wall_seconds":0.5})j" + "\n";
+  parent_of_ = ChildReusedLine(kReusableSignature);
   g_reusable_setups = 0;
   auto runs = Run("^LoopTest_Reusable/", /*with_profiler=*/false);
   ASSERT_EQ(runs.size(), 1u);
