@@ -7,14 +7,23 @@ walls.txt / md_walls.txt lines `TAG rc=N wall=SECONDS` and TAG.json):
   new_<suite>[_i]   / md_new_<binary>      the first run of a series (--gpubench_reuse=EMPTY_FOLDER)
   reuse_<suite>[_i] / md_reuse_<binary>    the rerun, reusing the first run's JSON
 
+The signature's own cost, where the FOLDER has sig_walls.txt: full runs with the default
+--gpubench_signature=on and with =off, alternating (sig_on_<suite>_<i>, sig_off_<suite>_<i>; the
+pair i ran back to back, odd pairs on first): per suite the median of the pairs' on/off wall
+ratios, with their range.
+
 Prints each suite's walls, the rerun's share, and the rerun's rows by reuse_status. With
 --check: every reused row equals its source row (real_time to double rounding, the signature
 exactly), each --max SUITE=RATIO (rerun wall over the full run's: plain GB's for mdspan, the
-signed first run's otherwise; `mdspan`: its binaries together) holds, and each --all-reused
-SUITE's rerun reused every row.
+signed first run's otherwise; `mdspan`: its binaries together) holds, each --all-reused
+SUITE's rerun reused every row, each signature pair's runs exited 0 and every row of an `on` run
+carries work_signature, none of an `off` run, and each --max-signature SUITE=PCT holds (the
+median on/off ratio at most 1 + PCT/100).
 
 usage: reuse_cost.py FOLDER [--check] [--max SUITE=RATIO ...] [--all-reused SUITE ...]
+                            [--max-signature SUITE=PCT ...]
 """
+import statistics
 import json
 import math
 import os
@@ -60,16 +69,43 @@ def suites(found):
     return out
 
 
+def signature_pairs(folder, failures):
+    """{suite: [(on wall, off wall), ...]} from sig_walls.txt; checks each run's rows."""
+    path = os.path.join(folder, "sig_walls.txt")
+    if not os.path.exists(path):
+        return {}
+    walls_of = {}
+    for line in open(path):
+        m = re.match(r"sig_(on|off)_(\S+)_(\d+) rc=(\d+) wall=([\d.]+)", line)
+        if not m:
+            continue
+        mode, suite, i, rc, wall = m.group(1), m.group(2), int(m.group(3)), int(m.group(4)), \
+            float(m.group(5))
+        tag = "sig_%s_%s_%d" % (mode, suite, i)
+        if rc != 0:
+            failures.append("%s exited %d" % (tag, rc))
+        for name, row in rows(folder, tag).items():
+            if (mode == "on") != ("work_signature" in row):
+                failures.append("%s: %s %s work_signature" % (
+                    tag, name, "lacks" if mode == "on" else "has"))
+        walls_of.setdefault(suite, {}).setdefault(i, {})[mode] = wall
+    return {suite: [(p["on"], p["off"]) for _, p in sorted(pairs.items()) if len(p) == 2]
+            for suite, pairs in walls_of.items()}
+
+
 def main(argv):
     folder = argv[1]
     check = "--check" in argv
-    limits, all_reused = {}, set()
+    limits, all_reused, signature_limits = {}, set(), {}
     for i, arg in enumerate(argv):
         if arg == "--max":
             suite, ratio = argv[i + 1].split("=")
             limits[suite] = float(ratio)
         if arg == "--all-reused":
             all_reused.add(argv[i + 1])
+        if arg == "--max-signature":
+            suite, pct = argv[i + 1].split("=")
+            signature_limits[suite] = float(pct)
     found = walls(folder)
     failures = []
     print("| suite | plain | first run (signed) | rerun | rerun / first | rerun / plain | rerun's rows |")
@@ -113,6 +149,20 @@ def main(argv):
         if "mdspan" in limits and md_rerun / md_plain > limits["mdspan"]:
             failures.append("mdspan: rerun %.2fx plain GB, over %.2f" % (
                 md_rerun / md_plain, limits["mdspan"]))
+    pairs = signature_pairs(folder, failures)
+    if pairs:
+        print("\n| suite | pairs | signature on (median) | off (median) | on / off, median of pairs "
+              "| range |")
+        print("|---|---|---|---|---|---|")
+    for suite, walls_on_off in sorted(pairs.items()):
+        ratios = [on / off for on, off in walls_on_off]
+        median = statistics.median(ratios)
+        print("| %s | %d | %.3f s | %.3f s | %.4f | %.4f-%.4f |" % (
+            suite, len(ratios), statistics.median(on for on, _ in walls_on_off),
+            statistics.median(off for _, off in walls_on_off), median, min(ratios), max(ratios)))
+        if suite in signature_limits and median > 1 + signature_limits[suite] / 100:
+            failures.append("%s: the signature costs %.2f%% (median of %d pairs), over %.2f%%" % (
+                suite, 100 * (median - 1), len(ratios), signature_limits[suite]))
     if check and failures:
         print("FAIL:\n  " + "\n  ".join(failures))
         return 1

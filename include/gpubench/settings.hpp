@@ -69,6 +69,13 @@ enum class Stopping {
                ///< by default).
 };
 
+/// Whether each instance's work signature is recorded (docs/user_guide.md "Reusing unchanged
+/// work"). It never changes a measured number; --gpubench_reuse needs it on.
+enum class Signature {
+  kOn,   ///< Every row carries work_signature, so any run can serve a later one as a source.
+  kOff,  ///< No CUPTI callbacks before a warm-up body; rows carry no signature.
+};
+
 /// The settings in effect for a run of benchmarks. Clock control is not a field: gpubench never
 /// locks clocks ("none"), it measures the clock the iterations ran at instead.
 struct Settings {
@@ -111,6 +118,8 @@ struct Settings {
   /// are carried over where an instance's work signature equals its row's; "" (the default)
   /// measures everything. Not fingerprinted: a run that reuses compares equal with a full run.
   std::string reuse_path;
+  /// --gpubench_signature: record each instance's work signature (on, the default) or not.
+  Signature signature = Signature::kOn;
   /// --gpubench_reuse_max_runs: a row's values are reused at most this many runs in a row, then
   /// measured again; 0 measures every row (with a source, each row still says why).
   int reuse_max_runs = 5;
@@ -134,5 +143,6 @@ const char* ToString(Exclusive exclusive);
 const char* ToString(Thermal thermal);
 const char* ToString(Stopping stopping);
 const char* ToString(DeviceOrder order);
+const char* ToString(Signature signature);
 
 }  // namespace gpubench

@@ -143,6 +143,13 @@ ParseResult ParseCommandLine(const std::vector<std::string>& args, const Environ
       line.all_devices = false;
     }
   }
+  // Reuse matches rows by their signature: without one nothing could ever match.
+  if (line.settings.signature == Signature::kOff && !line.settings.reuse_path.empty()) {
+    result.error =
+        "--gpubench_reuse needs the work signature: leave out --gpubench_signature=off "
+        "(GPUBENCH_SIGNATURE=off alike), or leave out --gpubench_reuse to measure every row\n";
+    return result;
+  }
   result.ok = true;
   return result;
 }

@@ -47,6 +47,8 @@ const char* ToString(Thermal thermal) { return thermal == Thermal::kWait ? "wait
 
 const char* ToString(Stopping stopping) { return stopping == Stopping::kGb ? "gb" : "precision"; }
 
+const char* ToString(Signature signature) { return signature == Signature::kOff ? "off" : "on"; }
+
 const char* ToString(DeviceOrder order) {
   return order == DeviceOrder::kAllAtOnce ? "all_at_once" : "one_at_a_time";
 }
@@ -465,8 +467,17 @@ const std::vector<SettingRow> kSettingRows = {
        return std::string();
      },
      [](const CommandLine& line) { return line.samples_out; }, nullptr},
-    // Reuse decides which rows are measured, not what a measured number means: never in the
-    // fingerprint, so that a run that reuses compares equal with a full run.
+    // The signature and reuse decide which rows are measured, not what a measured number means:
+    // never in the fingerprint, so that a run that reuses compares equal with a full run.
+    {"signature", "on|off", "on",
+     "record each instance's work signature (counter work_signature), so that a later run can "
+     "reuse this one's rows; off takes no CUPTI callbacks before a warm-up body (reuse needs on)",
+     true, false,
+     [](std::string_view text, CommandLine* line) {
+       return ParseChoice(text, {Signature::kOn, Signature::kOff}, &line->settings.signature);
+     },
+     [](const CommandLine& line) { return std::string(ToString(line.settings.signature)); },
+     nullptr},
     {"reuse", "PATH", "",
      "a previous run's JSON file, or a folder of runs (its newest is read): an instance whose "
      "work signature equals its row there is not measured, its row carries that row's values "

@@ -35,6 +35,7 @@ inline constexpr char kProfileIterations[] = "gpubench_profile_iterations";
 inline constexpr char kProfileRuns[] = "gpubench_profile_runs";
 inline constexpr char kDevice[] = "gpubench_device";
 inline constexpr char kExclusive[] = "gpubench_exclusive";
+inline constexpr char kSignature[] = "gpubench_signature";
 inline constexpr char kStopping[] = "gpubench_stopping";
 inline constexpr char kPrecision[] = "gpubench_precision";
 inline constexpr char kMinSamples[] = "gpubench_min_samples";
@@ -121,6 +122,8 @@ inline constexpr ContextKeyInfo kContextKeys[] = {
     {context_key::kProfileRuns, ContextWriter::kSettingsTable, "--gpubench_profile_runs"},
     {context_key::kDevice, ContextWriter::kSettingsTable, "--gpubench_device"},
     {context_key::kExclusive, ContextWriter::kSettingsTable, "--gpubench_exclusive"},
+    {context_key::kSignature, ContextWriter::kSettingsTable,
+     "--gpubench_signature: on (each row carries work_signature) or off"},
     {context_key::kStopping, ContextWriter::kSettingsTable, "--gpubench_stopping"},
     {context_key::kPrecision, ContextWriter::kSettingsTable, "--gpubench_precision"},
     {context_key::kMinSamples, ContextWriter::kSettingsTable, "--gpubench_min_samples"},

@@ -307,10 +307,11 @@ inline constexpr CounterInfo kCounters[] = {
     // The work signature and reuse (--gpubench_reuse, docs/user_guide.md "Reusing unchanged
     // work").
     {counter::kWorkSignature, Writer::kCallEnd, "signature", Better::kNeither,
-     "with --gpubench_reuse: a 48-bit hash of what the instance asked the GPU to do in its set-up "
-     "and one body (each kernel's machine code, launch geometry and arguments, each copy and "
-     "set), with the settings fingerprint, the GPU, the driver and the method version; an "
-     "integer in JSON, 12 hex digits in the tools; absent where the work could not be watched"},
+     "a 48-bit hash of what the instance asked the GPU to do in its set-up and one body (each "
+     "kernel's machine code, launch geometry and arguments, each copy and set), with the "
+     "settings fingerprint, the GPU, the driver and the method version; an integer in JSON, 12 "
+     "hex digits in the tools; absent with --gpubench_signature=off or where the work could not "
+     "be watched (without --gpubench_reuse also where it could not be signed whole)"},
     {counter::kReuseStatus, Writer::kCallEnd, "reuse", Better::kNeither,
      "with --gpubench_reuse: whether the values were reused or measured and why, a code of "
      "kReuseStatuses: 1 reused, 2 new, 3 changed, 4 streak, 5 aged, 6 host_bound, 7 unsigned, "

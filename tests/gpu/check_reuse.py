@@ -2,7 +2,8 @@
 """--gpubench_reuse on a GPU: tests/gpu/reuse_suite.cu built as it is (BASE) and once per edit
 (each EDIT_<CASE> changes one thing of one benchmark). A run of an edited build that reuses the
 base build's results measures exactly the edited benchmark again and reuses all the others; a
-rerun of the base build reuses everything but the host-bound benchmark; a source run of another
+rerun of the base build reuses everything but the host-bound benchmark, also on a run made
+without the flag (every row signed by default); a source run of another
 GPU, driver, settings or method version makes every row measured, with one line saying why;
 bad reuse files make every row measured with a message naming the file, and the JSON stays
 valid. Exits 77 (skip) without a GPU.
@@ -68,11 +69,24 @@ def main():
     edits = sys.argv[3:]
     os.makedirs(out_dir, exist_ok=True)
     source = os.path.join(out_dir, "full.json")
-    # Without the flag a run is as before: no signature, no reuse counters.
+    # Without the flag (--gpubench_signature=on, the default) every row carries its signature
+    # and no other reuse counter; with signature=off none.
     _, plain_rows, _ = run(base, out_dir, "plain")
     for name, row in plain_rows.items():
-        if "work_signature" in row or "reuse_status" in row or "measured_at" in row:
-            FAILURES.append("plain run: %s has reuse counters" % name)
+        if "work_signature" not in row or "reuse_status" in row or "measured_at" in row:
+            FAILURES.append("plain run: %s has work_signature %s, reuse_status %s, measured_at %s"
+                            % (name, row.get("work_signature"), row.get("reuse_status"),
+                               row.get("measured_at")))
+    _, off_rows, _ = run(base, out_dir, "signature_off", "--gpubench_signature=off")
+    for name, row in off_rows.items():
+        if "work_signature" in row or "reuse_status" in row:
+            FAILURES.append("signature=off: %s has reuse counters" % name)
+    # A run without the flag is a source as good as any: a rerun on it reuses everything but the
+    # host-bound benchmark.
+    _, rows, _ = run(base, out_dir, "rerun_on_plain",
+                     "--gpubench_reuse=" + os.path.join(out_dir, "plain.json"))
+    expect("rerun on the plain run", status_names(rows),
+           lambda name: "host_bound" if name in ALWAYS_MEASURED else "reused")
     # The first run of a CI job: a folder that holds no run yet; every row measured and signed.
     empty = os.path.join(out_dir, "empty_history")
     os.makedirs(empty, exist_ok=True)

@@ -2709,6 +2709,7 @@ constexpr uint64_t kReusableSignature = 0x5eed5eed5eedULL;
 // `signature`: held, measured a minute ago, 4 us per iteration, 1000 bytes declared.
 detail::ReuseState ReusableSource(uint64_t signature) {
   detail::ReuseState reuse;
+  reuse.signing = true;
   reuse.on = true;
   reuse.run_lines = {"settings fake", "gpu GPU-fake", "driver 1", "method 1"};
   detail::ReuseSource source;
@@ -2850,6 +2851,58 @@ TEST_F(LoopTest, ParentSignsAWorkTheChildSignedAlike) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kReuseStatus).value, 3.0);  // changed
   EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kWorkSignature).value, static_cast<double>(own));
+}
+
+// --gpubench_signature=on (the default) without --gpubench_reuse: the row carries its signature
+// for a later run's reuse and nothing else of reuse; work not signed whole carries none.
+detail::ReuseState SigningOnly() {
+  detail::ReuseState signing = ReusableSource(0);
+  signing.on = false;
+  signing.source.reset();
+  return signing;
+}
+
+TEST_F(LoopTest, ASigningRunWritesTheSignatureAndNoReuseCounters) {
+  settings_.profile_iterations = 0;
+  work_owner_ = std::make_unique<FakeWorkRecorder>(&log_);
+  const uint64_t own = FakeWorkSignature(*work_owner_);
+  reuse_ = SigningOnly();
+  ::testing::internal::CaptureStderr();
+  auto runs = Run("^LoopTest_Reusable/", /*with_profiler=*/false);
+  const std::string messages = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(log_.Count("work_begin"), 1);
+  ASSERT_EQ(runs[0].counters.count(counter::kWorkSignature), 1u);
+  EXPECT_DOUBLE_EQ(runs[0].counters.at(counter::kWorkSignature).value, static_cast<double>(own));
+  EXPECT_EQ(runs[0].counters.count(counter::kReuseStatus), 0u);
+  EXPECT_EQ(runs[0].counters.count(counter::kReusedRuns), 0u);
+  EXPECT_EQ(runs[0].counters.count(counter::kMeasuredAt), 0u);
+  EXPECT_EQ(messages.find("reuse"), std::string::npos) << messages;
+}
+
+TEST_F(LoopTest, ASigningRunLeavesTheSignatureOutOfWorkNotSignedWhole) {
+  settings_.profile_iterations = 0;
+  work_owner_ = std::make_unique<FakeWorkRecorder>(&log_);
+  work_owner_->record.unsigned_why = "a host function launched into a stream";
+  reuse_ = SigningOnly();
+  auto runs = Run("^LoopTest_Reusable/", /*with_profiler=*/false);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(log_.Count("work_begin"), 1);  // recorded, but not signed whole
+  EXPECT_EQ(runs[0].counters.count(counter::kWorkSignature), 0u);
+  EXPECT_EQ(runs[0].counters.count(counter::kReuseStatus), 0u);
+}
+
+// --gpubench_signature=off: no recording before the warm-up body, no reuse counters.
+TEST_F(LoopTest, SignatureOffRecordsNothing) {
+  settings_.profile_iterations = 0;
+  work_owner_ = std::make_unique<FakeWorkRecorder>(&log_);
+  detail::ReuseState off = SigningOnly();
+  off.signing = false;
+  reuse_ = off;
+  auto runs = Run("^LoopTest_Reusable/", /*with_profiler=*/false);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(log_.Count("work_begin"), 0);
+  EXPECT_EQ(runs[0].counters.count(counter::kWorkSignature), 0u);
 }
 
 // The child writes its signature of a call it profiled into the call's line.

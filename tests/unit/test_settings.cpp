@@ -299,6 +299,32 @@ TEST(Settings, ReuseIsOffByDefaultAndTakesAPathAndItsLimits) {
   EXPECT_EQ(from_env.command_line.settings.reuse_max_age_seconds, 5400.0);
 }
 
+// --gpubench_signature: on by default, off on request, not fingerprinted (it changes no measured
+// number), and refused with --gpubench_reuse, which matches rows by their signature.
+TEST(Settings, SignatureIsOnByDefaultAndReuseNeedsIt) {
+  ParseResult defaults = Parse({});
+  ASSERT_TRUE(defaults.ok) << defaults.error;
+  EXPECT_EQ(defaults.command_line.settings.signature, Signature::kOn);
+
+  ParseResult off = Parse({"--gpubench_signature=off"});
+  ASSERT_TRUE(off.ok) << off.error;
+  EXPECT_EQ(off.command_line.settings.signature, Signature::kOff);
+  EXPECT_EQ(SettingsFingerprint(off.command_line.settings),
+            SettingsFingerprint(defaults.command_line.settings));
+
+  ParseResult bad = Parse({"--gpubench_signature=yes"});
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("'yes' is not one of on|off"), std::string::npos) << bad.error;
+
+  for (const ParseResult& both :
+       {Parse({"--gpubench_signature=off", "--gpubench_reuse=history/"}),
+        Parse({}, {{"GPUBENCH_SIGNATURE", "off"}, {"GPUBENCH_REUSE", "prev.json"}})}) {
+    EXPECT_FALSE(both.ok);
+    EXPECT_NE(both.error.find("--gpubench_reuse needs the work signature"), std::string::npos)
+        << both.error;
+  }
+}
+
 const SettingRow& RowNamed(const std::string& name) {
   for (const SettingRow& row : SettingRows()) {
     if (row.name == name) return row;

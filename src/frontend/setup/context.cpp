@@ -243,10 +243,8 @@ KeyValues SignatureContext(const ReuseState& reuse, const std::string& unavailab
       "instantiation; the settings fingerprint, GPU UUID, driver and method version. Not seen: "
       "memory the host writes and the GPU reads without a copy (pinned, mapped, managed), data "
       "made on the host and never copied, the host's own code and timing, other processes";
-  if (!reuse.on) {
-    covers =
-        "not recorded: a run records each instance's work signature only when given "
-        "--gpubench_reuse (a path that holds no run yet makes every row measured and signed)";
+  if (!reuse.signing) {
+    covers = "not recorded: --gpubench_signature=off";
   } else if (!device) {
     covers = "none: no usable CUDA device";
   } else if (!unavailable.empty()) {

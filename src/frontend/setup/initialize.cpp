@@ -201,6 +201,7 @@ void SetUpReuse(const detail::DeviceFacts& facts, detail::ReuseState* reuse) {
   reuse->run_lines = {"settings " + reuse->identity.settings_fingerprint,
                       "gpu " + reuse->identity.gpu_uuid, "driver " + reuse->identity.driver_version,
                       "method " + reuse->identity.method_version};
+  reuse->signing = settings.signature == Signature::kOn;
   if (settings.reuse_path.empty()) return;
   reuse->on = true;
   reuse->rules.max_runs = settings.reuse_max_runs;
@@ -360,11 +361,11 @@ InitResult Initialize(int* argc, char** argv) {
   // while the child still held GPU memory, the context's own memory and every buffer after it
   // landed elsewhere than with metrics off, and a short kernel's time depends on where its data
   // lies: the held tiny kernel then timed 4-6% apart (docs/accuracy.md "Metrics on and off").
-  // With --gpubench_reuse, module loads are read from the context's creation on (an eager module
-  // loading loads every module now): each kernel's machine code goes into the work signature.
+  // A signing run reads module loads from the context's creation on (an eager module loading
+  // loads every module now): each kernel's machine code goes into the work signature.
   const bool watches_modules = facts.available && !command_line.list_metrics &&
                                plan.cuda_tool.empty() && !nothing_measured &&
-                               !plan.settings.reuse_path.empty();
+                               plan.settings.signature == Signature::kOn;
   if (watches_modules) process.harness.work().WatchModules(true);
   if (facts.available && !command_line.list_metrics) SetCurrentDevice(plan.settings.device, &facts);
 

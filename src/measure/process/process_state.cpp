@@ -69,9 +69,9 @@ CallReadings& TimedGpuReadings() { return ProcessState::Get().timed_gpu; }
 void BeginCallWork() {
   ProcessState& process = ProcessState::Get();
   Harness& harness = process.harness;
-  // Only a run that reuses records: a run without --gpubench_reuse takes no CUPTI callbacks
-  // before its warm-up body, as before the signature existed.
-  if (!process.reuse.on || !harness.configured() || !harness.facts().available) return;
+  // Only a run that signs records: with --gpubench_signature=off no CUPTI callbacks come before
+  // the warm-up body.
+  if (!process.reuse.signing || !harness.configured() || !harness.facts().available) return;
   harness.work().Begin();
 }
 

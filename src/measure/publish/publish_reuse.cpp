@@ -33,8 +33,17 @@ void CountRow(const CallResult& call, bool trial, ReuseState& reuse) {
 
 void PublishSignature(const CallResult& call, bool trial, benchmark::State& state,
                       const PublishServices& services) {
-  if (!services.reuse.on) return;  // a run without --gpubench_reuse writes none of these
+  if (!services.reuse.signing) return;  // --gpubench_signature=off writes none of these
   CounterSink<Writer::kCallEnd> out(state.counters);
+  if (!services.reuse.on) {
+    // Signed for a later run's --gpubench_reuse, nothing decided. Work not signed whole carries
+    // no signature: a later run then measures it ("changed"), and its own row says unsigned.
+    if (call.reuse.signature && call.reuse.unsigned_why.empty()) {
+      out.Set<counter::kWorkSignature>(static_cast<double>(*call.reuse.signature));
+    }
+    CountRow(call, trial, services.reuse);
+    return;
+  }
   if (call.reuse.signature) {
     out.Set<counter::kWorkSignature>(static_cast<double>(*call.reuse.signature));
   }

@@ -17,7 +17,10 @@ namespace gpubench::detail {
 struct ReuseState {
   /// The signature's run-level lines: settings fingerprint, GPU, driver, method version.
   std::vector<std::string> run_lines;
-  bool on = false;                    ///< --gpubench_reuse was given
+  /// Each call's work is recorded and signed (--gpubench_signature=on, the default, on a usable
+  /// device): every measured row carries work_signature, reuse_status and measured_at.
+  bool signing = false;
+  bool on = false;                    ///< --gpubench_reuse was given (signing with it)
   std::optional<ReuseSource> source;  ///< the source run, when it could be read
   std::string source_error;           ///< why it could not
   std::string run_difference;         ///< RunDifference's line ("" when the runs agree)

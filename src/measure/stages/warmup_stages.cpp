@@ -20,7 +20,7 @@ Status WarmupStages::Begin(CallResult* call) {
   }
   // The set-up of a gpubench form's call was recorded from its start (InstanceScope); a loop of
   // GB's own macros starts recording here, after its set-up.
-  if (services_.reuse.on) {
+  if (services_.reuse.signing) {
     WorkRecorder& work = harness.work();
     if (!work.recording()) {
       call->setup_watched = false;
@@ -89,7 +89,7 @@ Status WarmupStages::EndTrace(CallResult* call) {
 
 void WarmupStages::Abort() {
   // A call that failed before its warm-up body ended leaves no recording on.
-  if (services_.reuse.on) (void)services_.harness.work().End();
+  if (services_.reuse.signing) (void)services_.harness.work().End();
   if (!tracing_) return;
   tracing_ = false;
   BusyTracer& tracer = services_.harness.busy();
