@@ -20,8 +20,12 @@ SUITE's rerun reused every row, each signature pair's runs exited 0 and every ro
 carries work_signature, none of an `off` run, and each --max-signature SUITE=PCT holds (the
 median on/off ratio at most 1 + PCT/100).
 
+Where a suite also has nomatch_<suite> (a run whose filter selects nothing: the process's floor),
+the rerun's wall above that floor over the full run's above it is printed too, and each
+--max-above-floor SUITE=RATIO is checked.
+
 usage: reuse_cost.py FOLDER [--check] [--max SUITE=RATIO ...] [--all-reused SUITE ...]
-                            [--max-signature SUITE=PCT ...]
+                            [--max-signature SUITE=PCT ...] [--max-above-floor SUITE=RATIO ...]
 """
 import statistics
 import json
@@ -96,13 +100,16 @@ def signature_pairs(folder, failures):
 def main(argv):
     folder = argv[1]
     check = "--check" in argv
-    limits, all_reused, signature_limits = {}, set(), {}
+    limits, all_reused, signature_limits, floor_limits = {}, set(), {}, {}
     for i, arg in enumerate(argv):
         if arg == "--max":
             suite, ratio = argv[i + 1].split("=")
             limits[suite] = float(ratio)
         if arg == "--all-reused":
             all_reused.add(argv[i + 1])
+        if arg == "--max-above-floor":
+            suite, ratio = argv[i + 1].split("=")
+            floor_limits[suite] = float(ratio)
         if arg == "--max-signature":
             suite, pct = argv[i + 1].split("=")
             signature_limits[suite] = float(pct)
@@ -149,6 +156,19 @@ def main(argv):
         if "mdspan" in limits and md_rerun / md_plain > limits["mdspan"]:
             failures.append("mdspan: rerun %.2fx plain GB, over %.2f" % (
                 md_rerun / md_plain, limits["mdspan"]))
+    floors = [(suite, found["nomatch_" + suite][1], found[plain][1], found[rerun][1])
+              for suite, plain, _, rerun in suites(found) if "nomatch_" + suite in found]
+    if floors:
+        print("\n| suite | floor (filter selects nothing) | full run above it | rerun above it "
+              "| rerun / full, above the floor |")
+        print("|---|---|---|---|---|")
+    for suite, floor, full, rerun in floors:
+        share = max(rerun - floor, 0.0) / (full - floor)
+        print("| %s | %.3f s | %.3f s | %.3f s | %.3f |" % (
+            suite, floor, full - floor, max(rerun - floor, 0.0), share))
+        if suite in floor_limits and share > floor_limits[suite]:
+            failures.append("%s: the rerun above the floor is %.3f of the full run's, over %.3f" % (
+                suite, share, floor_limits[suite]))
     pairs = signature_pairs(folder, failures)
     if pairs:
         print("\n| suite | pairs | signature on (median) | off (median) | on / off, median of pairs "
