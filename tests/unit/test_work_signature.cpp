@@ -4,6 +4,7 @@
 // device addresses replaced by (allocation size, offset).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -25,6 +26,40 @@ TEST(WorkSignatureHash, EqualBytesHashEqual) {
   const std::string b = a;
   EXPECT_EQ(HashBytes(a.data(), a.size()), HashBytes(b.data(), b.size()));
   EXPECT_EQ(HashBytes(a.data(), a.size(), 7), HashBytes(b.data(), b.size(), 7));
+}
+
+// From 64 MiB on the bytes are hashed in 16 MiB chunks side by side: the value is the bytes', not
+// the thread count's, and a byte changed in any chunk (the last, short one included) or a byte
+// more or less changes it.
+TEST(WorkSignatureHash, ChunkedHashIsTheSameOnAnyNumberOfThreads) {
+  const size_t size = (size_t{80} << 20) + 12345;  // five chunks and a short sixth
+  std::vector<unsigned char> bytes(size);
+  uint64_t state = 0x9e3779b97f4a7c15ULL;  // xorshift64: no period within the buffer
+  for (unsigned char& byte : bytes) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    byte = static_cast<unsigned char>(state >> 56);
+  }
+  const uint64_t one = HashBytesOn(bytes.data(), size, 3, 1);
+  for (unsigned threads : {2u, 3u, 6u, 64u}) {
+    EXPECT_EQ(HashBytesOn(bytes.data(), size, 3, threads), one) << threads << " threads";
+  }
+  EXPECT_EQ(HashBytes(bytes.data(), size, 3), one);
+  EXPECT_NE(HashBytesOn(bytes.data(), size, 4, 4), one);      // the seed
+  EXPECT_NE(HashBytesOn(bytes.data(), size - 1, 3, 4), one);  // a byte less
+  for (size_t at : {size_t{0}, (size_t{16} << 20) - 1, size_t{16} << 20, size / 2, size - 1}) {
+    bytes[at] ^= 1;
+    EXPECT_NE(HashBytesOn(bytes.data(), size, 3, 4), one) << "byte " << at;
+    bytes[at] ^= 1;
+  }
+  // Chunks moved: the same bytes in another order hash otherwise.
+  std::vector<unsigned char> swapped(bytes);
+  std::swap_ranges(swapped.begin(), swapped.begin() + (16 << 20), swapped.begin() + (16 << 20));
+  EXPECT_NE(HashBytesOn(swapped.data(), size, 3, 4), one);
+  // Below 64 MiB one thread hashes the whole, as before.
+  EXPECT_EQ(HashBytesOn(bytes.data(), size_t{1} << 20, 3, 8),
+            HashBytesOn(bytes.data(), size_t{1} << 20, 3, 1));
 }
 
 TEST(WorkSignatureHash, DifferentBytesLengthsAndSeedsDiffer) {

@@ -7,9 +7,12 @@
 #include <libelf.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <set>
+#include <system_error>
+#include <thread>
 #include <tuple>
 #include <utility>
 
@@ -47,9 +50,8 @@ inline uint64_t Avalanche(uint64_t x) {
   return x;
 }
 
-}  // namespace
-
-uint64_t HashBytes(const void* data, size_t size, uint64_t seed) {
+// One thread's hash of `size` bytes.
+uint64_t HashSpan(const void* data, size_t size, uint64_t seed) {
   const auto* p = static_cast<const unsigned char*>(data);
   size_t left = size;
   uint64_t h = Avalanche(seed + kMulA) ^ (static_cast<uint64_t>(size) * kMulC);
@@ -77,6 +79,47 @@ uint64_t HashBytes(const void* data, size_t size, uint64_t seed) {
     h = Absorb(h, tail ^ (static_cast<uint64_t>(left) << 56)) + kMulC;
   }
   return Avalanche(h ^ static_cast<uint64_t>(size));
+}
+
+// Bytes from kChunkedHashBytes on are hashed in chunks of kHashChunkBytes, each seeded by its
+// index, and the chunks' hashes are hashed in order: the chunks can then be hashed side by side,
+// and the value depends on the bytes alone, never on how many threads hashed them.
+constexpr size_t kChunkedHashBytes = size_t{64} << 20;
+constexpr size_t kHashChunkBytes = size_t{16} << 20;
+
+}  // namespace
+
+uint64_t HashBytesOn(const void* data, size_t size, uint64_t seed, unsigned threads) {
+  if (size < kChunkedHashBytes) return HashSpan(data, size, seed);
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  const size_t chunks = (size + kHashChunkBytes - 1) / kHashChunkBytes;
+  std::vector<uint64_t> hashes(chunks);
+  std::atomic<size_t> next{0};
+  auto hash_chunks = [&] {
+    for (size_t i = next++; i < chunks; i = next++) {
+      const size_t offset = i * kHashChunkBytes;
+      hashes[i] = HashSpan(bytes + offset, std::min(kHashChunkBytes, size - offset), seed + i);
+    }
+  };
+  std::vector<std::thread> helpers;
+  const size_t wanted = std::min<size_t>(std::max(threads, 1u), chunks) - 1;
+  for (size_t t = 0; t < wanted; ++t) {
+    try {
+      helpers.emplace_back(hash_chunks);
+    } catch (const std::system_error&) {
+      break;  // no thread to be had: this one hashes the rest
+    }
+  }
+  hash_chunks();
+  for (std::thread& helper : helpers) helper.join();
+  return HashSpan(hashes.data(), hashes.size() * sizeof(uint64_t), seed ^ size);
+}
+
+uint64_t HashBytes(const void* data, size_t size, uint64_t seed) {
+  // A copy of GiBs is hashed in the set-up of every signed call, in the profiling child and in
+  // the timing process: at 6-8 GB/s on one thread (2-core VM) a 4 GB copy costs 0.5 s in each.
+  static const unsigned threads = std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
+  return HashBytesOn(data, size, seed, threads);
 }
 
 uint64_t SignatureOf(const std::vector<std::string>& items) {

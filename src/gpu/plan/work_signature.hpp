@@ -14,8 +14,11 @@
 
 namespace gpubench::detail {
 
-/// A 64-bit hash of `size` bytes (not cryptographic; fast enough for host copies of GiBs).
+/// A 64-bit hash of `size` bytes (not cryptographic). From 64 MiB on, the bytes are hashed in
+/// 16 MiB chunks on up to 8 threads; the value is the same on any number of them.
 uint64_t HashBytes(const void* data, size_t size, uint64_t seed = 0);
+/// HashBytes on at most `threads` threads (the calling one included), for tests.
+uint64_t HashBytesOn(const void* data, size_t size, uint64_t seed, unsigned threads);
 
 /// The signature of a list of work items (each a canonical line, in launch order) and the
 /// run-level lines (settings fingerprint, GPU UUID, driver, method version): a 48-bit value, so
