@@ -18,7 +18,8 @@ struct ReuseState {
   /// The signature's run-level lines: settings fingerprint, GPU, driver, method version.
   std::vector<std::string> run_lines;
   /// Each call's work is recorded and signed (--gpubench_signature=on, the default, on a usable
-  /// device): every measured row carries work_signature, reuse_status and measured_at.
+  /// device): every measured row carries work_signature (with --gpubench_reuse also
+  /// reuse_status, reused_runs and measured_at).
   bool signing = false;
   bool on = false;                    ///< --gpubench_reuse was given (signing with it)
   std::optional<ReuseSource> source;  ///< the source run, when it could be read
