@@ -27,11 +27,11 @@ the rerun's wall above that floor over the full run's above it is printed too, a
 usage: reuse_cost.py FOLDER [--check] [--max SUITE=RATIO ...] [--all-reused SUITE ...]
                             [--max-signature SUITE=PCT ...] [--max-above-floor SUITE=RATIO ...]
 """
-import statistics
 import json
 import math
 import os
 import re
+import statistics
 import sys
 
 STATUS = {1: "reused", 2: "new", 3: "changed", 4: "streak", 5: "aged", 6: "host_bound",
@@ -100,19 +100,13 @@ def signature_pairs(folder, failures):
 def main(argv):
     folder = argv[1]
     check = "--check" in argv
-    limits, all_reused, signature_limits, floor_limits = {}, set(), {}, {}
-    for i, arg in enumerate(argv):
-        if arg == "--max":
-            suite, ratio = argv[i + 1].split("=")
-            limits[suite] = float(ratio)
-        if arg == "--all-reused":
-            all_reused.add(argv[i + 1])
-        if arg == "--max-above-floor":
-            suite, ratio = argv[i + 1].split("=")
-            floor_limits[suite] = float(ratio)
-        if arg == "--max-signature":
-            suite, pct = argv[i + 1].split("=")
-            signature_limits[suite] = float(pct)
+    def limits_of(flag):  # every `FLAG SUITE=NUMBER` as {SUITE: NUMBER}
+        return {suite: float(number) for suite, number in
+                (argv[i + 1].split("=") for i, arg in enumerate(argv) if arg == flag)}
+
+    limits, floor_limits = limits_of("--max"), limits_of("--max-above-floor")
+    signature_limits = limits_of("--max-signature")
+    all_reused = {argv[i + 1] for i, arg in enumerate(argv) if arg == "--all-reused"}
     found = walls(folder)
     failures = []
     print("| suite | plain | first run (signed) | rerun | rerun / first | rerun / plain | rerun's rows |")
