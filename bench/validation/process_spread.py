@@ -14,6 +14,8 @@ import re
 import statistics
 import sys
 
+import doc_table
+
 
 def per_process(folder):
     """{(variant, benchmark): [median of each process in k order]}"""
@@ -46,21 +48,8 @@ def rows(folder):
 
 
 def main():
-    if len(sys.argv) not in (2, 4) or (len(sys.argv) == 4 and sys.argv[2] != "--check-doc"):
-        sys.exit(__doc__)
-    table = rows(sys.argv[1])
-    if not table:
-        sys.exit("process_spread: no run in %s (want <prefix>_<variant>_<k>.json)" % sys.argv[1])
-    if len(sys.argv) == 2:
-        print("| runs | benchmark | processes | median of each process (ms) | spread |")
-        print("|---|---|---|---|---|")
-        print("\n".join(table))
-        return
-    doc = open(sys.argv[3]).read()
-    missing = [line for line in table if line not in doc]
-    for line in missing:
-        print("not in %s: %s" % (sys.argv[3], line))
-    sys.exit(1 if missing else 0)
+    doc_table.run(__doc__, '| runs | benchmark | processes | median of each process (ms) | spread |', rows,
+                  'process_spread: no run in %s (want <prefix>_<variant>_<k>.json)')
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ import re
 import statistics
 import sys
 
+import doc_table
+
 
 def rows(path):
     runs = {}
@@ -28,21 +30,8 @@ def rows(path):
 
 
 def main():
-    if len(sys.argv) not in (2, 4) or (len(sys.argv) == 4 and sys.argv[2] != "--check-doc"):
-        sys.exit(__doc__)
-    table = rows(sys.argv[1])
-    if not table:
-        sys.exit("walls_table: no line `<tag> rc=<code> wall=<seconds>` in %s" % sys.argv[1])
-    if len(sys.argv) == 2:
-        print("| command | runs | exit codes | median | least | most |")
-        print("|---|---|---|---|---|---|")
-        print("\n".join(table))
-        return
-    doc = open(sys.argv[3]).read()
-    missing = [line for line in table if line not in doc]
-    for line in missing:
-        print("not in %s: %s" % (sys.argv[3], line))
-    sys.exit(1 if missing else 0)
+    doc_table.run(__doc__, '| command | runs | exit codes | median | least | most |', rows,
+                  'walls_table: no line `<tag> rc=<code> wall=<seconds>` in %s')
 
 
 if __name__ == "__main__":
