@@ -1,11 +1,13 @@
-// What the standalone timing experiments share (timing_methods.cu, profiler_attach.cu): a CUDA
-// check that exits, the global timer, gpubench's read-only L2 flush and the measured kernels.
+// What the standalone timing experiments share (timing_methods.cu, profiler_attach.cu,
+// sum_neighbours.cu, cupti_buffers.cu): a CUDA check that exits, the global timer, gpubench's
+// read-only L2 flush and the measured kernels.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #define CHECK(call)                                                     \
   do {                                                                  \
@@ -45,6 +47,40 @@ __global__ void CopyKernel(const float* __restrict__ in, float* __restrict__ out
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
     out[i] = in[i];
   }
+}
+
+// kokkos/mdspan's BM_Raw_Cuda_Sum_3D_left at 80^3, as its suite launches it (one block per SM,
+// blocks of 1x32x4 threads): each pass reads the whole array with lanes 51.2 KB apart and writes
+// element 0.
+constexpr int kSumExtent = 80;
+
+__global__ void LeftSumKernel(double* s, int repeats) {
+  constexpr int n = kSumExtent;
+  for (int r = 0; r < repeats; ++r) {
+    double sum = 0;
+    for (int i = blockIdx.x; i < n; i += gridDim.x) {
+      for (int j = threadIdx.z; j < n; j += blockDim.z) {
+        for (int k = threadIdx.y; k < n; k += blockDim.y) sum += s[i + n * (j + n * k)];
+      }
+    }
+    *(volatile double*)s = sum;
+    asm volatile("" : : : "memory");
+  }
+}
+
+inline void LaunchLeftSum(double* s, int sms, int repeats) {
+  LeftSumKernel<<<sms, dim3(1, 32, 4)>>>(s, repeats);
+}
+
+// A new array for the sum, filled from the host; never freed, as the suite never frees its own.
+inline double* NewSumArray() {
+  const size_t count = static_cast<size_t>(kSumExtent) * kSumExtent * kSumExtent;
+  std::vector<double> host(count);
+  for (size_t i = 0; i < count; ++i) host[i] = static_cast<double>((i * 2654435761u) % 1000) / 1000;
+  double* device = nullptr;
+  CHECK(cudaMalloc(&device, count * sizeof(double)));
+  CHECK(cudaMemcpy(device, host.data(), count * sizeof(double), cudaMemcpyHostToDevice));
+  return device;
 }
 
 }  // namespace experiment

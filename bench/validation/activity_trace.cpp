@@ -5,6 +5,10 @@
 // and memset part, which Nsight Compute does not time (docs/user_guide.md "Benchmarks that
 // synchronise"). Run the traced binary with metrics off: CUPTI takes one set of activity
 // callbacks per process, and gpubench's busy measurement would replace these.
+// ACTIVITY_TRACE_KIND=none makes it a CUDA tool that traces nothing: gpubench then stands its own
+// CUPTI tracing down, as under any tool. ACTIVITY_TRACE_HOST_PINNED=1 keeps CUPTI's timestamp
+// buffers in pinned host memory instead of the GPU's (both for docs/accuracy.md "A number and what
+// ran before it").
 #include <cupti.h>
 
 #include <cerrno>
@@ -92,6 +96,17 @@ void FlushAtExit() {
 }  // namespace
 
 extern "C" int InitializeInjection() {
+  const char* kind_name = std::getenv("ACTIVITY_TRACE_KIND");
+  if (kind_name != nullptr && std::strcmp(kind_name, "none") == 0) return 1;
+  const char* pinned = std::getenv("ACTIVITY_TRACE_HOST_PINNED");
+  if (pinned != nullptr && std::strcmp(pinned, "1") == 0) {
+    uint8_t host_pinned = 1;
+    size_t size = sizeof(host_pinned);
+    if (cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &size,
+                                  &host_pinned) != CUPTI_SUCCESS) {
+      std::fprintf(stderr, "activity_trace: CUPTI refused host-pinned buffers\n");
+    }
+  }
   const char* path = std::getenv("ACTIVITY_TRACE_OUT");
   if (path == nullptr || *path == '\0') {
     std::fprintf(stderr, "activity_trace: set ACTIVITY_TRACE_OUT to the CSV file to write\n");
@@ -106,7 +121,6 @@ extern "C" int InitializeInjection() {
   bool ok = cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted) == CUPTI_SUCCESS;
   // ACTIVITY_TRACE_KIND=kernel: CUPTI's serialized kernel records instead of the concurrent
   // ones, for which CUPTI instruments every kernel's code.
-  const char* kind_name = std::getenv("ACTIVITY_TRACE_KIND");
   const bool serialized = kind_name != nullptr && std::strcmp(kind_name, "kernel") == 0;
   const CUpti_ActivityKind kernels =
       serialized ? CUPTI_ACTIVITY_KIND_KERNEL : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
