@@ -49,9 +49,10 @@ __global__ void CopyKernel(const float* __restrict__ in, float* __restrict__ out
   }
 }
 
-// kokkos/mdspan's BM_Raw_Cuda_Sum_3D_left at 80^3, as its suite launches it (one block per SM,
-// blocks of 1x32x4 threads): each pass reads the whole array with lanes 51.2 KB apart and writes
-// element 0.
+// After kokkos/mdspan's BM_Raw_Cuda_Sum_3D_left at 80^3, launched as its suite launches it (one
+// block per SM, blocks of 1x32x4 threads): each pass reads the whole array with lanes 51.2 KB apart
+// and writes element 0. Not an exact copy: with int indices it runs in 13.1 ms on an H100, the
+// suite's kernel in 22.4 ms.
 constexpr int kSumExtent = 80;
 
 __global__ void LeftSumKernel(double* s, int repeats) {
