@@ -8,7 +8,12 @@
 // ACTIVITY_TRACE_KIND=none makes it a CUDA tool that traces nothing: gpubench then stands its own
 // CUPTI tracing down, as under any tool. ACTIVITY_TRACE_HOST_PINNED=1 keeps CUPTI's timestamp
 // buffers in pinned host memory instead of the GPU's (both for docs/accuracy.md "A number and what
-// ran before it").
+// ran before it"). ACTIVITY_TRACE_KIND=memory traces only the process's GPU memory allocations
+// and frees, which run no code on the GPU: rows "alloc"/"free" whose name is the address in hex
+// and whose bytes are the size (where the suite's arrays land in a gpubench process and a plain
+// one). ACTIVITY_TRACE_KIND=subscribe takes CUPTI's one callback subscription and enables nothing,
+// so gpubench's stream watch cannot subscribe; ACTIVITY_TRACE_KIND=callbacks also enables every
+// driver API callback, with a callback that does nothing, as gpubench's stream watch does.
 #include <cupti.h>
 
 #include <cerrno>
@@ -79,6 +84,17 @@ void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size
         WriteRow("memset", "memset", set->bytes, set->start, set->end, set->streamId);
         break;
       }
+      case CUPTI_ACTIVITY_KIND_MEMORY2: {
+        const auto* memory = reinterpret_cast<const CUpti_ActivityMemory4*>(record);
+        const bool release =
+            memory->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+        char address[32];
+        std::snprintf(address, sizeof(address), "0x%llx",
+                      static_cast<unsigned long long>(memory->address));
+        WriteRow(release ? "free" : "alloc", address, memory->bytes, memory->timestamp,
+                 memory->timestamp, memory->streamId);
+        break;
+      }
       default:
         break;
     }
@@ -93,11 +109,24 @@ void FlushAtExit() {
   out = nullptr;
 }
 
+void CUPTIAPI IgnoreCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
 }  // namespace
 
 extern "C" int InitializeInjection() {
   const char* kind_name = std::getenv("ACTIVITY_TRACE_KIND");
   if (kind_name != nullptr && std::strcmp(kind_name, "none") == 0) return 1;
+  const bool subscribe = kind_name != nullptr && std::strcmp(kind_name, "subscribe") == 0;
+  const bool callbacks = kind_name != nullptr && std::strcmp(kind_name, "callbacks") == 0;
+  if (subscribe || callbacks) {
+    static CUpti_SubscriberHandle subscriber = nullptr;
+    bool ok = cuptiSubscribe(&subscriber, IgnoreCallback, nullptr) == CUPTI_SUCCESS;
+    if (ok && callbacks) {
+      ok = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API) == CUPTI_SUCCESS;
+    }
+    if (!ok) std::fprintf(stderr, "activity_trace: CUPTI refused the subscription\n");
+    return 1;
+  }
   const char* pinned = std::getenv("ACTIVITY_TRACE_HOST_PINNED");
   if (pinned != nullptr && std::strcmp(pinned, "1") == 0) {
     uint8_t host_pinned = 1;
@@ -122,11 +151,16 @@ extern "C" int InitializeInjection() {
   // ACTIVITY_TRACE_KIND=kernel: CUPTI's serialized kernel records instead of the concurrent
   // ones, for which CUPTI instruments every kernel's code.
   const bool serialized = kind_name != nullptr && std::strcmp(kind_name, "kernel") == 0;
+  const bool memory_only = kind_name != nullptr && std::strcmp(kind_name, "memory") == 0;
   const CUpti_ActivityKind kernels =
       serialized ? CUPTI_ACTIVITY_KIND_KERNEL : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-  for (CUpti_ActivityKind kind :
-       {kernels, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET}) {
-    ok = ok && cuptiActivityEnable(kind) == CUPTI_SUCCESS;
+  if (memory_only) {
+    ok = ok && cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2) == CUPTI_SUCCESS;
+  } else {
+    for (CUpti_ActivityKind kind :
+         {kernels, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET}) {
+      ok = ok && cuptiActivityEnable(kind) == CUPTI_SUCCESS;
+    }
   }
   if (!ok) std::fprintf(stderr, "activity_trace: CUPTI refused the activity tracing\n");
   std::atexit(FlushAtExit);
