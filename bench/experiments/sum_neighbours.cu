@@ -23,11 +23,11 @@
 // and per array, the median and range of the launches in ms; in the suite's form also, per launch,
 // where its blocks ran (SMs used, most blocks on one SM, a hash of the reading blocks' SMs).
 // Findings (H100, tests/data/h200/order/h100_2243b930/kernel_placement and
-// h100_9448af62/kernel_blocks): in the suite's form the arrays' medians span 21.1-27.3 ms, and the
-// same arrays (the first one, those after 4, 6 and 64 MiB) are the slow ones in all four processes
-// on two GPUs; on one array launches still move by up to 15%; every launch ran one block per SM on
-// all 132 SMs. An earlier version of this program (6 arrays without spacers, the copy only) found
-// nothing that moved the copy by more than 0.2% (h100_fecd41de/neighbours).
+// h100_9448af62/kernel_blocks): in the suite's form the arrays' medians span 20.8-27.3 ms, and the
+// same arrays (the first, the first after 0 MiB, those after 4, 6 and 64 MiB) are the slow ones in
+// all four processes on two GPUs; on one array launches still move by up to 17%; every launch ran
+// one block per SM on all 132 SMs. An earlier version of this program (6 arrays without spacers,
+// the copy only) found nothing that moved the copy by more than 0.2% (h100_fecd41de/neighbours).
 //   sum_neighbours [rounds, default 3] [launches per scenario and round, default 9] [copy|suite]
 #include <cuda_runtime.h>
 
