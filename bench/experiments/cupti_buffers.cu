@@ -1,10 +1,10 @@
 // Where CUPTI keeps the GPU's timestamps of traced kernels, and what that does to a suite's next
 // allocation and to a placement-sensitive kernel (docs/accuracy.md "A number and what ran before
 // it"). No gpubench inside: the process does what a gpubench process does between two
-// repetitions of a suite that allocates its data in the benchmark function and never frees it
-// (kokkos/mdspan's 3-D sums): allocate and fill an 80^3 array, time mdspan's left-layout sum on it,
-// then trace one iteration as gpubench's busy measurement does (enable kernel, copy and set
-// activity, run the kernel, disable, flush), and again.
+// repetitions of a suite that allocates its data in the benchmark function (kokkos/mdspan's 3-D
+// sums, which free it at the end; this program keeps it): allocate and fill an 80^3 array, time
+// mdspan's left-layout sum on it, then trace one iteration as gpubench's busy measurement does
+// (enable kernel, copy and set activity, run the kernel, disable, flush), and again.
 //   cupti_buffers none|device|host [cycles, default 6]
 // none: no CUPTI; device: CUPTI's default, timestamp buffers in GPU memory; host: its buffers in
 // pinned host memory (CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED). Prints, per cycle, the

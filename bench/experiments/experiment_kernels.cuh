@@ -113,7 +113,8 @@ inline void LaunchSuiteLeftSum(int* s, int sms, int repeats, unsigned long long*
   SuiteLeftSumKernel<<<sms, dim3(1, 32, 4)>>>(s, repeats, where);
 }
 
-// A new array for the sum, filled from the host; never freed, as the suite never frees its own.
+// A new array for the sum, filled from the host and never freed here. (The suite frees its array
+// at the end of each repetition and gets the same address back: NOTES-left-sum.md, section 3.)
 template <class T>
 T* NewArrayOf() {
   const size_t count = static_cast<size_t>(kSumExtent) * kSumExtent * kSumExtent;
